@@ -1,0 +1,81 @@
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+
+	"mkeysim/ref"
+	"mkeysim/scenario"
+)
+
+func newFlags(name, usage string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+const refUsage = `usage: mkeysim ref [flags] SCENARIO.json
+
+Runs the scenario through the golden untimed model and prints one JSON
+result line per operation (the format of scenario.md).
+
+Example:
+  mkeysim ref examples/mtt-page-split.json
+
+Flags:
+`
+
+func cmdRef(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("ref", refUsage, stderr)
+	depth := fs.Int("max-indirection", ref.DefaultConfig().MaxIndirection, "deepest KLM level whose key may be looked up")
+	if err := fs.Parse(args); err != nil {
+		return flagStatus(err)
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "mkeysim ref: want exactly one scenario file")
+		fs.Usage()
+		return exitUsage
+	}
+	file := fs.Arg(0)
+	sc, err := scenario.ReadFile(file)
+	if err != nil {
+		fmt.Fprintln(stderr, "mkeysim ref:", err)
+		return exitUsage
+	}
+	results, err := ref.Run(sc, ref.Config{MaxIndirection: *depth})
+	if err != nil {
+		fmt.Fprintf(stderr, "mkeysim ref: %s: %v\n", file, err)
+		return exitUsage
+	}
+	return writeResults(stdout, stderr, results)
+}
+
+// writeResults prints result lines, buffered.
+func writeResults(stdout, stderr io.Writer, results []scenario.Result) int {
+	w := bufio.NewWriter(stdout)
+	var line []byte
+	for i := range results {
+		line = results[i].AppendJSON(line[:0])
+		line = append(line, '\n')
+		w.Write(line)
+	}
+	if err := w.Flush(); err != nil {
+		fmt.Fprintln(stderr, "mkeysim:", err)
+		return 1
+	}
+	return 0
+}
+
+// flagStatus maps a flag parsing error to the exit status: -h is success.
+func flagStatus(err error) int {
+	if err == flag.ErrHelp {
+		return 0
+	}
+	return exitUsage
+}

@@ -1,0 +1,3 @@
+module mkeysim
+
+go 1.26.8

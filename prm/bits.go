@@ -1,0 +1,81 @@
+package prm
+
+import "encoding/binary"
+
+// BitRange is one contiguous run of bits inside a dword: bits Hi..Lo of the
+// big-endian dword at byte Offset.
+type BitRange struct {
+	Offset int // byte offset of the dword, a multiple of 4
+	Hi, Lo int // bit numbers, 31 the most significant
+}
+
+// Width is the number of bits in the range.
+func (r BitRange) Width() int { return r.Hi - r.Lo + 1 }
+
+func (r BitRange) mask() uint32 {
+	return uint32((uint64(1)<<uint(r.Width()) - 1) << uint(r.Lo))
+}
+
+// putBits writes the low Width bits of v into the range of b.
+func (r BitRange) put(b []byte, v uint64) {
+	d := binary.BigEndian.Uint32(b[r.Offset:])
+	m := r.mask()
+	d = d&^m | uint32(v<<uint(r.Lo))&m
+	binary.BigEndian.PutUint32(b[r.Offset:], d)
+}
+
+// get reads the range of b.
+func (r BitRange) get(b []byte) uint64 {
+	return uint64(binary.BigEndian.Uint32(b[r.Offset:])&r.mask()) >> uint(r.Lo)
+}
+
+// putParts spreads v over parts, the first part holding the most
+// significant bits.
+func putParts(b []byte, parts []BitRange, v uint64) {
+	for i := len(parts) - 1; i >= 0; i-- {
+		parts[i].put(b, v)
+		v >>= uint(parts[i].Width())
+	}
+}
+
+// getParts gathers a value spread over parts, most significant part first.
+func getParts(b []byte, parts []BitRange) uint64 {
+	var v uint64
+	for _, p := range parts {
+		v = v<<uint(p.Width()) | p.get(b)
+	}
+	return v
+}
+
+// reservedMask returns, per dword of a size-byte format, the bits no field
+// covers.
+func reservedMask(size int, fields [][]BitRange) []uint32 {
+	m := make([]uint32, size/4)
+	for i := range m {
+		m[i] = ^uint32(0)
+	}
+	for _, parts := range fields {
+		for _, p := range parts {
+			m[p.Offset/4] &^= p.mask()
+		}
+	}
+	return m
+}
+
+// checkReserved returns a ReservedBitsError for any set bit of b that
+// reserved marks, or nil.
+func checkReserved(format string, b []byte, reserved []uint32) error {
+	var e *ReservedBitsError
+	for i, m := range reserved {
+		if got := binary.BigEndian.Uint32(b[4*i:]) & m; got != 0 {
+			if e == nil {
+				e = &ReservedBitsError{Format: format}
+			}
+			e.Dwords = append(e.Dwords, ReservedDword{Offset: 4 * i, Bits: got})
+		}
+	}
+	if e == nil {
+		return nil
+	}
+	return e
+}

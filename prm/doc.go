@@ -1,0 +1,9 @@
+// Package prm packs and parses the bit-exact formats of the HCA memory
+// translation path, as laid out in the PRM digest (translation.md section 2):
+// the MKey, the 64-byte MKey Context, MTT and KLM entries and the UMR control
+// segment with its mkey_ctx_mask.
+//
+// Every dword is big-endian and bit 31 is its most significant bit. This is
+// the only package of mkeysim that knows a bit offset: everything else works
+// on the value types declared here.
+package prm

@@ -1,0 +1,45 @@
+package prm
+
+import "encoding/binary"
+
+// KLMEntrySize is the size of a KLM entry in bytes.
+const KLMEntrySize = 16
+
+// KLMEntry is one entry of a KLM list (translation.md 2.4): a byte count
+// (reserved in Fixed Buffer Size mode), the lower MKey and its address.
+type KLMEntry struct {
+	ByteCount uint32
+	MKey      Key
+	Address   uint64
+}
+
+// Put packs e into b[:16].
+func (e KLMEntry) Put(b []byte) {
+	binary.BigEndian.PutUint32(b[0:], e.ByteCount)
+	binary.BigEndian.PutUint32(b[4:], uint32(e.MKey))
+	binary.BigEndian.PutUint64(b[8:], e.Address)
+}
+
+// Append appends the 16-byte entry to b.
+func (e KLMEntry) Append(b []byte) []byte {
+	var x [KLMEntrySize]byte
+	e.Put(x[:])
+	return append(b, x[:]...)
+}
+
+// ParseKLMEntry parses 16 bytes; a KLM entry has no reserved bits.
+func ParseKLMEntry(b []byte) (KLMEntry, error) {
+	if len(b) != KLMEntrySize {
+		return KLMEntry{}, &SizeError{Format: "KLM entry", Want: KLMEntrySize, Got: len(b)}
+	}
+	return DecodeKLMEntry(b), nil
+}
+
+// DecodeKLMEntry reads an entry from b[:16].
+func DecodeKLMEntry(b []byte) KLMEntry {
+	return KLMEntry{
+		ByteCount: binary.BigEndian.Uint32(b[0:]),
+		MKey:      Key(binary.BigEndian.Uint32(b[4:])),
+		Address:   binary.BigEndian.Uint64(b[8:]),
+	}
+}

@@ -1,0 +1,224 @@
+package ref
+
+import (
+	"fmt"
+
+	"mkeysim/prm"
+	"mkeysim/scenario"
+)
+
+// Refusal is a command's failure: its status and, for BAD_PARAM, why.
+type Refusal struct {
+	Status prm.Status
+	Reason string
+}
+
+func refuse(st prm.Status) *Refusal { return &Refusal{Status: st} }
+
+func badParam(format string, a ...any) *Refusal {
+	return &Refusal{Status: prm.BadParam, Reason: fmt.Sprintf(format, a...)}
+}
+
+// Create runs CREATE_MKEY (translation.md 3.2): it checks the object in the
+// spec's order, then stores it and writes the entries given at the start of
+// its list. It returns the index used.
+func (m *Model) Create(k scenario.MKey) (uint32, *Refusal) {
+	mkc := k.MKC
+	size := uint64(mkc.TranslationsOctwordSize)
+	switch {
+	case size%4 != 0:
+		return 0, badParam("translations_octword_size %d is not a multiple of 4", size)
+	case uint64(len(k.MTT)) > 2*size:
+		return 0, badParam("%d MTT entries exceed the capacity of %d", len(k.MTT), 2*size)
+	case uint64(len(k.KLM)) > size:
+		return 0, badParam("%d KLM entries exceed the capacity of %d", len(k.KLM), size)
+	case len(k.MTT) > 0 && !mkc.AccessMode.UsesMTTList():
+		return 0, badParam("an MTT list needs access mode MTT, not %v", mkc.AccessMode)
+	case len(k.KLM) > 0 && !mkc.AccessMode.UsesKLMList():
+		return 0, badParam("a KLM list needs access mode KLM or FIXED_BUFFER_SIZE, not %v", mkc.AccessMode)
+	case (mkc.AccessMode == prm.ModeMTT || mkc.AccessMode == prm.ModeFixedBufferSize) && (mkc.LogEntitySize < 12 || mkc.LogEntitySize > 31):
+		return 0, badParam("log_entity_size %d outside 12..31", mkc.LogEntitySize)
+	case !mkc.AccessMode.Valid():
+		return 0, badParam("reserved access mode %v", mkc.AccessMode)
+	case !mkc.LR && !mkc.Free:
+		return 0, badParam("lr clear on an object that is not free")
+	}
+	index := k.Index
+	if k.HasIndex {
+		if m.objs[index] != nil {
+			return 0, badParam("index %d already created", index)
+		}
+	} else {
+		for m.objs[m.lowFree] != nil {
+			m.lowFree++
+		}
+		if m.lowFree > prm.MaxIndex {
+			return 0, badParam("no free index")
+		}
+		index = m.lowFree
+	}
+	if mkc.MTTHandle != 0 && (mkc.MTTHandle < HandleBase || mkc.MTTHandle%64 != 0) {
+		return 0, badParam("mtt_handle %#x below %#x or not a multiple of 64", mkc.MTTHandle, HandleBase)
+	}
+	if mkc.MTTHandle == 0 && size > 0 {
+		mkc.MTTHandle = m.nextHandle
+		m.nextHandle += size * 16
+	}
+	m.writeList(mkc.MTTHandle, k.MTT, k.KLM, !k.PgAccess, false)
+	m.objs[index] = &Object{MKC: mkc, ODP: k.ODP}
+	return index, nil
+}
+
+// writeList writes MTT or KLM entries at addr; forceRW stores MTT entries
+// readable and writable (pg_access 0); pad fills the last 64 bytes with zero
+// entries, as a UMR does.
+func (m *Model) writeList(addr uint64, mtt []prm.MTTEntry, klm []prm.KLMEntry, forceRW, pad bool) {
+	if len(mtt) == 0 && len(klm) == 0 {
+		return
+	}
+	buf := make([]byte, 0, len(mtt)*prm.MTTEntrySize+len(klm)*prm.KLMEntrySize+64)
+	for _, e := range mtt {
+		if forceRW {
+			e.RdEn, e.WrEn = true, true
+		}
+		buf = e.Append(buf)
+	}
+	for _, e := range klm {
+		buf = e.Append(buf)
+	}
+	if pad {
+		for len(buf)%64 != 0 {
+			buf = append(buf, 0)
+		}
+	}
+	m.icm.Write(addr, buf)
+}
+
+// Destroy runs DESTROY_MKEY: the index is no longer created.
+func (m *Model) Destroy(index uint32) *Refusal {
+	if m.objs[index] == nil {
+		return refuse(prm.BadKeyIndex)
+	}
+	delete(m.objs, index)
+	if index < m.lowFree {
+		m.lowFree = index
+	}
+	return nil
+}
+
+// Query is QUERY_MKEY's answer: the context and, decoded under the current
+// mode, every entry inside the capacity.
+type Query struct {
+	MKC prm.MKC
+	MTT []prm.MTTEntry
+	KLM []prm.KLMEntry
+}
+
+// Query runs QUERY_MKEY.
+func (m *Model) Query(index uint32) (Query, *Refusal) {
+	o := m.objs[index]
+	if o == nil {
+		return Query{}, refuse(prm.BadKeyIndex)
+	}
+	q := Query{MKC: o.MKC}
+	size := uint64(o.MKC.TranslationsOctwordSize)
+	switch {
+	case o.MKC.AccessMode.UsesMTTList():
+		buf := make([]byte, size*16)
+		m.icm.Read(o.MKC.MTTHandle, buf)
+		q.MTT = make([]prm.MTTEntry, 2*size)
+		for i := range q.MTT {
+			q.MTT[i] = prm.DecodeMTTEntry(buf[8*i:])
+		}
+	case o.MKC.AccessMode.UsesKLMList():
+		buf := make([]byte, size*16)
+		m.icm.Read(o.MKC.MTTHandle, buf)
+		q.KLM = make([]prm.KLMEntry, size)
+		for i := range q.KLM {
+			q.KLM[i] = prm.DecodeKLMEntry(buf[16*i:])
+		}
+	}
+	return q, nil
+}
+
+// UMR runs a UMR WQE with its checks in the order of translation.md 3.2;
+// a UMR that fails changes nothing.
+func (m *Model) UMR(u scenario.UMR) *Refusal {
+	sq, ok := m.qps[u.QPN]
+	if !ok {
+		return badParam("qpn %d is not a QP", u.QPN)
+	}
+	o := m.objs[u.Key.Index()]
+	if o == nil {
+		return refuse(prm.BadKeyIndex)
+	}
+	cur := &o.MKC
+	switch {
+	case u.CheckFree == prm.CheckFreeIfFree && !cur.Free,
+		u.CheckFree == prm.CheckFreeIfInUse && cur.Free:
+		return refuse(prm.UMRCheckFree)
+	case sq.PD != cur.PD:
+		return refuse(prm.PDMismatch)
+	case !cur.UMREn:
+		return refuse(prm.UMRDisabled)
+	case cur.Bound() && cur.QPN != u.QPN:
+		return refuse(prm.QPNMismatch)
+	case u.Mask&prm.MaskPD != 0 && !sq.RegUMR:
+		return refuse(prm.UMRPDUpdate)
+	}
+	next := u.Mask.Apply(*cur, u.Image)
+	if len(u.MTT) > 0 || len(u.KLM) > 0 {
+		if len(u.MTT) > 0 && !next.AccessMode.UsesMTTList() {
+			return badParam("an MTT list needs access mode MTT, not %v", next.AccessMode)
+		}
+		if len(u.KLM) > 0 && !next.AccessMode.UsesKLMList() {
+			return badParam("a KLM list needs access mode KLM or FIXED_BUFFER_SIZE, not %v", next.AccessMode)
+		}
+		off := u.Offset * 16
+		if off%64 != 0 {
+			return refuse(prm.UMRAlignment)
+		}
+		padded := (uint64(len(u.MTT))*prm.MTTEntrySize + uint64(len(u.KLM))*prm.KLMEntrySize + 63) / 64 * 64
+		if off+padded > uint64(cur.TranslationsOctwordSize)*16 {
+			return refuse(prm.UMRCapacity)
+		}
+		m.writeList(cur.MTTHandle+off, u.MTT, u.KLM, false, true)
+	}
+	*cur = next
+	return nil
+}
+
+// invalidate runs the shared checks of LOCAL_INVALIDATE and
+// SEND_WITH_INVALIDATE and sets free = 1.
+func (m *Model) invalidate(qpn uint32, key prm.Key, remote bool) *Refusal {
+	qp, ok := m.qps[qpn]
+	if !ok {
+		return badParam("qpn %d is not a QP", qpn)
+	}
+	o := m.objs[key.Index()]
+	switch {
+	case o == nil:
+		return refuse(prm.BadKeyIndex)
+	case o.MKC.Variant != key.Variant():
+		return refuse(prm.KeyMismatch)
+	case o.MKC.PD != qp.PD:
+		return refuse(prm.PDMismatch)
+	case o.MKC.Bound() && o.MKC.QPN != qpn:
+		return refuse(prm.QPNMismatch)
+	case remote && !o.MKC.EnRinval:
+		return refuse(prm.RemoteInvalidateDenied)
+	}
+	o.MKC.Free = true
+	return nil
+}
+
+// LocalInvalidate runs LOCAL_INVALIDATE from the send queue of qpn.
+func (m *Model) LocalInvalidate(qpn uint32, key prm.Key) *Refusal {
+	return m.invalidate(qpn, key, false)
+}
+
+// SendWithInvalidate runs the receiver's side of SEND_WITH_INVALIDATE on
+// the receiving QP qpn.
+func (m *Model) SendWithInvalidate(qpn uint32, key prm.Key) *Refusal {
+	return m.invalidate(qpn, key, true)
+}

@@ -1,0 +1,77 @@
+package ref
+
+import (
+	"mkeysim/prm"
+	"mkeysim/scenario"
+)
+
+// Config holds the model's parameters.
+type Config struct {
+	// MaxIndirection is the deepest KLM level whose key may be looked up
+	// (translation.md 4: default 4, so levels 0..4).
+	MaxIndirection int
+}
+
+// DefaultConfig is the configuration of conformance runs.
+func DefaultConfig() Config { return Config{MaxIndirection: 4} }
+
+// HandleBase is where the bump allocator of translation lists starts, and
+// the lowest mtt_handle a creator may give.
+const HandleBase = 0x1_0000_0000
+
+// Object is a created MKey: its context and the registration's ODP flag.
+type Object struct {
+	MKC prm.MKC
+	ODP bool
+}
+
+// Model is the golden model's state: QPs, the MKey table, the ICM holding
+// translation lists, and the accesses stalled on page faults.
+type Model struct {
+	cfg        Config
+	qps        map[uint32]scenario.QP
+	objs       map[uint32]*Object
+	lowFree    uint32 // no index below it is free
+	nextHandle uint64
+	icm        *Memory
+	stalled    []stalled
+}
+
+// New returns an empty model.
+func New(cfg Config) *Model {
+	return &Model{
+		cfg:        cfg,
+		qps:        make(map[uint32]scenario.QP),
+		objs:       make(map[uint32]*Object),
+		nextHandle: HandleBase,
+		icm:        NewMemory(),
+	}
+}
+
+// Config returns the model's parameters.
+func (m *Model) Config() Config { return m.cfg }
+
+// AddQP declares a QP; a later one with the same QPN replaces it.
+func (m *Model) AddQP(qp scenario.QP) { m.qps[qp.QPN] = qp }
+
+// QP returns a declared QP.
+func (m *Model) QP(qpn uint32) (scenario.QP, bool) {
+	qp, ok := m.qps[qpn]
+	return qp, ok
+}
+
+// Object returns the created object at index, or nil.
+func (m *Model) Object(index uint32) *Object { return m.objs[index] }
+
+// Objects is the number of created objects.
+func (m *Model) Objects() int { return len(m.objs) }
+
+// ICM is the host memory holding the translation lists.
+func (m *Model) ICM() *Memory { return m.icm }
+
+// EachObject calls f for every created object, in no particular order.
+func (m *Model) EachObject(f func(index uint32, o *Object)) {
+	for i, o := range m.objs {
+		f(i, o)
+	}
+}

@@ -1,0 +1,249 @@
+package ref
+
+import (
+	"math/bits"
+
+	"mkeysim/prm"
+)
+
+// Request is one memory reference reaching the HCA.
+type Request struct {
+	QPN  uint32
+	Key  prm.Key
+	Addr uint64
+	Len  uint32
+	Type prm.AccessType
+}
+
+// Outcome is the translation of a request: its segments, or one failure
+// with the level and offset where it arose. A PAGE_FAULT names the key and
+// address of the faulting page piece.
+type Outcome struct {
+	Status    prm.Status
+	Segments  []prm.Segment
+	Level     int
+	Offset    uint64
+	FaultKey  prm.Key
+	FaultAddr uint64
+}
+
+// walker carries what stays the same through one request's depth-first walk.
+type walker struct {
+	m    *Model
+	qpn  uint32
+	pd   uint32
+	typ  prm.AccessType
+	segs []prm.Segment
+	fail Outcome
+}
+
+// Translate translates req against the current state without changing it
+// (a fault is reported, not stalled). Segments are appended to buf.
+func (m *Model) Translate(req Request, buf []prm.Segment) Outcome {
+	if req.Len == 0 {
+		return Outcome{Status: prm.OK, Segments: buf[:0]}
+	}
+	qp, ok := m.qps[req.QPN]
+	if !ok {
+		return Outcome{Status: prm.BadParam}
+	}
+	w := walker{m: m, qpn: req.QPN, pd: qp.PD, typ: req.Type, segs: buf[:0]}
+	if !w.walk(0, req.Key, req.Addr, uint64(req.Len), 0) {
+		return w.fail
+	}
+	return Outcome{Status: prm.OK, Segments: w.segs}
+}
+
+func (w *walker) failAt(st prm.Status, level int, off uint64) bool {
+	w.fail = Outcome{Status: st, Level: level, Offset: off}
+	return false
+}
+
+// Check runs the MKC checks of translation.md 4 (2..10; the depth check is
+// the caller's) for the piece [v, v+l) reaching obj at level. obj nil means
+// the index is not created.
+func Check(obj *prm.MKC, key prm.Key, level int, v, l uint64, qpn, pd uint32, typ prm.AccessType) prm.Status {
+	switch {
+	case obj == nil:
+		return prm.BadKeyIndex
+	case obj.Variant != key.Variant():
+		return prm.KeyMismatch
+	case obj.Free:
+		return prm.MKeyFree
+	case obj.PD != pd:
+		return prm.PDMismatch
+	case obj.Bound() && obj.QPN != qpn:
+		return prm.QPNMismatch
+	case !InRange(obj, v, l):
+		return prm.OutOfRange
+	case !typ.Permitted(obj):
+		return prm.AccessDenied
+	case !ModeUsable(obj):
+		return prm.BadAccessMode
+	case level == 0 && typ == prm.RemoteAtomic && (l != 8 || v%8 != 0):
+		return prm.MisalignedAtomic
+	}
+	return prm.OK
+}
+
+// InRange is the exact range check of translation.md 4.7: v+l <= 2^64 and
+// either length64 or [v, v+l) inside [start_addr, start_addr+len).
+func InRange(m *prm.MKC, v, l uint64) bool {
+	end, c1 := bits.Add64(v, l, 0)
+	if c1 != 0 && end != 0 {
+		return false
+	}
+	if m.Length64 {
+		return true
+	}
+	if v < m.StartAddr {
+		return false
+	}
+	lim, c2 := bits.Add64(m.StartAddr, m.Len, 0)
+	// compare (c1:end) <= (c2:lim) as 65-bit numbers
+	return c1 < c2 || c1 == c2 && end <= lim
+}
+
+// ModeUsable reports whether the mode can translate: not reserved, and for
+// MTT and Fixed Buffer Size a log_entity_size of at least 12.
+func ModeUsable(m *prm.MKC) bool {
+	switch m.AccessMode {
+	case prm.ModeMTT, prm.ModeFixedBufferSize:
+		return m.LogEntitySize >= 12
+	}
+	return m.AccessMode.Valid()
+}
+
+// walk translates the piece [v, v+l) of key at level; off is the piece's
+// byte offset in the level-0 request. It returns false on failure.
+func (w *walker) walk(level int, key prm.Key, v, l, off uint64) bool {
+	if level > w.m.cfg.MaxIndirection {
+		return w.failAt(prm.IndirectionDepth, level, off)
+	}
+	o := w.m.objs[key.Index()]
+	var mkc *prm.MKC
+	if o != nil {
+		mkc = &o.MKC
+	}
+	if st := Check(mkc, key, level, v, l, w.qpn, w.pd, w.typ); st != prm.OK {
+		return w.failAt(st, level, off)
+	}
+	switch mkc.AccessMode {
+	case prm.ModePA:
+		w.segs = append(w.segs, prm.Segment{Space: prm.SpaceDMA, Addr: v, Len: l})
+	case prm.ModeSWICM:
+		w.segs = append(w.segs, prm.Segment{Space: prm.SpaceSWICM, Addr: v, Len: l})
+	case prm.ModeMEMIC:
+		w.segs = append(w.segs, prm.Segment{Space: prm.SpaceMEMIC, Addr: v, Len: l})
+	case prm.ModeMTT:
+		return w.mtt(level, key, o, v, l, off)
+	case prm.ModeKLM:
+		return w.klm(level, mkc, v, l, off)
+	case prm.ModeFixedBufferSize:
+		return w.fixed(level, mkc, v, l, off)
+	}
+	return true
+}
+
+// mtt walks the pages of an MTT key (translation.md 5).
+func (w *walker) mtt(level int, key prm.Key, o *Object, v, l, off uint64) bool {
+	mkc := &o.MKC
+	log := uint(mkc.LogEntitySize)
+	p := uint64(1) << log
+	d := v - mkc.StartAddr
+	b := mkc.StartAddr & (p - 1)
+	capacity := 2 * uint64(mkc.TranslationsOctwordSize)
+	var ent [prm.MTTEntrySize]byte
+	for t := uint64(0); t < l; {
+		// u = b + d + t, exactly (it may pass 2^64).
+		lo, c := bits.Add64(b, d, 0)
+		lo, c2 := bits.Add64(lo, t, 0)
+		hi := c + c2
+		i := lo>>log | hi<<(64-log)
+		pieceOff := off + t
+		if hi>>log != 0 || i >= capacity {
+			return w.failAt(prm.TranslationRange, level, pieceOff)
+		}
+		pg := lo & (p - 1)
+		n := min(l-t, p-pg)
+		w.m.icm.Read(mkc.MTTHandle+8*i, ent[:])
+		e := prm.DecodeMTTEntry(ent[:])
+		if !w.typ.PageAllows(e) {
+			if o.ODP {
+				w.fail = Outcome{Status: prm.PageFault, Level: level, Offset: pieceOff, FaultKey: key, FaultAddr: v + t}
+				return false
+			}
+			return w.failAt(prm.PageAccess, level, pieceOff)
+		}
+		w.segs = append(w.segs, prm.Segment{Space: prm.SpaceDMA, Addr: e.PageBase(uint8(log)) + pg, Len: n})
+		t += n
+	}
+	return true
+}
+
+// klm walks the entries of a variable KLM key (translation.md 6).
+func (w *walker) klm(level int, mkc *prm.MKC, v, l, off uint64) bool {
+	d := v - mkc.StartAddr
+	capacity := uint64(mkc.TranslationsOctwordSize)
+	var ent [prm.KLMEntrySize]byte
+	var j, tj uint64 // entry j starts at byte tj of the key's space
+	for t := uint64(0); t < l; {
+		pos, c := bits.Add64(d, t, 0)
+		pieceOff := off + t
+		// Find the entry holding pos, from the entry last used.
+		for {
+			if c != 0 || j >= capacity {
+				return w.failAt(prm.TranslationRange, level, pieceOff)
+			}
+			addr := mkc.MTTHandle + prm.KLMEntrySize*j
+			// Skip unwritten memory: its entries have byte_count 0.
+			if next, ok := w.m.icm.NextPresent(addr); !ok {
+				return w.failAt(prm.TranslationRange, level, pieceOff)
+			} else if next > addr {
+				j = (next - mkc.MTTHandle + prm.KLMEntrySize - 1) / prm.KLMEntrySize
+				continue
+			}
+			w.m.icm.Read(addr, ent[:])
+			e := prm.DecodeKLMEntry(ent[:])
+			bc := uint64(e.ByteCount)
+			if pos < tj+bc {
+				n := min(l-t, tj+bc-pos)
+				if !w.walk(level+1, e.MKey, e.Address+(pos-tj), n, pieceOff) {
+					return false
+				}
+				t += n
+				break
+			}
+			tj += bc
+			j++
+		}
+	}
+	return true
+}
+
+// fixed walks a Fixed Buffer Size key: equal entries of 2^log_entity_size
+// bytes, each used as it is (translation.md 6).
+func (w *walker) fixed(level int, mkc *prm.MKC, v, l, off uint64) bool {
+	log := uint(mkc.LogEntitySize)
+	bsz := uint64(1) << log
+	d := v - mkc.StartAddr
+	capacity := uint64(mkc.TranslationsOctwordSize)
+	var ent [prm.KLMEntrySize]byte
+	for t := uint64(0); t < l; {
+		pos, c := bits.Add64(d, t, 0)
+		pieceOff := off + t
+		j := pos>>log | c<<(64-log)
+		if c>>log != 0 || j >= capacity {
+			return w.failAt(prm.TranslationRange, level, pieceOff)
+		}
+		in := pos & (bsz - 1)
+		n := min(l-t, bsz-in)
+		w.m.icm.Read(mkc.MTTHandle+prm.KLMEntrySize*j, ent[:])
+		e := prm.DecodeKLMEntry(ent[:])
+		if !w.walk(level+1, e.MKey, e.Address+in, n, pieceOff) {
+			return false
+		}
+		t += n
+	}
+	return true
+}

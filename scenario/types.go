@@ -1,0 +1,106 @@
+package scenario
+
+import "mkeysim/prm"
+
+// Scenario is a parsed scenario file: the QPs, the MKeys created before the
+// first operation, and the operations in order.
+type Scenario struct {
+	QPs   []QP
+	MKeys []MKey
+	Ops   []Op
+}
+
+// QP is a queue pair on whose behalf accesses and commands are made.
+type QP struct {
+	QPN    uint32
+	PD     uint32
+	RegUMR bool // type REG_UMR: may change an MKey's PD by UMR
+}
+
+// MKey is an MKey to create: the fields of CREATE_MKEY.
+type MKey struct {
+	Index    uint32
+	HasIndex bool // false: the lowest index not created
+	MKC      prm.MKC
+	MTT      []prm.MTTEntry
+	KLM      []prm.KLMEntry
+	PgAccess bool // store the MTT entries' rd_en/wr_en as given
+	ODP      bool // an on-demand-paging registration
+}
+
+// OpKind names an operation.
+type OpKind uint8
+
+// The operations of scenario.md.
+const (
+	OpAccess OpKind = iota
+	OpCreateMKey
+	OpDestroyMKey
+	OpQueryMKey
+	OpUMR
+	OpLocalInvalidate
+	OpSendWithInvalidate
+	OpPageFaultResume
+	numOpKind
+)
+
+var opNames = [numOpKind]string{"access", "create_mkey", "destroy_mkey", "query_mkey", "umr", "local_invalidate", "send_with_invalidate", "page_fault_resume"}
+
+// String is the op's scenario name.
+func (k OpKind) String() string {
+	if k < numOpKind {
+		return opNames[k]
+	}
+	return "op?"
+}
+
+// ParseOpKind maps a scenario op name to its kind.
+func ParseOpKind(s string) (OpKind, bool) {
+	for i, n := range opNames {
+		if n == s {
+			return OpKind(i), true
+		}
+	}
+	return 0, false
+}
+
+// Access is a memory reference: key, address, length and type, on behalf of
+// a QP.
+type Access struct {
+	QPN  uint32
+	Key  prm.Key
+	Addr uint64
+	Len  uint32
+	Type prm.AccessType
+}
+
+// UMR is a UMR WQE posted on the send queue of QPN.
+type UMR struct {
+	QPN       uint32
+	Key       prm.Key
+	CheckFree prm.CheckFree
+	Mask      prm.MKeyMask
+	Image     prm.MKC
+	Offset    uint64 // translation_offset in 16-byte units
+	MTT       []prm.MTTEntry
+	KLM       []prm.KLMEntry
+}
+
+// Op is one operation; the fields that apply depend on Kind.
+type Op struct {
+	Kind   OpKind
+	Access Access // access
+	Create MKey   // create_mkey
+	Index  uint32 // destroy_mkey, query_mkey
+	UMR    UMR    // umr
+	QPN    uint32 // local_invalidate, send_with_invalidate
+	Key    prm.Key
+	OK     bool // page_fault_resume
+}
+
+// OctwordsFor is the default translations_octword_size for a list: the
+// least multiple of 4 octwords that holds it.
+func OctwordsFor(mtt, klm int) uint32 {
+	bytes := uint64(mtt)*prm.MTTEntrySize + uint64(klm)*prm.KLMEntrySize
+	return uint32((bytes + 63) / 64 * 4)
+}

@@ -1,3 +1,5 @@
 module mkeysim
 
 go 1.26.8
+
+require pgregory.net/rapid v1.3.0 // indirect

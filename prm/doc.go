@@ -5,5 +5,12 @@
 //
 // Every dword is big-endian and bit 31 is its most significant bit. This is
 // the only package of mkeysim that knows a bit offset: everything else works
-// on the value types declared here.
+// on the value types declared here. Packing writes reserved bits as 0;
+// parsing reports any reserved bit it finds set as a *ReservedBitsError
+// beside the fully parsed value, and a buffer of the wrong length as a
+// *SizeError.
+//
+// Beside the formats, prm holds the vocabulary the models share: the access
+// types with the MKC right and MTT page bits each needs (translation.md 1),
+// the translated Segment, and the Status names of translation.md.
 package prm

@@ -23,7 +23,7 @@ func (e *ReservedBitsError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: reserved bits set:", e.Format)
 	for _, d := range e.Dwords {
-		fmt.Fprintf(&b, " %02Xh=%#08x", d.Offset, d.Bits)
+		fmt.Fprintf(&b, " %02Xh=%#010x", d.Offset, d.Bits)
 	}
 	return b.String()
 }

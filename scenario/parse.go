@@ -462,7 +462,7 @@ func (p *parser) lists(path string, m map[string]any) ([]prm.MTTEntry, []prm.KLM
 	var klm []prm.KLMEntry
 	mv, hasM := m["mtt"]
 	kv, hasK := m["klm"]
-	if hasM && hasK {
+	if hasM && hasK && nonEmpty(mv) && nonEmpty(kv) {
 		p.fail(join(path, "klm"), "give mtt or klm, not both")
 		return nil, nil
 	}
@@ -642,4 +642,11 @@ func ParseMKC(data []byte) (prm.MKC, error) {
 		return prm.MKC{}, p.err
 	}
 	return mkc, nil
+}
+
+// nonEmpty reports whether v is anything but an empty array: an empty list
+// is the same as none.
+func nonEmpty(v any) bool {
+	a, ok := v.([]any)
+	return !ok || len(a) > 0
 }

@@ -1,0 +1,69 @@
+package scenario
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Diff compares two results the way conformance runs do: seq, op and
+// status; segments of a successful access; level and offset of a failure;
+// fault_key and fault_addr of a PAGE_FAULT; index and key of a create;
+// mkc_hex and the list of a query; resumed entries likewise. The reason
+// of BAD_PARAM and the cycle are not compared. It returns "" when they
+// agree, else the first difference.
+func Diff(got, want *Result) string {
+	if got.Seq != want.Seq || got.Op != want.Op || got.Status != want.Status {
+		return fmt.Sprintf("seq %d: got %d %v %v, want %d %v %v", want.Seq, got.Seq, got.Op, got.Status, want.Seq, want.Op, want.Status)
+	}
+	if got.Op == OpAccess {
+		if d := diffAccess(got, want); d != "" {
+			return fmt.Sprintf("seq %d: %s", want.Seq, d)
+		}
+	}
+	if got.Status != 0 {
+		return ""
+	}
+	switch got.Op {
+	case OpCreateMKey:
+		if got.Index != want.Index || got.Key != want.Key {
+			return fmt.Sprintf("seq %d: created index %d key %v, want %d %v", want.Seq, got.Index, got.Key, want.Index, want.Key)
+		}
+	case OpQueryMKey:
+		if got.MKC != want.MKC {
+			return fmt.Sprintf("seq %d: mkc_hex %s, want %s", want.Seq, got.MKC.Hex(), want.MKC.Hex())
+		}
+		if !slices.Equal(got.MTT, want.MTT) || !slices.Equal(got.KLM, want.KLM) {
+			return fmt.Sprintf("seq %d: the queried list differs", want.Seq)
+		}
+	case OpPageFaultResume:
+		if len(got.Resumed) != len(want.Resumed) {
+			return fmt.Sprintf("seq %d: %d resumed, want %d", want.Seq, len(got.Resumed), len(want.Resumed))
+		}
+		for i := range want.Resumed {
+			g, w := got.Resumed[i], want.Resumed[i]
+			if g.Seq != w.Seq || g.Status != w.Status {
+				return fmt.Sprintf("seq %d: resumed[%d] is seq %d %v, want seq %d %v", want.Seq, i, g.Seq, g.Status, w.Seq, w.Status)
+			}
+			if d := diffAccess(&g, &w); d != "" {
+				return fmt.Sprintf("seq %d: resumed[%d]: %s", want.Seq, i, d)
+			}
+		}
+	}
+	return ""
+}
+
+func diffAccess(got, want *Result) string {
+	if got.Status == 0 {
+		if !slices.Equal(got.Segments, want.Segments) {
+			return fmt.Sprintf("segments %v, want %v", got.Segments, want.Segments)
+		}
+		return ""
+	}
+	if got.Level != want.Level || got.Offset != want.Offset {
+		return fmt.Sprintf("level %d offset %d, want level %d offset %d", got.Level, got.Offset, want.Level, want.Offset)
+	}
+	if got.Status.String() == "PAGE_FAULT" && (got.FaultKey != want.FaultKey || got.FaultAddr != want.FaultAddr) {
+		return fmt.Sprintf("fault_key %v fault_addr %#x, want %v %#x", got.FaultKey, got.FaultAddr, want.FaultKey, want.FaultAddr)
+	}
+	return ""
+}

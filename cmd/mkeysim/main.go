@@ -1,6 +1,8 @@
 // Command mkeysim runs the models of the HCA memory-key translation path.
 //
+//	mkeysim run [SCENARIO.json]    clocked model (default workload without a file)
 //	mkeysim ref SCENARIO.json      golden model: one result line per operation
+//	mkeysim config --defaults      every parameter with its default
 //	mkeysim mkc pack|unpack        MKey Context fields <-> 128 hex digits
 //
 // Run "mkeysim COMMAND -h" for a command's flags and an example.
@@ -25,7 +27,9 @@ type command struct {
 
 func commands() []command {
 	return []command{
+		{"run", "run the clocked model on a scenario or the default workload", cmdRun},
 		{"ref", "run a scenario through the golden model", cmdRef},
+		{"config", "print the configuration file with every default", cmdConfig},
 		{"mkc", "pack MKC fields to hex, or unpack hex to fields", cmdMKC},
 	}
 }

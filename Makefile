@@ -1,0 +1,55 @@
+# mkeysim: `make run` runs the clocked model on the default workload,
+# `make test` runs every test (installing the tools it needs first).
+
+GO      ?= go
+BIN     := bin/mkeysim
+OUT     := out
+SHARED  ?= ../shared
+export GOFLAGS ?= -mod=mod
+
+.PHONY: all build run test tools vet lint unit conformance examples-check wave bench vectors-check clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/mkeysim
+
+# The main job: the default workload (1024 keys, 100k accesses, UMR and
+# invalidation traffic) through the clocked model, checked against the
+# golden model, with its results, statistics and waveform in out/.
+run: build
+	@mkdir -p $(OUT)
+	$(BIN) run -out $(OUT)/default.jsonl -stats $(OUT)/stats.json -vcd $(OUT)/default.vcd
+	@echo "results: $(OUT)/default.jsonl  statistics: $(OUT)/stats.json  waveform: $(OUT)/default.vcd (make wave)"
+
+# Every test: tools, vet, unit and property tests, both models on the
+# shared conformance scenarios and the examples, Verilog replays.
+test: tools vet unit conformance
+	@echo "make test: all passed"
+
+tools:
+	@bash scripts/install-tools.sh
+
+vet:
+	$(GO) vet ./...
+
+lint: vet
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.6.1 ./...
+
+unit:
+	MKEYSIM_REQUIRE_TOOLS=1 $(GO) test -count=1 -timeout 15m ./...
+
+# Both models on every shared conformance scenario, through the command
+# line, compared with the shared comparator.
+conformance: build
+	@bash scripts/conformance.sh $(BIN) $(SHARED)/conformance examples
+
+wave:
+	@if [ -n "$$DISPLAY" ]; then gtkwave $(OUT)/default.vcd $(OUT)/default.gtkw; \
+	else echo "no display: open $(OUT)/default.vcd with $(OUT)/default.gtkw in GTKWave"; fi
+
+bench:
+	$(GO) test -run XXX -bench . -benchtime 2s ./ref/ ./tb/
+
+clean:
+	rm -rf bin $(OUT)

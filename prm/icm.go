@@ -1,0 +1,27 @@
+package prm
+
+import "encoding/binary"
+
+// ICMCreatedBit is the firmware's created flag in dword 00h of an MKC as
+// stored in ICM: the ICM copy of an MKC uses reserved bit 00h.31 as the
+// firmware's created flag; images leaving the model never carry it.
+const ICMCreatedBit = 1 << 31
+
+// DecodeMKC parses a 64-byte MKC image as read from ICM, ignoring reserved
+// bits (ICMCreatedBit among them): it is ParseMKC without the
+// *ReservedBitsError. A buffer that is not MKCSize bytes decodes to the
+// zero MKC.
+func DecodeMKC(b []byte) MKC {
+	m, _ := ParseMKC(b)
+	return m
+}
+
+// ICMCreated reports whether the ICM image b carries the firmware's created
+// flag (ICMCreatedBit of dword 00h). A buffer shorter than a dword reports
+// false.
+func ICMCreated(b []byte) bool {
+	if len(b) < 4 {
+		return false
+	}
+	return binary.BigEndian.Uint32(b)&ICMCreatedBit != 0
+}

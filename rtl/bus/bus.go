@@ -1,0 +1,89 @@
+// Package bus declares the payloads that travel on the channels between
+// the units of the clocked model. Units import it (and rtl/sim, rtl/pcie,
+// prm) but never each other, so a payload type shared by two units lives
+// here.
+//
+// The flow of one request:
+//
+//	top --Piece--> mptcache --Lookup--> protcheck --Walk--> mttwalk --Outcome--> top (ROB)
+//	                  ^                     |  \--Walk--> klmwalk --Outcome--> top
+//	                  |                     \--Outcome--> top          |
+//	                  +------------ Piece (loop-back, level+1) --------+
+package bus
+
+import "mkeysim/prm"
+
+// Piece is a translation job for one key: the bytes [Addr, Addr+Len) of the
+// key's space, reached at Level, which are bytes [Offset, Offset+Len) of the
+// level-0 request Tag.
+type Piece struct {
+	Tag    uint16
+	Level  uint8
+	Type   prm.AccessType
+	Key    prm.Key
+	Addr   uint64
+	Len    uint64
+	Offset uint64
+	QPN    uint32
+	PD     uint32
+}
+
+// Loop reports whether the piece came through the KLM loop-back (level > 0)
+// and so travels on the loop virtual channel.
+func (p *Piece) Loop() bool { return p.Level > 0 }
+
+// Lookup is a piece with the MKC the cache found for its index, from the
+// MKC cache to the protection checker. Created is false when the index is
+// not created. A Lookup with Token set carries no piece: it marks the point
+// in the stream after which an invalidation is in force, and the checker
+// acknowledges it.
+type Lookup struct {
+	Piece
+	MKC     prm.MKC
+	Created bool
+	Token   bool
+	TokenID uint32
+}
+
+// Walk is a piece that passed its checks, with its MKC, sent to a walker.
+type Walk struct {
+	Piece
+	MKC prm.MKC
+}
+
+// Outcome is a final result for bytes [Offset, Offset+Len) of request Tag:
+// a segment, or a failure at Level. Every byte of a request is covered by
+// exactly one outcome, so the reorder buffer knows when a request is whole.
+type Outcome struct {
+	Tag    uint16
+	Offset uint64
+	Len    uint64
+	Status prm.Status
+	Level  uint8
+	Seg    prm.Segment
+	// A missing page bit (PAGE_ACCESS from the MTT walker) names the key
+	// and the address of the page piece; the top turns it into PAGE_FAULT
+	// when that key is an ODP registration.
+	Missing   bool
+	FaultKey  prm.Key
+	FaultAddr uint64
+}
+
+// Inval tells a cache to drop copies: the MKC of Index (MKC cache) or the
+// list bytes [Lo, Hi) (MTT and KLM caches); All drops everything.
+type Inval struct {
+	ID    uint32
+	Index uint32
+	Lo    uint64
+	Hi    uint64
+	All   bool
+}
+
+// Ack reports that the invalidation ID is in force.
+type Ack struct {
+	ID uint32
+}
+
+// Credit returns one loop-back credit to the KLM walker: a loop piece left
+// the loop path for somewhere other than the walker's nested queue.
+type Credit struct{}

@@ -1,0 +1,270 @@
+package rtl
+
+import (
+	"fmt"
+
+	"mkeysim/prm"
+	"mkeysim/scenario"
+)
+
+// ICM is host memory as the firmware reaches it: a backdoor, since the
+// firmware owns the ICM.
+type ICM interface {
+	Read(addr uint64, b []byte)
+	Write(addr uint64, b []byte)
+}
+
+// handleBase is where the bump allocator of translation lists starts, and
+// the lowest mtt_handle a creator may give (translation.md 3.1).
+const handleBase = 0x1_0000_0000
+
+// firmware is the command processor's state: what the firmware and the
+// driver know beside the ICM (which indexes are created, which are ODP
+// registrations, the list allocator), and the accesses stalled on faults.
+type firmware struct {
+	icm     ICM
+	base    uint64 // MKC i is at base + 64 i
+	qps     map[uint32]scenario.QP
+	created map[uint32]bool // index -> ODP registration
+	lowFree uint32
+	next    uint64 // bump allocator
+	stalled []stalledAccess
+}
+
+type stalledAccess struct {
+	seq      int
+	acc      scenario.Access
+	faultKey prm.Key
+	level    int
+	offset   uint64
+}
+
+// refusal is a command's failure status and reason.
+type refusal struct {
+	st     prm.Status
+	reason string
+}
+
+func bad(format string, a ...any) *refusal {
+	return &refusal{st: prm.BadParam, reason: fmt.Sprintf(format, a...)}
+}
+
+func no(st prm.Status) *refusal { return &refusal{st: st} }
+
+func newFirmware(icm ICM, base uint64) *firmware {
+	return &firmware{icm: icm, base: base, qps: map[uint32]scenario.QP{}, created: map[uint32]bool{}, next: handleBase}
+}
+
+// load reads the context of index from the ICM.
+func (f *firmware) load(index uint32) (prm.MKC, bool) {
+	var img [prm.MKCSize]byte
+	f.icm.Read(f.base+prm.MKCSize*uint64(index), img[:])
+	return prm.DecodeMKC(img[:]), prm.ICMCreated(img[:])
+}
+
+// store writes the context of index to the ICM, marked created or not.
+func (f *firmware) store(index uint32, m *prm.MKC, created bool) {
+	img := m.Bytes()
+	if created {
+		img[0] |= byte(prm.ICMCreatedBit >> 24)
+	}
+	f.icm.Write(f.base+prm.MKCSize*uint64(index), img[:])
+}
+
+// inval says which cache copies a command made stale.
+type inval struct {
+	index  uint32
+	lo, hi uint64
+}
+
+// create runs CREATE_MKEY.
+func (f *firmware) create(k *scenario.MKey) (uint32, *inval, *refusal) {
+	m := k.MKC
+	size := uint64(m.TranslationsOctwordSize)
+	mode := m.AccessMode
+	pageMode := mode == prm.ModeMTT || mode == prm.ModeFixedBufferSize
+	switch {
+	case size%4 != 0:
+		return 0, nil, bad("translations_octword_size %d is not a multiple of 4", size)
+	case uint64(len(k.MTT)) > 2*size || uint64(len(k.KLM)) > size:
+		return 0, nil, bad("more entries than the capacity of %d octwords holds", size)
+	case len(k.MTT) > 0 && mode != prm.ModeMTT:
+		return 0, nil, bad("an MTT list needs access mode MTT, not %v", mode)
+	case len(k.KLM) > 0 && mode != prm.ModeKLM && mode != prm.ModeFixedBufferSize:
+		return 0, nil, bad("a KLM list needs access mode KLM or FIXED_BUFFER_SIZE, not %v", mode)
+	case pageMode && (m.LogEntitySize < 12 || m.LogEntitySize > 31):
+		return 0, nil, bad("log_entity_size %d outside 12..31", m.LogEntitySize)
+	case mode > prm.ModeMEMIC:
+		return 0, nil, bad("reserved access mode %v", mode)
+	case !m.Free && !m.LR:
+		return 0, nil, bad("lr clear on an object that is not free")
+	}
+	index := k.Index
+	if k.HasIndex {
+		if _, ok := f.created[index]; ok {
+			return 0, nil, bad("index %d already created", index)
+		}
+	} else {
+		for {
+			if _, ok := f.created[f.lowFree]; !ok {
+				break
+			}
+			f.lowFree++
+		}
+		if f.lowFree > prm.MaxIndex {
+			return 0, nil, bad("every index is created")
+		}
+		index = f.lowFree
+	}
+	if m.MTTHandle != 0 && (m.MTTHandle < handleBase || m.MTTHandle&63 != 0) {
+		return 0, nil, bad("mtt_handle %#x below %#x or not a multiple of 64", m.MTTHandle, uint64(handleBase))
+	}
+	if m.MTTHandle == 0 && size > 0 {
+		m.MTTHandle = f.next
+		f.next += 16 * size
+	}
+	n := f.writeList(m.MTTHandle, k.MTT, k.KLM, !k.PgAccess, false)
+	f.store(index, &m, true)
+	f.created[index] = k.ODP
+	return index, &inval{index: index, lo: m.MTTHandle, hi: m.MTTHandle + n}, nil
+}
+
+// writeList writes entries at addr (padded to 64 bytes with pad) and
+// returns the bytes written.
+func (f *firmware) writeList(addr uint64, mtt []prm.MTTEntry, klm []prm.KLMEntry, rw, pad bool) uint64 {
+	var buf []byte
+	for _, e := range mtt {
+		if rw {
+			e.RdEn, e.WrEn = true, true
+		}
+		buf = e.Append(buf)
+	}
+	for _, e := range klm {
+		buf = e.Append(buf)
+	}
+	if pad && len(buf)%64 != 0 {
+		buf = append(buf, make([]byte, 64-len(buf)%64)...)
+	}
+	if len(buf) > 0 {
+		f.icm.Write(addr, buf)
+	}
+	return uint64(len(buf))
+}
+
+// destroy runs DESTROY_MKEY.
+func (f *firmware) destroy(index uint32) (*inval, *refusal) {
+	if _, ok := f.created[index]; !ok {
+		return nil, no(prm.BadKeyIndex)
+	}
+	m, _ := f.load(index)
+	m.Free = true
+	f.store(index, &m, false)
+	delete(f.created, index)
+	if index < f.lowFree {
+		f.lowFree = index
+	}
+	return &inval{index: index}, nil
+}
+
+// query runs QUERY_MKEY into res.
+func (f *firmware) query(index uint32, res *scenario.Result) *refusal {
+	if _, ok := f.created[index]; !ok {
+		return no(prm.BadKeyIndex)
+	}
+	m, _ := f.load(index)
+	res.MKC = m
+	size := uint64(m.TranslationsOctwordSize)
+	switch m.AccessMode {
+	case prm.ModeMTT:
+		buf := make([]byte, 16*size)
+		f.icm.Read(m.MTTHandle, buf)
+		for i := 0; i+8 <= len(buf); i += 8 {
+			res.MTT = append(res.MTT, prm.DecodeMTTEntry(buf[i:]))
+		}
+		res.HasList = true
+	case prm.ModeKLM, prm.ModeFixedBufferSize:
+		buf := make([]byte, 16*size)
+		f.icm.Read(m.MTTHandle, buf)
+		for i := 0; i+16 <= len(buf); i += 16 {
+			res.KLM = append(res.KLM, prm.DecodeKLMEntry(buf[i:]))
+		}
+		res.HasList = true
+	}
+	return nil
+}
+
+// umr runs a UMR WQE.
+func (f *firmware) umr(u *scenario.UMR) (*inval, *refusal) {
+	sq, ok := f.qps[u.QPN]
+	if !ok {
+		return nil, bad("qpn %d is not a QP", u.QPN)
+	}
+	index := u.Key.Index()
+	if _, ok := f.created[index]; !ok {
+		return nil, no(prm.BadKeyIndex)
+	}
+	cur, _ := f.load(index)
+	switch {
+	case u.CheckFree == prm.CheckFreeIfFree && !cur.Free:
+		return nil, no(prm.UMRCheckFree)
+	case u.CheckFree == prm.CheckFreeIfInUse && cur.Free:
+		return nil, no(prm.UMRCheckFree)
+	case sq.PD != cur.PD:
+		return nil, no(prm.PDMismatch)
+	case !cur.UMREn:
+		return nil, no(prm.UMRDisabled)
+	case cur.QPN != prm.QPNNone && cur.QPN != u.QPN:
+		return nil, no(prm.QPNMismatch)
+	case u.Mask&prm.MaskPD != 0 && !sq.RegUMR:
+		return nil, no(prm.UMRPDUpdate)
+	}
+	next := u.Mask.Apply(cur, u.Image)
+	iv := &inval{index: index}
+	if len(u.MTT)+len(u.KLM) > 0 {
+		mode := next.AccessMode
+		if len(u.MTT) > 0 && mode != prm.ModeMTT || len(u.KLM) > 0 && mode != prm.ModeKLM && mode != prm.ModeFixedBufferSize {
+			return nil, bad("the list does not match access mode %v", mode)
+		}
+		off := 16 * u.Offset
+		if off%64 != 0 {
+			return nil, no(prm.UMRAlignment)
+		}
+		n := (8*uint64(len(u.MTT)) + 16*uint64(len(u.KLM)) + 63) &^ 63
+		if off+n > 16*uint64(cur.TranslationsOctwordSize) {
+			return nil, no(prm.UMRCapacity)
+		}
+		f.writeList(cur.MTTHandle+off, u.MTT, u.KLM, false, true)
+		iv.lo, iv.hi = cur.MTTHandle+off, cur.MTTHandle+off+n
+	}
+	f.store(index, &next, true)
+	return iv, nil
+}
+
+// invalidate runs LOCAL_INVALIDATE or, with remote, SEND_WITH_INVALIDATE.
+func (f *firmware) invalidate(qpn uint32, key prm.Key, remote bool) (*inval, *refusal) {
+	qp, ok := f.qps[qpn]
+	if !ok {
+		return nil, bad("qpn %d is not a QP", qpn)
+	}
+	index := key.Index()
+	if _, ok := f.created[index]; !ok {
+		return nil, no(prm.BadKeyIndex)
+	}
+	m, _ := f.load(index)
+	switch {
+	case m.Variant != key.Variant():
+		return nil, no(prm.KeyMismatch)
+	case m.PD != qp.PD:
+		return nil, no(prm.PDMismatch)
+	case m.QPN != prm.QPNNone && m.QPN != qpn:
+		return nil, no(prm.QPNMismatch)
+	case remote && !m.EnRinval:
+		return nil, no(prm.RemoteInvalidateDenied)
+	}
+	m.Free = true
+	f.store(index, &m, true)
+	return &inval{index: index}, nil
+}
+
+// odp reports whether the key's index is an ODP registration.
+func (f *firmware) odp(key prm.Key) bool { return f.created[key.Index()] }

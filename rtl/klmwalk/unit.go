@@ -1,0 +1,285 @@
+package klmwalk
+
+import (
+	"math/bits"
+
+	"mkeysim/prm"
+	"mkeysim/rtl/bus"
+	"mkeysim/rtl/linecache"
+	"mkeysim/rtl/pcie"
+	"mkeysim/rtl/sim"
+)
+
+// State is a context's state.
+type State uint8
+
+// The states.
+const (
+	Free State = iota
+	Search
+	Fetch
+)
+
+// StateNames names the states for waveforms.
+func StateNames() map[uint64]string {
+	return map[uint64]string{0: "FREE", 1: "SEARCH", 2: "FETCH"}
+}
+
+// Ports are the unit's channels, made by the top.
+type Ports struct {
+	In      *sim.Chan[bus.Walk]   // level-0 pieces
+	Nested  *sim.Chan[bus.Walk]   // loop pieces, depth >= LoopCredits
+	Loop    *sim.Chan[bus.Piece]  // children, to the MKC cache
+	Credit  *sim.Chan[bus.Credit] // credits back from the checker
+	Done    *sim.Chan[bus.Outcome]
+	MemReq  *sim.Chan[pcie.ReadReq]
+	MemResp *sim.Chan[pcie.ReadResp]
+	Ctrl    *sim.Chan[bus.Inval]
+	Ack     *sim.Chan[bus.Ack]
+}
+
+// Stats counts the unit's work.
+type Stats struct {
+	Cache        linecache.Stats `json:"cache"`
+	Pieces       uint64          `json:"pieces"`
+	Entries      uint64          `json:"entries_read"`
+	Children     uint64          `json:"children"`
+	CreditStalls uint64          `json:"credit_stall_cycles"`
+	MaxContexts  int             `json:"max_contexts_in_use"`
+}
+
+// context is one piece being walked.
+type context struct {
+	state State
+	w     bus.Walk
+	t     uint64 // bytes of the piece done
+	j     uint64 // entry index
+	tj    uint64 // byte offset in the key's space where entry j starts
+	fetch uint64 // line being fetched
+	stale bool
+}
+
+// Unit is the KLM recursion unit.
+type Unit struct {
+	name    string
+	cfg     Config
+	p       Ports
+	cache   *linecache.Cache
+	ctx     []context
+	busy    int // contexts in use
+	credits int
+	rr      int // round-robin pointer
+	stats   Stats
+	fired   bool
+}
+
+// New makes the unit; cfg must be valid.
+func New(name string, cfg Config, p Ports) *Unit {
+	return &Unit{name: name, cfg: cfg, p: p, cache: linecache.New(cfg.Cache),
+		ctx: make([]context, cfg.Contexts), credits: cfg.LoopCredits}
+}
+
+// Name is the unit's hierarchical name.
+func (u *Unit) Name() string { return u.name }
+
+// InUse is the number of busy contexts, for waveforms.
+func (u *Unit) InUse() int { return u.busy }
+
+// Credits is the number of loop credits held.
+func (u *Unit) Credits() int { return u.credits }
+
+// Context returns context i's state and piece, for waveforms.
+func (u *Unit) Context(i int) (State, *bus.Walk) { return u.ctx[i].state, &u.ctx[i].w }
+
+// Stats returns the counters.
+func (u *Unit) Stats() Stats {
+	s := u.stats
+	s.Cache = u.cache.Stats
+	return s
+}
+
+func (u *Unit) freeCtx() int {
+	for i := range u.ctx {
+		if u.ctx[i].state == Free {
+			return i
+		}
+	}
+	return -1
+}
+
+// Eval runs one cycle: credits, invalidation, fills, intake, then one step
+// of one context.
+func (u *Unit) Eval(now uint64) bool {
+	if u.p.Credit.Valid() {
+		u.p.Credit.Pop()
+		u.credits++
+	}
+	if u.p.Ctrl.Valid() && u.p.Ack.Ready() {
+		iv := u.p.Ctrl.Peek()
+		u.cache.Invalidate(iv.Lo, iv.Hi, iv.All)
+		for i := range u.ctx {
+			c := &u.ctx[i]
+			if c.state == Fetch && (iv.All || c.fetch < iv.Hi && c.fetch+linecache.LineSize > iv.Lo) {
+				c.stale = true
+			}
+		}
+		u.p.Ack.Push(bus.Ack{ID: iv.ID})
+		u.p.Ctrl.Pop()
+	}
+	memUsed := false
+	if u.p.MemResp.Valid() {
+		r := u.p.MemResp.Peek()
+		c := &u.ctx[r.ID%uint32(len(u.ctx))]
+		switch {
+		case c.state != Fetch || c.fetch != r.Addr:
+			u.p.MemResp.Pop() // not ours any more
+		case c.stale:
+			if u.p.MemReq.Ready() {
+				u.p.MemReq.Push(pcie.ReadReq{ID: r.ID, Addr: c.fetch, Len: linecache.LineSize})
+				memUsed = true
+				c.stale = false
+				u.p.MemResp.Pop()
+			}
+		default:
+			u.cache.Fill(r.Addr, r.Data)
+			c.state = Search
+			u.p.MemResp.Pop()
+		}
+	}
+	// Intake: nested pieces first; level-0 pieces leave NestedContexts free.
+	if u.p.Nested.Valid() {
+		if i := u.freeCtx(); i >= 0 {
+			u.start(i, u.p.Nested.Peek())
+			u.p.Nested.Pop()
+			u.credits++
+		}
+	} else if u.p.In.Valid() && u.cfg.Contexts-u.busy > u.cfg.NestedContexts {
+		if i := u.freeCtx(); i >= 0 {
+			u.start(i, u.p.In.Peek())
+			u.p.In.Pop()
+		}
+	}
+	u.fired = false
+	if u.busy == 0 {
+		return false
+	}
+	for k := 0; k < len(u.ctx); k++ {
+		i := (u.rr + k) % len(u.ctx)
+		c := &u.ctx[i]
+		if c.state != Search {
+			continue
+		}
+		if u.step(i, c, &memUsed) {
+			u.rr = (i + 1) % len(u.ctx)
+			return true
+		}
+	}
+	// Contexts waiting for reads, credits or outputs wake on a channel.
+	return false
+}
+
+func (u *Unit) start(i int, w *bus.Walk) {
+	u.ctx[i] = context{state: Search, w: *w}
+	u.busy++
+	u.stats.Pieces++
+	if u.busy > u.stats.MaxContexts {
+		u.stats.MaxContexts = u.busy
+	}
+}
+
+func (u *Unit) finish(c *context) {
+	c.state = Free
+	u.busy--
+}
+
+// step advances context c by one entry; it reports whether it acted.
+func (u *Unit) step(id int, c *context, memUsed *bool) bool {
+	w := &c.w
+	m := &w.MKC
+	d := w.Addr - m.StartAddr
+	pos, carry := bits.Add64(d, c.t, 0)
+	off := w.Offset + c.t
+	rest := w.Len - c.t
+	capacity := uint64(m.TranslationsOctwordSize)
+	fixed := m.AccessMode == prm.ModeFixedBufferSize
+	var in uint64 // offset of pos inside the entry, for Fixed Buffer Size
+	if fixed {
+		log := uint(m.LogEntitySize)
+		j := pos>>log | carry<<(64-log)
+		if carry>>log != 0 || j >= capacity {
+			return u.fail(c, prm.TranslationRange, w.Level, off, rest)
+		}
+		c.j = j
+		in = pos & (uint64(1)<<log - 1)
+	} else if carry != 0 || c.j >= capacity {
+		return u.fail(c, prm.TranslationRange, w.Level, off, rest)
+	}
+	addr := m.MTTHandle + prm.KLMEntrySize*c.j
+	data, ok := u.cache.Lookup(addr)
+	if !ok {
+		if *memUsed || !u.p.MemReq.Ready() {
+			return false
+		}
+		*memUsed = true
+		c.fetch = addr &^ (linecache.LineSize - 1)
+		c.state = Fetch
+		u.p.MemReq.Push(pcie.ReadReq{ID: uint32(id), Addr: c.fetch, Len: linecache.LineSize})
+		return true
+	}
+	at := addr % linecache.LineSize
+	e := prm.DecodeKLMEntry(data[at : at+prm.KLMEntrySize])
+	u.stats.Entries++
+	var n, lower uint64
+	if fixed {
+		size := uint64(1) << m.LogEntitySize
+		n = min(rest, size-in)
+		lower = e.Address + in
+	} else {
+		bc := uint64(e.ByteCount)
+		if pos >= c.tj+bc {
+			c.tj += bc
+			c.j++
+			return true
+		}
+		n = min(rest, c.tj+bc-pos)
+		lower = e.Address + (pos - c.tj)
+	}
+	level := w.Level + 1
+	if int(level) > u.cfg.MaxIndirection {
+		if !u.p.Done.Ready() {
+			return false
+		}
+		u.p.Done.Push(bus.Outcome{Tag: w.Tag, Offset: off, Len: n, Status: prm.IndirectionDepth, Level: level})
+	} else {
+		if u.credits == 0 {
+			u.stats.CreditStalls++
+			return false
+		}
+		if !u.p.Loop.Ready() {
+			return false
+		}
+		u.credits--
+		u.p.Loop.Push(bus.Piece{Tag: w.Tag, Level: level, Type: w.Type, Key: e.MKey, Addr: lower, Len: n,
+			Offset: off, QPN: w.QPN, PD: w.PD})
+		u.stats.Children++
+	}
+	c.t += n
+	if c.t == w.Len {
+		u.finish(c)
+	}
+	return true
+}
+
+// fail ends the context with a failure covering the rest of its piece.
+func (u *Unit) fail(c *context, st prm.Status, level uint8, off, n uint64) bool {
+	if !u.p.Done.Ready() {
+		return false
+	}
+	u.p.Done.Push(bus.Outcome{Tag: c.w.Tag, Offset: off, Len: n, Status: st, Level: level})
+	u.finish(c)
+	return true
+}
+
+// Commit has nothing to latch: the unit's registers are its own and are
+// updated in Eval after they are read.
+func (u *Unit) Commit() {}

@@ -1,0 +1,140 @@
+// Package linecache is the tag and data array of a set-associative cache
+// of 64-byte lines of host memory, with LRU replacement: the storage that
+// the MTT and KLM walkers keep their list entries in. It is a library, not
+// a unit: it has no ports and no clock.
+package linecache
+
+import "fmt"
+
+// LineSize is the size of a cached line; lists are fetched in such lines.
+const LineSize = 64
+
+// Config is the geometry of a line cache.
+type Config struct {
+	Sets int `toml:"sets" json:"sets" help:"sets (a power of two) of 64-byte lines"` // a power of two
+	Ways int `toml:"ways" json:"ways" help:"ways per set (LRU replacement)"`
+}
+
+// Validate names the first bad field.
+func (c Config) Validate(prefix string) error {
+	if c.Sets < 1 || c.Sets&(c.Sets-1) != 0 {
+		return fmt.Errorf("%ssets = %d: want a power of two >= 1", prefix, c.Sets)
+	}
+	if c.Ways < 1 || c.Ways > 64 {
+		return fmt.Errorf("%sways = %d: want 1..64", prefix, c.Ways)
+	}
+	return nil
+}
+
+// Stats counts what happened to the array.
+type Stats struct {
+	Hits          uint64 `json:"hits"`
+	Misses        uint64 `json:"misses"`
+	Fills         uint64 `json:"fills"`
+	Evictions     uint64 `json:"evictions"`
+	Invalidations uint64 `json:"invalidations"`
+}
+
+type line struct {
+	valid bool
+	tag   uint64 // line address / LineSize
+	used  uint64 // LRU stamp
+	data  [LineSize]byte
+}
+
+// Cache is the array.
+type Cache struct {
+	cfg   Config
+	lines []line
+	clock uint64
+	Stats Stats
+}
+
+// New makes an empty cache; cfg must be valid.
+func New(cfg Config) *Cache {
+	return &Cache{cfg: cfg, lines: make([]line, cfg.Sets*cfg.Ways)}
+}
+
+func (c *Cache) set(la uint64) []line {
+	s := int(la & uint64(c.cfg.Sets-1))
+	return c.lines[s*c.cfg.Ways : (s+1)*c.cfg.Ways]
+}
+
+// Lookup returns the line holding addr (any byte of it), counting a hit or
+// a miss.
+func (c *Cache) Lookup(addr uint64) (*[LineSize]byte, bool) {
+	la := addr / LineSize
+	set := c.set(la)
+	for i := range set {
+		if set[i].valid && set[i].tag == la {
+			c.clock++
+			set[i].used = c.clock
+			c.Stats.Hits++
+			return &set[i].data, true
+		}
+	}
+	c.Stats.Misses++
+	return nil, false
+}
+
+// Fill installs the line at addr, replacing the least recently used way.
+func (c *Cache) Fill(addr uint64, data []byte) {
+	la := addr / LineSize
+	set := c.set(la)
+	v := victim(set, la)
+	if set[v].valid && set[v].tag != la {
+		c.Stats.Evictions++
+	}
+	c.clock++
+	set[v] = line{valid: true, tag: la, used: c.clock}
+	copy(set[v].data[:], data)
+	c.Stats.Fills++
+}
+
+// Invalidate drops every line overlapping [lo, hi); all drops everything.
+func (c *Cache) Invalidate(lo, hi uint64, all bool) {
+	for i := range c.lines {
+		l := &c.lines[i]
+		if !l.valid {
+			continue
+		}
+		a := l.tag * LineSize
+		if all || a < hi && a+LineSize > lo {
+			l.valid = false
+			c.Stats.Invalidations++
+		}
+	}
+}
+
+// Valid is the number of valid lines.
+func (c *Cache) Valid() int {
+	n := 0
+	for i := range c.lines {
+		if c.lines[i].valid {
+			n++
+		}
+	}
+	return n
+}
+
+// victim picks the way for line la: the one holding it, else an invalid
+// one, else the least recently used.
+func victim(set []line, la uint64) int {
+	inv, lru := -1, 0
+	for i := range set {
+		switch {
+		case set[i].valid && set[i].tag == la:
+			return i
+		case !set[i].valid:
+			if inv < 0 {
+				inv = i
+			}
+		case set[i].used < set[lru].used || !set[lru].valid:
+			lru = i
+		}
+	}
+	if inv >= 0 {
+		return inv
+	}
+	return lru
+}

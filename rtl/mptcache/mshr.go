@@ -1,0 +1,200 @@
+package mptcache
+
+import (
+	"mkeysim/prm"
+	"mkeysim/rtl/bus"
+)
+
+// mshrState is the state of one MSHR.
+type mshrState uint8
+
+const (
+	// mshrFree: the entry holds nothing.
+	mshrFree mshrState = iota
+	// mshrIssue: the entry needs its read sent (after an invalidation hit
+	// it while its line was replaying, or after a stale fill).
+	mshrIssue
+	// mshrWait: the read is in flight; stale says an invalidation of the
+	// index arrived since it was sent, so its data must not be installed.
+	mshrWait
+	// mshrReplay: the line arrived and its MKC is held here; the targets
+	// leave one per cycle per virtual channel.
+	mshrReplay
+)
+
+// Virtual channels of the targets and outputs.
+const (
+	vcLevel0 = 0 // Out
+	vcLoop   = 1 // OutLoop
+	numVC    = 2
+)
+
+func vcOf(p *bus.Piece) int {
+	if p.Loop() {
+		return vcLoop
+	}
+	return vcLevel0
+}
+
+// targetQueue is a FIFO of pieces waiting for one MSHR's line.
+type targetQueue struct {
+	buf     []bus.Piece
+	head, n int
+}
+
+func (q *targetQueue) push(p bus.Piece) {
+	q.buf[(q.head+q.n)%len(q.buf)] = p
+	q.n++
+}
+
+func (q *targetQueue) front() *bus.Piece { return &q.buf[q.head] }
+
+func (q *targetQueue) pop() {
+	q.buf[q.head] = bus.Piece{}
+	q.head = (q.head + 1) % len(q.buf)
+	q.n--
+}
+
+// mshr is one miss status holding register: the index it fetches and the
+// pieces waiting for it, one FIFO per virtual channel (so a level-0 target
+// that cannot leave never holds up a loop target, and order is kept within
+// each channel). Its ID, the read's ID, is its position in the file.
+type mshr struct {
+	state   mshrState
+	index   uint32
+	stale   bool
+	mkc     prm.MKC
+	created bool
+	filled  uint64 // fill sequence number: replay serves the oldest fill first
+	q       [numVC]targetQueue
+}
+
+func (m *mshr) targets() int { return m.q[vcLevel0].n + m.q[vcLoop].n }
+
+// mshrFile is the MSHRs with counters that let the unit see, without a
+// loop, whether any entry is busy.
+type mshrFile struct {
+	m         []mshr
+	targets   int // Config.Targets
+	level0Max int // Targets - LoopTargets
+	inMax     int // MSHRs - LoopMSHRs
+	inUse     int // entries not free
+	issuing   int // entries in mshrIssue
+	replaying int // entries in mshrReplay
+	fillSeq   uint64
+}
+
+func newMSHRFile(c *Config) *mshrFile {
+	f := &mshrFile{
+		m:         make([]mshr, c.MSHRs),
+		targets:   c.Targets,
+		level0Max: c.Targets - c.LoopTargets,
+		inMax:     c.MSHRs - c.LoopMSHRs,
+	}
+	for i := range f.m {
+		for vc := range f.m[i].q {
+			f.m[i].q[vc].buf = make([]bus.Piece, c.Targets)
+		}
+	}
+	return f
+}
+
+// find returns the busy MSHR of index (a CAM search), or nil.
+func (f *mshrFile) find(index uint32) *mshr {
+	if f.inUse == 0 {
+		return nil
+	}
+	for i := range f.m {
+		if f.m[i].state != mshrFree && f.m[i].index == index {
+			return &f.m[i]
+		}
+	}
+	return nil
+}
+
+// canMerge reports whether m can take one more target of virtual channel
+// vc: level-0 pieces leave LoopTargets entries to loop pieces.
+func (f *mshrFile) canMerge(m *mshr, vc int) bool {
+	if m.targets() >= f.targets {
+		return false
+	}
+	return vc == vcLoop || m.q[vcLevel0].n < f.level0Max
+}
+
+// canAlloc reports whether a miss of virtual channel vc may take an MSHR:
+// level-0 misses leave LoopMSHRs entries to loop misses.
+func (f *mshrFile) canAlloc(vc int) bool {
+	if vc == vcLoop {
+		return f.inUse < len(f.m)
+	}
+	return f.inUse < f.inMax
+}
+
+// alloc takes the lowest free MSHR for index with p as its first target,
+// in state mshrWait (the caller sends the read in the same cycle), and
+// returns its ID.
+func (f *mshrFile) alloc(index uint32, p bus.Piece) uint32 {
+	for i := range f.m {
+		m := &f.m[i]
+		if m.state != mshrFree {
+			continue
+		}
+		m.state, m.index, m.stale = mshrWait, index, false
+		m.q[vcOf(&p)].push(p)
+		f.inUse++
+		return uint32(i)
+	}
+	panic("mptcache: alloc with no free MSHR")
+}
+
+// firstIssue returns the lowest MSHR waiting to send its read, or -1.
+func (f *mshrFile) firstIssue() int {
+	if f.issuing == 0 {
+		return -1
+	}
+	for i := range f.m {
+		if f.m[i].state == mshrIssue {
+			return i
+		}
+	}
+	return -1
+}
+
+// setState moves m to s, keeping the counters.
+func (f *mshrFile) setState(m *mshr, s mshrState) {
+	switch m.state {
+	case mshrIssue:
+		f.issuing--
+	case mshrReplay:
+		f.replaying--
+	}
+	switch s {
+	case mshrIssue:
+		f.issuing++
+	case mshrReplay:
+		f.replaying++
+		f.fillSeq++
+		m.filled = f.fillSeq
+	case mshrFree:
+		f.inUse--
+		m.stale = false
+		m.mkc, m.created = prm.MKC{}, false
+	}
+	m.state = s
+}
+
+// oldestReplay returns the replaying MSHR with a target of virtual channel
+// vc that was filled first, or nil.
+func (f *mshrFile) oldestReplay(vc int) *mshr {
+	if f.replaying == 0 {
+		return nil
+	}
+	var best *mshr
+	for i := range f.m {
+		m := &f.m[i]
+		if m.state == mshrReplay && m.q[vc].n > 0 && (best == nil || m.filled < best.filled) {
+			best = m
+		}
+	}
+	return best
+}

@@ -1,0 +1,384 @@
+package mptcache
+
+import (
+	"fmt"
+
+	"mkeysim/prm"
+	"mkeysim/rtl/bus"
+	"mkeysim/rtl/pcie"
+	"mkeysim/rtl/sim"
+)
+
+// Ports are the unit's channels, made by the top and named by role.
+type Ports struct {
+	In      *sim.Chan[bus.Piece]    // new level-0 pieces
+	Loop    *sim.Chan[bus.Piece]    // loop-back pieces (Level > 0) from the KLM walker
+	Out     *sim.Chan[bus.Lookup]   // level-0 virtual channel, with invalidation tokens
+	OutLoop *sim.Chan[bus.Lookup]   // loop virtual channel
+	MemReq  *sim.Chan[pcie.ReadReq] // MKC reads, ID = MSHR number
+	MemResp *sim.Chan[pcie.ReadResp]
+	Ctrl    *sim.Chan[bus.Inval] // invalidations by Index (or All)
+}
+
+// Stats counts the unit's events; the strobes show the same events per
+// cycle. Lookups = Hits + Misses.
+type Stats struct {
+	// Hits are lookups that found their line and left at once.
+	Hits uint64 `json:"hits"`
+	// Misses are lookups that did not find their line, merged or not.
+	Misses uint64 `json:"misses"`
+	// MSHRHits are the misses merged into an MSHR already fetching the
+	// index (secondary misses); Misses - MSHRHits allocated an MSHR.
+	MSHRHits uint64 `json:"mshr_hits"`
+	// Reads are MKC reads sent (primary misses and refetches).
+	Reads uint64 `json:"reads"`
+	// Refetches are reads sent again because an invalidation of the index
+	// arrived while the read was in flight or its targets were replaying.
+	Refetches uint64 `json:"refetches"`
+	// ReadErrors are reads answered with an error completion (UR, CA):
+	// nothing is installed and their targets leave with Created false.
+	ReadErrors uint64 `json:"read_errors"`
+	// Fills are lines installed.
+	Fills uint64 `json:"fills"`
+	// Evictions are fills that replaced a valid line of another index.
+	Evictions uint64 `json:"evictions"`
+	// Invalidations are Inval commands carried out (each answered by a
+	// token on Out).
+	Invalidations uint64 `json:"invalidations"`
+	// InvalidatedLines are the valid lines those commands dropped.
+	InvalidatedLines uint64 `json:"invalidated_lines"`
+	// StallCycles are cycles in which a piece waited at the head of In or
+	// Loop and no lookup completed (output busy, no MSHR, targets full,
+	// MemReq busy).
+	StallCycles uint64 `json:"stall_cycles"`
+}
+
+// States of the FSM summary shown in waveforms (State).
+const (
+	StateIdle   uint8 = iota // nothing to do
+	StateLookup              // a hit left, or a piece waits at an input
+	StateMiss                // a miss this cycle, or MSHRs wait for memory
+	StateReplay              // a fill or a replayed target this cycle
+	StateInval               // an invalidation ran or waits at Ctrl
+)
+
+// StateNames names the values of State, for translate filters.
+func StateNames() map[uint64]string {
+	return map[uint64]string{
+		uint64(StateIdle):   "IDLE",
+		uint64(StateLookup): "LOOKUP",
+		uint64(StateMiss):   "MISS",
+		uint64(StateReplay): "REPLAY",
+		uint64(StateInval):  "INVAL",
+	}
+}
+
+// Unit is the MKC cache.
+type Unit struct {
+	name  string
+	cfg   Config
+	p     Ports
+	arr   *array
+	mshrs *mshrFile
+	stats Stats
+
+	// Registers seen by waveforms: the values during the current cycle.
+	inUseQ int
+	// Per-cycle outputs of Eval, for waveforms and statistics.
+	state                        uint8
+	hit, miss, fill, invalStrobe bool
+}
+
+// New makes the unit with an empty cache. cfg must be valid (the top calls
+// Config.Validate first) and every port set; New panics otherwise, naming
+// the problem.
+func New(name string, cfg Config, p Ports) *Unit {
+	if err := cfg.Validate(); err != nil {
+		panic(fmt.Sprintf("%s: %v", name, err))
+	}
+	for _, port := range []struct {
+		name    string
+		missing bool
+	}{
+		{"In", p.In == nil}, {"Loop", p.Loop == nil}, {"Out", p.Out == nil},
+		{"OutLoop", p.OutLoop == nil}, {"MemReq", p.MemReq == nil},
+		{"MemResp", p.MemResp == nil}, {"Ctrl", p.Ctrl == nil},
+	} {
+		if port.missing {
+			panic(fmt.Sprintf("mptcache: %s: port %s not connected", name, port.name))
+		}
+	}
+	return &Unit{name: name, cfg: cfg, p: p, arr: newArray(&cfg), mshrs: newMSHRFile(&cfg)}
+}
+
+// Name is the unit's hierarchical name.
+func (u *Unit) Name() string { return u.name }
+
+// Config returns the parameters in force.
+func (u *Unit) Config() Config { return u.cfg }
+
+// Stats returns the counters.
+func (u *Unit) Stats() Stats { return u.stats }
+
+// State is the FSM summary of the current cycle (StateIdle..StateInval);
+// sample it between Eval and Commit (sim.Engine.OnCycle).
+func (u *Unit) State() uint8 { return u.state }
+
+// MSHRsInUse is the number of busy MSHRs during the current cycle (the
+// registered count: an allocation shows from the next cycle on).
+func (u *Unit) MSHRsInUse() int { return u.inUseQ }
+
+// Strobes report this cycle's events: a lookup hit, a lookup missed
+// (primary or merged), a line was filled, an invalidation ran. They are
+// cleared at the start of every Eval.
+func (u *Unit) Strobes() (hit, miss, fill, inval bool) {
+	return u.hit, u.miss, u.fill, u.invalStrobe
+}
+
+// Lines counts the valid lines (for tests and end-of-run reports; it
+// walks the arrays).
+func (u *Unit) Lines() int { return u.arr.occupancy() }
+
+// out is the output channel of virtual channel vc.
+func (u *Unit) out(vc int) *sim.Chan[bus.Lookup] {
+	if vc == vcLoop {
+		return u.p.OutLoop
+	}
+	return u.p.Out
+}
+
+// Eval runs one cycle, stages from the back of the pipeline to the front,
+// so that a stage frees its slot before the stage ahead of it fills it:
+// fill, invalidation, replay, reissue, lookup. Every output channel takes
+// at most one push a cycle (a Chan is not Ready after a push), and the
+// stages that come first here have priority on it.
+func (u *Unit) Eval(now uint64) bool {
+	u.hit, u.miss, u.fill, u.invalStrobe = false, false, false, false
+	u.state = StateIdle
+	p := &u.p
+	inValid, loopValid := p.In.Valid(), p.Loop.Valid()
+	if u.mshrs.inUse > 0 {
+		u.state = StateMiss
+	}
+	// Waiting for a read is not work: the fill arrives on a channel, which
+	// wakes the engine.
+	pending := u.mshrs.issuing+u.mshrs.replaying > 0
+	if !pending && !inValid && !loopValid && !p.Ctrl.Valid() && !p.MemResp.Valid() {
+		return false
+	}
+	replayed := u.fillStage()
+	invalState := u.invalStage()
+	if u.replayStage() {
+		replayed = true
+	}
+	u.issueStage()
+	if loopValid || inValid {
+		u.state = StateLookup
+	}
+	u.lookupStage(loopValid, inValid)
+	if u.miss {
+		u.state = StateMiss
+	}
+	if replayed {
+		u.state = StateReplay
+	}
+	if invalState {
+		u.state = StateInval
+	}
+	return u.mshrs.issuing+u.mshrs.replaying > 0
+}
+
+// Commit latches the registers that waveforms show. Everything else the
+// unit keeps is private to it and was updated in place by Eval (no other
+// component can read it, so that is the same as latching it here); the
+// channels latch their own pushes and pops.
+func (u *Unit) Commit() { u.inUseQ = u.mshrs.inUse }
+
+// fillStage takes one read completion. A fresh one installs the line and
+// starts the MSHR's replay (a failed one starts it without installing
+// anything, with the zero MKC and Created false); a stale one (an invalidation of the index
+// arrived while the read was in flight, so the data may predate it) is
+// dropped and the MSHR sends its read again. It reports a fill.
+func (u *Unit) fillStage() bool {
+	p := &u.p
+	if !p.MemResp.Valid() {
+		return false
+	}
+	r := p.MemResp.Peek()
+	if int(r.ID) >= len(u.mshrs.m) {
+		panic(fmt.Sprintf("%s: read completion ID %d names no MSHR", u.name, r.ID))
+	}
+	m := &u.mshrs.m[r.ID]
+	if m.state != mshrWait || r.Addr != u.cfg.addr(m.index) {
+		panic(fmt.Sprintf("%s: read completion ID %d addr %#x does not match its MSHR (state %d, index %#x)",
+			u.name, r.ID, r.Addr, m.state, m.index))
+	}
+	if r.Status == pcie.SC && len(r.Data) < prm.MKCSize {
+		panic(fmt.Sprintf("%s: read completion ID %d carries %d bytes, want %d", u.name, r.ID, len(r.Data), prm.MKCSize))
+	}
+	p.MemResp.Pop()
+	if m.stale {
+		m.stale = false
+		u.mshrs.setState(m, mshrIssue)
+		u.stats.Refetches++
+		return false
+	}
+	if r.Status != pcie.SC {
+		// A failed read installs nothing: its targets leave as for an
+		// index never created, and the next lookup reads again.
+		m.mkc, m.created = prm.MKC{}, false
+		u.mshrs.setState(m, mshrReplay)
+		u.stats.ReadErrors++
+		return true
+	}
+	img := r.Data[:prm.MKCSize]
+	m.mkc, m.created = prm.DecodeMKC(img), prm.ICMCreated(img)
+	if u.arr.install(m.index, m.mkc, m.created) {
+		u.stats.Evictions++
+	}
+	u.mshrs.setState(m, mshrReplay)
+	u.stats.Fills++
+	u.fill = true
+	return true
+}
+
+// invalStage carries out the invalidation at the head of Ctrl when Out can
+// take its token this cycle: it drops the line (or every line), marks the
+// index's read in flight stale, sends a replaying MSHR of the index back
+// to fetch (its remaining targets then see the new context, after the
+// token), and pushes the token. It reports whether an invalidation ran or
+// waits.
+func (u *Unit) invalStage() bool {
+	p := &u.p
+	if !p.Ctrl.Valid() {
+		return false
+	}
+	if !p.Out.Ready() {
+		return true
+	}
+	iv := *p.Ctrl.Peek()
+	p.Ctrl.Pop()
+	if iv.All {
+		u.stats.InvalidatedLines += uint64(u.arr.dropAll())
+	} else if u.arr.drop(iv.Index) {
+		u.stats.InvalidatedLines++
+	}
+	if u.mshrs.inUse > 0 {
+		for i := range u.mshrs.m {
+			m := &u.mshrs.m[i]
+			if m.state == mshrFree || !iv.All && m.index != iv.Index {
+				continue
+			}
+			switch m.state {
+			case mshrWait:
+				m.stale = true
+			case mshrReplay:
+				u.mshrs.setState(m, mshrIssue)
+				u.stats.Refetches++
+			}
+		}
+	}
+	p.Out.Push(bus.Lookup{Token: true, TokenID: iv.ID})
+	u.stats.Invalidations++
+	u.invalStrobe = true
+	return true
+}
+
+// replayStage sends, on each virtual channel whose output is ready, the
+// next target of the replaying MSHR filled first, and frees an MSHR whose
+// targets are all gone. The two channels are served independently, so a
+// full Out never holds up a loop target. It reports a replay.
+func (u *Unit) replayStage() bool {
+	f := u.mshrs
+	if f.replaying == 0 {
+		return false
+	}
+	sent := false
+	for vc := 0; vc < numVC; vc++ {
+		out := u.out(vc)
+		if !out.Ready() {
+			continue
+		}
+		m := f.oldestReplay(vc)
+		if m == nil {
+			continue
+		}
+		q := &m.q[vc]
+		out.Push(bus.Lookup{Piece: *q.front(), MKC: m.mkc, Created: m.created})
+		q.pop()
+		sent = true
+		if m.targets() == 0 {
+			f.setState(m, mshrFree)
+		}
+	}
+	return sent
+}
+
+// issueStage sends the read of the lowest MSHR that must fetch again.
+func (u *Unit) issueStage() {
+	if u.mshrs.issuing == 0 || !u.p.MemReq.Ready() {
+		return
+	}
+	i := u.mshrs.firstIssue()
+	m := &u.mshrs.m[i]
+	u.p.MemReq.Push(pcie.ReadReq{ID: uint32(i), Addr: u.cfg.addr(m.index), Len: prm.MKCSize})
+	u.mshrs.setState(m, mshrWait)
+	u.stats.Reads++
+}
+
+// lookupStage completes at most one lookup: the head of Loop if it can
+// complete, else the head of In, so loop pieces go first and a loop piece
+// that must wait never holds up level-0 pieces (nor the reverse: a level-0
+// piece never takes a resource reserved for the loop).
+func (u *Unit) lookupStage(loopValid, inValid bool) {
+	if !loopValid && !inValid {
+		return
+	}
+	if loopValid && u.lookup(u.p.Loop, vcLoop) {
+		return
+	}
+	if inValid && u.lookup(u.p.In, vcLevel0) {
+		return
+	}
+	u.stats.StallCycles++
+}
+
+// lookup tries the piece at the head of ch; it reports whether the piece
+// left the input.
+func (u *Unit) lookup(ch *sim.Chan[bus.Piece], vc int) bool {
+	piece := ch.Peek()
+	index := piece.Key.Index()
+	if l := u.arr.find(index); l != nil {
+		out := u.out(vc)
+		if !out.Ready() {
+			return false
+		}
+		out.Push(bus.Lookup{Piece: *piece, MKC: l.mkc, Created: l.created})
+		u.arr.touch(l)
+		ch.Pop()
+		u.stats.Hits++
+		u.hit = true
+		return true
+	}
+	if m := u.mshrs.find(index); m != nil {
+		if !u.mshrs.canMerge(m, vc) {
+			return false
+		}
+		m.q[vc].push(*piece)
+		ch.Pop()
+		u.stats.Misses++
+		u.stats.MSHRHits++
+		u.miss = true
+		return true
+	}
+	if !u.mshrs.canAlloc(vc) || !u.p.MemReq.Ready() {
+		return false
+	}
+	id := u.mshrs.alloc(index, *piece)
+	u.p.MemReq.Push(pcie.ReadReq{ID: id, Addr: u.cfg.addr(index), Len: prm.MKCSize})
+	ch.Pop()
+	u.stats.Misses++
+	u.stats.Reads++
+	u.miss = true
+	return true
+}

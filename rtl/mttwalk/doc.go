@@ -1,0 +1,18 @@
+// Package mttwalk is the MTT walker: it cuts a checked MTT piece at page
+// boundaries and turns each page into a DMA segment (translation.md 5).
+//
+//	In ──> IDLE ──> PAGE ──hit──> emit segment ──> next page / IDLE
+//	                 │  └─miss──> FETCH ──MemResp──> PAGE
+//	                 └─ past capacity / page bit clear ──> emit failure ──> IDLE
+//
+// For page t of the piece: u = (start mod P) + (V - start) + t, computed
+// exactly; i = u / P; the entry is at mtt_handle + 8 i, read through a
+// cache of 64-byte lines (8 entries) filled by PCIe reads. A page that lacks
+// the rd_en/wr_en bit the access needs ends the piece with PAGE_ACCESS and
+// the fault key and address; the top turns it into PAGE_FAULT for an ODP
+// key. A failure covers the rest of the piece, so every byte of a request
+// is accounted for exactly once.
+//
+// Ctrl invalidates the lines of a list range (a UMR rewrote it); a fill in
+// flight for such a line is dropped and fetched again.
+package mttwalk

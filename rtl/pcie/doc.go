@@ -1,0 +1,81 @@
+// Package pcie is the PCIe side of the clocked model: TLPs and their rules,
+// the device's read engine, the link, the host's root complex and sparse
+// host memory (ICM).
+//
+// # Parts
+//
+//   - tlp.go: the TLP type and every transaction-layer rule the model uses,
+//     in one place, each next to the sentence of the base specification it
+//     implements: byte enables and Length of an arbitrary read, byte count
+//     and lower address, header size (3DW below 4 GB, 4DW above), wire
+//     size, splitting a read into requests (SplitRead: never across 4 KB,
+//     never over Max_Read_Request_Size) and a request's answer into
+//     completions (SplitCompletion: ends on the Read Completion Boundary,
+//     at most Max_Payload_Size, with Byte Count and Lower Address), and
+//     Validate. tlp_pack.go packs headers into the real DW0..DW3 layout and
+//     parses them back.
+//   - memory.go: Memory, sparse 64-bit host memory in 4 KB pages allocated
+//     on first write.
+//   - requester.go: Requester, the device-side read engine. Units are its
+//     clients: each has a request and a response channel. It arbitrates
+//     them round-robin, splits reads, allocates tags, sends one MRd a
+//     cycle, checks and reassembles completions and answers each read
+//     whole.
+//   - link.go: Link, one direction of the link: serialization at
+//     BytesPerCycle, then a fixed latency; in order, lossless.
+//   - rootcomplex.go: RootComplex, the host side the testbench
+//     instantiates: answers MRds from Memory after HostLatency with
+//     completions split at the RCB, applies MWrs, answers bad reads UR.
+//   - config.go: Config, every parameter with toml tags, and DefaultConfig.
+//
+// # Wiring
+//
+//	            device                       |              host
+//	client req  --+                          |
+//	client resp <-+-> Requester              |
+//	                   Tx ----> Link (up) ---+---> Rx
+//	                                         |       RootComplex <-> Memory
+//	                   Rx <---- Link (down) <+---- Tx
+//
+// Every arrow is a sim.Chan the caller makes (the Link and RootComplex make
+// one internal channel each, for their latency, so that the engine skips
+// the cycles in which TLPs are only in flight). All components follow the
+// two-phase rule of package sim: Eval reads registered state and channel
+// heads, Commit latches; no result depends on evaluation order.
+//
+// # Parameters and defaults
+//
+// With a 4 ns (250 MHz) core clock:
+//
+//	tags                  32     MRds in flight (1..768; >256 uses 10-bit tags)
+//	max_read_request      512    bytes per MRd (128..4096, power of two)
+//	max_payload           256    bytes per TLP payload (128..4096, power of two)
+//	rcb                   64     read completion boundary (64 or 128)
+//	split_on_all_rcb      false  true: one completion per RCB (64-byte CplDs)
+//	requester_id          0x0000 device bus/device/function
+//	completer_id          0x0000 root port bus/device/function
+//	link_latency_cycles   75     each way, after serialization (300 ns)
+//	link_bytes_per_cycle  32     8 GB/s = 64 Gb/s each way (Gen3 x8, Gen4 x4)
+//	host_latency_cycles   20     MRd at the root complex to first CplD (80 ns)
+//
+// A TLP's wire size is its header (12 or 16 bytes) + payload + FramingBytes
+// (8: STP token or STP/sequence/END, and LCRC); it occupies a link for
+// S = ceil(wire size / link_bytes_per_cycle) cycles (at least 1).
+//
+// # Latency of one read
+//
+// Let every channel have latency 1 (client request, Requester Tx, the up
+// link's Out into the RootComplex, RootComplex Tx, the down link's Out into
+// the Requester, client response), the system be idle, and the read need
+// one MRd answered by one CplD. A ReadReq pushed by its client at cycle c
+// is seen by the client as a ReadResp at
+//
+//	c + 4 + 2*link_latency_cycles + host_latency_cycles + S(MRd) + S(CplD)
+//
+// The 4 is the four channel hops outside the links (request, Tx, root
+// complex Tx, response); each link costs S - 1 + latency + its Out
+// channel's latency. With the defaults, a 64-byte read below 4 GB has
+// S(MRd) = ceil(20/32) = 1 and S(CplD) = ceil(84/32) = 3, so 178 cycles
+// (712 ns). With other channel latencies, add each channel's latency less
+// one.
+package pcie

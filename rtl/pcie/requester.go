@@ -1,0 +1,538 @@
+package pcie
+
+import (
+	"errors"
+	"fmt"
+
+	"mkeysim/rtl/sim"
+)
+
+// RequesterConfig is the device-side read engine's configuration.
+type RequesterConfig struct {
+	// Tags bounds the MRd TLPs in flight (default 32; 1..256, or 257..768
+	// with 10-bit tags). Tags are 0..Tags-1, or 256..256+Tags-1 when more
+	// than 256 (10-bit tags with bits 9:8 not 00b).
+	Tags int `toml:"tags" json:"tags"`
+	// MaxReadRequest is Max_Read_Request_Size in bytes (default 512).
+	MaxReadRequest int `toml:"max_read_request" json:"max_read_request"`
+	// RCB is the Read Completion Boundary the completions are checked
+	// against (default 64).
+	RCB int `toml:"rcb" json:"rcb"`
+	// MaxPayload is Max_Payload_Size; no completion may carry more (default
+	// 256).
+	MaxPayload int `toml:"max_payload" json:"max_payload"`
+	// RequesterID is the device's ID, put in every MRd and expected in
+	// every completion.
+	RequesterID uint16 `toml:"requester_id" json:"requester_id"`
+}
+
+// WithDefaults returns c with zero fields set to their defaults.
+func (c RequesterConfig) WithDefaults() RequesterConfig {
+	def(&c.Tags, DefaultTags)
+	def(&c.MaxReadRequest, DefaultMaxReadRequest)
+	def(&c.RCB, DefaultRCB)
+	def(&c.MaxPayload, DefaultMaxPayload)
+	return c
+}
+
+// Validate reports parameters out of range (after defaults).
+func (c RequesterConfig) Validate() error {
+	c = c.WithDefaults()
+	var errs []error
+	if c.Tags < 1 || c.Tags > 768 {
+		errs = append(errs, fmt.Errorf("pcie: tags %d: not in 1..768", c.Tags))
+	}
+	errs = append(errs, checkSizes(c.MaxReadRequest, c.MaxPayload, c.RCB))
+	return errors.Join(errs...)
+}
+
+// tagBase is the first tag value: 10-bit tags must not use Tag[9:8] = 00b.
+func (c RequesterConfig) tagBase() uint16 {
+	if c.Tags > 256 {
+		return 256
+	}
+	return 0
+}
+
+// ReadReq asks the Requester for Len bytes (>= 1) at Addr; ID is the
+// client's cookie, returned in the response.
+type ReadReq struct {
+	ID   uint32
+	Addr uint64
+	Len  int
+}
+
+// ReadResp answers a ReadReq once all its completions have arrived: Data
+// holds the Len bytes at Addr in address order. Status is SC, or the status
+// of an error completion (UR, CA) for any part of the read, in which case
+// Data is undefined; a ReadReq with Len < 1 is answered UR at once.
+type ReadResp struct {
+	ID     uint32
+	Addr   uint64
+	Data   []byte
+	Status CplStatus
+}
+
+// RequesterStats are the read engine's counters.
+type RequesterStats struct {
+	Reads          uint64 `json:"reads"`            // MRd TLPs sent
+	ReadBytes      uint64 `json:"read_bytes"`       // bytes those MRds asked for
+	Completions    uint64 `json:"completions"`      // TLPs received on Rx
+	Responses      uint64 `json:"responses"`        // ReadResps delivered
+	FailedReads    uint64 `json:"failed_reads"`     // responses with a status other than SC
+	MaxTagsInUse   int    `json:"max_tags_in_use"`  // high-water mark of MRds in flight
+	TagStallCycles uint64 `json:"tag_stall_cycles"` // cycles a client could not issue for want of a tag
+	Errors         uint64 `json:"errors"`           // protocol errors, see Errors
+}
+
+// ErrorKind classifies a protocol error seen by the Requester.
+type ErrorKind uint8
+
+const (
+	BadType        ErrorKind = iota + 1 // not a completion; Cpl with SC or CplD without
+	UnexpectedTag                       // no MRd in flight with that tag
+	BadRequesterID                      // completion for another requester
+	BadLength                           // Data and Length disagree, too much or too little data, over Max_Payload_Size
+	BadByteCount                        // Byte Count is not the bytes still expected
+	BadLowerAddr                        // Lower Address is not that of the next byte expected
+	BadRCB                              // a partial completion does not end on an RCB boundary
+	BadRequest                          // a client's ReadReq with Len < 1
+)
+
+var errorKindNames = [...]string{"", "type", "unexpected tag", "requester ID", "length", "byte count", "lower address", "RCB", "bad request"}
+
+func (k ErrorKind) String() string {
+	if int(k) < len(errorKindNames) && k != 0 {
+		return errorKindNames[k]
+	}
+	return fmt.Sprintf("ErrorKind(%d)", uint8(k))
+}
+
+// ProtocolError is one completion the Requester refused (or a bad client
+// request). The completion is dropped; its tag, if any, stays in flight, as
+// in hardware where only a completion timeout would end the request.
+type ProtocolError struct {
+	Cycle uint64
+	Kind  ErrorKind
+	Tag   uint16
+	Msg   string
+}
+
+func (e ProtocolError) Error() string {
+	return fmt.Sprintf("pcie: cycle %d: %v (tag %d): %s", e.Cycle, e.Kind, e.Tag, e.Msg)
+}
+
+// maxKeptErrors bounds the errors kept for Errors; Stats.Errors counts all.
+const maxKeptErrors = 1000
+
+// readCtx is one client ReadReq from its first MRd to its response.
+type readCtx struct {
+	client      int
+	id          uint32
+	addr        uint64
+	data        []byte
+	outstanding int  // MRds in flight
+	issuedAll   bool // every MRd sent
+	status      CplStatus
+}
+
+// tagState is the MRd in flight under one tag.
+type tagState struct {
+	rd   *readCtx // nil when the tag is free
+	addr uint64   // first byte asked
+	len  int      // bytes asked
+	got  int      // bytes received
+}
+
+type client struct {
+	req  *sim.Chan[ReadReq]
+	resp *sim.Chan[ReadResp]
+	off  int      // bytes of the head ReadReq already asked for
+	cur  *readCtx // the head ReadReq's context once its first MRd is out
+	// backlog holds finished responses waiting for resp to be ready; while
+	// it is not empty the client starts no new ReadReq.
+	backlog []ReadResp
+}
+
+// reqStage is what one cycle's Eval decided, applied by Commit.
+type reqStage struct {
+	issue     bool
+	iClient   int
+	iTag      uint16
+	iSpan     Span
+	iLast     bool
+	iReq      ReadReq // the head ReadReq (for a new context)
+	cpl       bool    // a completion was taken off Rx
+	cOK       bool    // and accepted
+	cTag      uint16
+	cSrc      []byte // bytes of the read it carries
+	cDst      int    // their offset in the read's data
+	cFinal    bool   // it ends its MRd
+	cStatus   CplStatus
+	popBack   []bool // per client: backlog head pushed
+	appends   []pendingResp
+	responses uint64
+	failed    uint64
+	stall     bool
+	rr        int
+	errs      []ProtocolError
+}
+
+type pendingResp struct {
+	client int
+	resp   ReadResp
+}
+
+// Requester is the device-side read engine, a sim.Component:
+//
+//	client 0 req --\                               /--> client 0 resp
+//	client 1 req ---> [round-robin, split, tag] --> Tx        ...
+//	      ...                                     Rx --> [check, reassemble]
+//
+// Every cycle it may:
+//   - push one finished response per client onto that client's resp
+//     channel (from the client's backlog first);
+//   - take one completion off Rx and check it against the MRd in flight
+//     under its tag (unexpected tag, requester ID, Length vs data, Byte
+//     Count = bytes still expected, Lower Address = next byte expected,
+//     partial completions ending on an RCB boundary, at most MaxPayload);
+//     a bad one is recorded (Errors) and dropped. A good one's bytes go to
+//     the read's buffer; when it carries the last bytes of its MRd the tag
+//     is freed, and when every MRd of the read is done the ReadResp is
+//     pushed to the client (or queued in its backlog). An error completion
+//     (UR, CA) ends its MRd and fails the read;
+//   - issue one MRd on Tx: clients are served round-robin, one MRd per
+//     grant, so a long read interleaves with other clients' reads. A
+//     ReadReq is split by SplitRead (4 KB, MaxReadRequest); its MRds take
+//     tags from a FIFO free list and the ReadReq leaves its channel with its
+//     last MRd. When no tag is free nothing is issued (a tag stall).
+//
+// A ReadReq first visible at cycle c has its first MRd pushed on Tx at c
+// (when granted, a tag is free and Tx is ready); a ReadResp is pushed in the
+// cycle its last completion is taken off Rx. Responses leave in completion
+// order, not request order: match them by ID. Only reads are issued: the
+// Requester owns Tx, so a device-side MWr source would need a port here or
+// an arbiter in front of the link.
+type Requester struct {
+	name string
+	cfg  RequesterConfig
+	// Tx carries MRds to the link, Rx completions from it.
+	Tx, Rx *sim.Chan[TLP]
+
+	// registers
+	clients []client
+	tags    []tagState // indexed by tag - tagBase
+	free    []uint16   // ring of free tags
+	fHead   int
+	fLen    int
+	rr      int
+	stats   RequesterStats
+	errs    []ProtocolError
+
+	st reqStage
+}
+
+// NewRequester makes the read engine. Zero config fields take their
+// defaults; it panics on an invalid config (see Validate). Add clients with
+// AddClient, then add the Requester to the engine.
+func NewRequester(name string, cfg RequesterConfig, tx, rx *sim.Chan[TLP]) *Requester {
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		panic(err)
+	}
+	r := &Requester{name: name, cfg: cfg, Tx: tx, Rx: rx,
+		tags: make([]tagState, cfg.Tags), free: make([]uint16, cfg.Tags), fLen: cfg.Tags}
+	for i := range r.free {
+		r.free[i] = cfg.tagBase() + uint16(i)
+	}
+	return r
+}
+
+// AddClient attaches a client's request and response channels and returns
+// its number (its place in the round-robin). Call it before the first
+// cycle.
+func (r *Requester) AddClient(req *sim.Chan[ReadReq], resp *sim.Chan[ReadResp]) int {
+	r.clients = append(r.clients, client{req: req, resp: resp})
+	r.st.popBack = append(r.st.popBack, false)
+	return len(r.clients) - 1
+}
+
+// Name is the requester's name.
+func (r *Requester) Name() string { return r.name }
+
+// Config is the configuration (defaults filled in).
+func (r *Requester) Config() RequesterConfig { return r.cfg }
+
+// Stats returns the counters.
+func (r *Requester) Stats() RequesterStats { return r.stats }
+
+// Errors returns the protocol errors seen (the first 1000; Stats().Errors
+// counts them all).
+func (r *Requester) Errors() []ProtocolError { return append([]ProtocolError(nil), r.errs...) }
+
+// TagsInUse is the number of MRds in flight.
+func (r *Requester) TagsInUse() int { return r.cfg.Tags - r.fLen }
+
+// Idle reports whether the requester holds nothing: no MRd in flight, no
+// ReadReq half issued, no response waiting.
+func (r *Requester) Idle() bool {
+	if r.TagsInUse() > 0 {
+		return false
+	}
+	for i := range r.clients {
+		if r.clients[i].off > 0 || len(r.clients[i].backlog) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *Requester) tagIndex(tag uint16) (int, bool) {
+	i := int(tag) - int(r.cfg.tagBase())
+	return i, i >= 0 && i < len(r.tags) && r.tags[i].rd != nil
+}
+
+// Eval delivers responses, takes a completion and issues an MRd.
+func (r *Requester) Eval(now uint64) bool {
+	s := &r.st
+	s.issue, s.cpl, s.cOK, s.cSrc, s.stall = false, false, false, nil, false
+	s.appends, s.errs, s.responses, s.failed, s.rr = s.appends[:0], s.errs[:0], 0, 0, r.rr
+	for i := range r.clients {
+		c := &r.clients[i]
+		s.popBack[i] = false
+		if len(c.backlog) > 0 && c.resp.Ready() {
+			c.resp.Push(c.backlog[0])
+			s.popBack[i] = true
+			s.responses++
+		}
+	}
+	if r.Rx.Valid() {
+		t := r.Rx.Peek()
+		r.receive(now, t)
+		r.Rx.Pop()
+	}
+	r.issue(now)
+	busy := len(s.appends) > 0
+	for i := range r.clients {
+		if len(r.clients[i].backlog) > 0 && !(len(r.clients[i].backlog) == 1 && s.popBack[i]) {
+			busy = true
+		}
+	}
+	return busy
+}
+
+func (r *Requester) fail(now uint64, kind ErrorKind, tag uint16, format string, args ...any) {
+	r.st.errs = append(r.st.errs, ProtocolError{Cycle: now, Kind: kind, Tag: tag, Msg: fmt.Sprintf(format, args...)})
+}
+
+// deliver pushes a finished response, or queues it behind the client's
+// backlog.
+func (r *Requester) deliver(i int, resp ReadResp) {
+	s := &r.st
+	c := &r.clients[i]
+	if resp.Status != SC {
+		s.failed++
+	}
+	if len(c.backlog) == 0 && c.resp.Ready() {
+		c.resp.Push(resp)
+		s.responses++
+		return
+	}
+	s.appends = append(s.appends, pendingResp{i, resp})
+}
+
+// receive checks the completion t against its MRd and stages its effect.
+func (r *Requester) receive(now uint64, t *TLP) {
+	s := &r.st
+	s.cpl = true
+	if !t.Type.IsCompletion() {
+		r.fail(now, BadType, t.Tag, "%v on the completion port", t.Type)
+		return
+	}
+	idx, ok := r.tagIndex(t.Tag)
+	if !ok {
+		r.fail(now, UnexpectedTag, t.Tag, "%v with no read in flight", t.Type)
+		return
+	}
+	if t.RequesterID != r.cfg.RequesterID {
+		r.fail(now, BadRequesterID, t.Tag, "requester ID %#04x, want %#04x", t.RequesterID, r.cfg.RequesterID)
+		return
+	}
+	ts := &r.tags[idx]
+	remaining := ts.len - ts.got
+	next := ts.addr + uint64(ts.got) // next byte expected
+	switch {
+	case t.Type == Cpl && t.Status == SC:
+		r.fail(now, BadType, t.Tag, "Cpl without data with status SC")
+		return
+	case t.Type == CplD && t.Status != SC:
+		r.fail(now, BadType, t.Tag, "CplD with status %v", t.Status)
+		return
+	case t.Type == Cpl: // UR or CA: the MRd ends here
+		s.cFinal, s.cStatus, s.cSrc, s.cDst = true, t.Status, nil, 0
+	default:
+		size := int(t.LengthDW) * DWBytes
+		if len(t.Data) != size {
+			r.fail(now, BadLength, t.Tag, "%d data bytes, Length %d DW", len(t.Data), t.LengthDW)
+			return
+		}
+		if size > r.cfg.MaxPayload {
+			r.fail(now, BadLength, t.Tag, "%d bytes over Max_Payload_Size %d", size, r.cfg.MaxPayload)
+			return
+		}
+		if int(t.ByteCount) != remaining {
+			r.fail(now, BadByteCount, t.Tag, "Byte Count %d, %d bytes still expected", t.ByteCount, remaining)
+			return
+		}
+		if t.LowerAddr != uint8(next&0x7f) {
+			r.fail(now, BadLowerAddr, t.Tag, "Lower Address %#x, next byte at %#x", t.LowerAddr, next)
+			return
+		}
+		off := int(next & 3)
+		avail := size - off // bytes of the read this completion carries
+		n := avail
+		if avail >= remaining {
+			if avail-remaining >= DWBytes {
+				r.fail(now, BadLength, t.Tag, "%d DW for the last %d bytes", t.LengthDW, remaining)
+				return
+			}
+			n = remaining
+			s.cFinal = true
+		} else if end := (next &^ 3) + uint64(size); end%uint64(r.cfg.RCB) != 0 {
+			r.fail(now, BadRCB, t.Tag, "partial completion ends at %#x, off the %d-byte RCB", end, r.cfg.RCB)
+			return
+		} else {
+			s.cFinal = false
+		}
+		s.cStatus = SC
+		s.cSrc = t.Data[off : off+n]
+		s.cDst = int(next - ts.rd.addr)
+	}
+	s.cOK, s.cTag = true, t.Tag
+	if !s.cFinal {
+		return
+	}
+	rd := ts.rd
+	if rd.issuedAll && rd.outstanding == 1 {
+		st := rd.status
+		if st == SC {
+			st = s.cStatus
+		}
+		// The buffer receives this completion's bytes at the clock edge
+		// (Commit), before the client can see the response.
+		r.deliver(rd.client, ReadResp{ID: rd.id, Addr: rd.addr, Data: rd.data, Status: st})
+	}
+}
+
+// issue grants one client round-robin and sends its next MRd.
+func (r *Requester) issue(now uint64) {
+	s := &r.st
+	n := len(r.clients)
+	for k := 0; k < n; k++ {
+		i := (r.rr + k) % n
+		c := &r.clients[i]
+		if !c.req.Valid() {
+			continue
+		}
+		q := c.req.Peek()
+		if c.off == 0 { // a new ReadReq
+			if len(c.backlog) > 0 {
+				continue
+			}
+			if q.Len < 1 {
+				r.fail(now, BadRequest, 0, "client %d ReadReq %d: length %d", i, q.ID, q.Len)
+				r.deliver(i, ReadResp{ID: q.ID, Addr: q.Addr, Status: UR})
+				c.req.Pop()
+				s.rr = (i + 1) % n
+				return
+			}
+		}
+		if r.fLen == 0 {
+			s.stall = true
+			continue
+		}
+		if !r.Tx.Ready() {
+			return
+		}
+		addr := q.Addr + uint64(c.off)
+		l := FirstSpan(addr, q.Len-c.off, r.cfg.MaxReadRequest)
+		tag := r.free[r.fHead]
+		r.Tx.Push(NewRead(r.cfg.RequesterID, tag, addr, l))
+		s.issue, s.iClient, s.iTag, s.iSpan, s.iReq = true, i, tag, Span{addr, l}, *q
+		s.iLast = c.off+l == q.Len
+		if s.iLast {
+			c.req.Pop()
+		}
+		s.rr = (i + 1) % n
+		return
+	}
+}
+
+// Commit applies the cycle's decisions.
+func (r *Requester) Commit() {
+	s := &r.st
+	for i := range r.clients {
+		if s.popBack[i] {
+			c := &r.clients[i]
+			c.backlog[0] = ReadResp{}
+			c.backlog = c.backlog[1:]
+		}
+	}
+	if s.issue {
+		c := &r.clients[s.iClient]
+		if c.off == 0 {
+			q := s.iReq
+			c.cur = &readCtx{client: s.iClient, id: q.ID, addr: q.Addr, data: make([]byte, q.Len)}
+		}
+		r.fHead = (r.fHead + 1) % len(r.free)
+		r.fLen--
+		r.tags[int(s.iTag)-int(r.cfg.tagBase())] = tagState{rd: c.cur, addr: s.iSpan.Addr, len: s.iSpan.Len}
+		c.cur.outstanding++
+		c.off += s.iSpan.Len
+		if s.iLast {
+			c.cur.issuedAll = true
+			c.cur, c.off = nil, 0
+		}
+		r.stats.Reads++
+		r.stats.ReadBytes += uint64(s.iSpan.Len)
+	}
+	if s.cpl {
+		r.stats.Completions++
+	}
+	if s.cOK {
+		idx := int(s.cTag) - int(r.cfg.tagBase())
+		ts := &r.tags[idx]
+		rd := ts.rd
+		copy(rd.data[s.cDst:], s.cSrc)
+		ts.got += len(s.cSrc)
+		if s.cFinal {
+			if rd.status == SC {
+				rd.status = s.cStatus
+			}
+			rd.outstanding--
+			*ts = tagState{}
+			r.free[(r.fHead+r.fLen)%len(r.free)] = s.cTag
+			r.fLen++
+		}
+		s.cSrc = nil
+	}
+	for _, a := range s.appends {
+		c := &r.clients[a.client]
+		c.backlog = append(c.backlog, a.resp)
+	}
+	for _, e := range s.errs {
+		r.stats.Errors++
+		if len(r.errs) < maxKeptErrors {
+			r.errs = append(r.errs, e)
+		}
+	}
+	r.stats.Responses += s.responses
+	r.stats.FailedReads += s.failed
+	if s.stall {
+		r.stats.TagStallCycles++
+	}
+	if u := r.TagsInUse(); u > r.stats.MaxTagsInUse {
+		r.stats.MaxTagsInUse = u
+	}
+	r.rr = s.rr
+}

@@ -1,0 +1,236 @@
+package pcie
+
+import (
+	"errors"
+	"fmt"
+
+	"mkeysim/rtl/sim"
+)
+
+// RootComplexConfig is the host side's configuration.
+type RootComplexConfig struct {
+	// HostLatency is the number of cycles from taking a request off Rx to
+	// acting on it (>= 1; default 20 = 80 ns: the root complex and the
+	// memory controller).
+	HostLatency int `toml:"host_latency_cycles" json:"host_latency_cycles"`
+	// RCB is the Read Completion Boundary in bytes (64 or 128; default 64).
+	RCB int `toml:"rcb" json:"rcb"`
+	// MaxPayload is Max_Payload_Size in bytes (default 256).
+	MaxPayload int `toml:"max_payload" json:"max_payload"`
+	// SplitOnAllRCB ends a completion at every RCB boundary.
+	SplitOnAllRCB bool `toml:"split_on_all_rcb" json:"split_on_all_rcb"`
+	// CompleterID is the root port's ID, put in every completion.
+	CompleterID uint16 `toml:"completer_id" json:"completer_id"`
+}
+
+// WithDefaults returns c with zero fields set to their defaults.
+func (c RootComplexConfig) WithDefaults() RootComplexConfig {
+	def(&c.HostLatency, DefaultHostLatency)
+	def(&c.RCB, DefaultRCB)
+	def(&c.MaxPayload, DefaultMaxPayload)
+	return c
+}
+
+// Validate reports parameters out of range (after defaults).
+func (c RootComplexConfig) Validate() error {
+	c = c.WithDefaults()
+	var errs []error
+	if c.HostLatency < 1 {
+		errs = append(errs, fmt.Errorf("pcie: host latency %d: must be >= 1", c.HostLatency))
+	}
+	errs = append(errs, checkSizes(0, c.MaxPayload, c.RCB))
+	return errors.Join(errs...)
+}
+
+// RootComplexStats are the host side's counters.
+type RootComplexStats struct {
+	Reads       uint64 `json:"reads"`        // MRd TLPs taken
+	Writes      uint64 `json:"writes"`       // MWr TLPs applied to memory
+	Completions uint64 `json:"completions"`  // CplD and Cpl TLPs sent
+	ReadBytes   uint64 `json:"read_bytes"`   // bytes returned (byte counts of reads answered SC)
+	WriteBytes  uint64 `json:"write_bytes"`  // bytes written (enabled bytes)
+	Unsupported uint64 `json:"unsupported"`  // reads answered with UR
+	Dropped     uint64 `json:"dropped"`      // malformed MWr and completions received, dropped
+	StallCycles uint64 `json:"stall_cycles"` // cycles a completion waited for Tx
+}
+
+func (s *RootComplexStats) add(d *RootComplexStats) {
+	s.Reads += d.Reads
+	s.Writes += d.Writes
+	s.Completions += d.Completions
+	s.ReadBytes += d.ReadBytes
+	s.WriteBytes += d.WriteBytes
+	s.Unsupported += d.Unsupported
+	s.Dropped += d.Dropped
+	s.StallCycles += d.StallCycles
+}
+
+// RootComplex is the host side of the link, a sim.Component the testbench
+// instantiates:
+//
+//	Rx --> host pipe (HostLatency) --> [completer] --> Tx
+//	                                       |
+//	                                     Memory
+//
+// It takes one request a cycle from Rx into a pipe of HostLatency cycles.
+// The completer takes requests from the pipe in order: an MWr is written to
+// Memory (posted, no answer; one that breaks a rule of Validate is dropped);
+// an MRd reads Memory then, when it leaves the pipe, and is answered by its
+// completions (SplitCompletion, at RCB-aligned splits of at most
+// MaxPayload) pushed on Tx one a cycle, in address order, before the next
+// request is looked at; an MRd that breaks a rule of Validate (a length of
+// 0, crossing 4 KB, bad byte enables, ...) is answered by one Cpl with
+// status UR. So an MRd taken off Rx at cycle r has its first completion
+// pushed on Tx at r + HostLatency when the completer is free, and writes
+// and reads reach Memory in the order they arrived.
+type RootComplex struct {
+	name string
+	cfg  RootComplexConfig
+	mem  *Memory
+	// Rx carries requests from the device, Tx completions to it.
+	Rx, Tx *sim.Chan[TLP]
+	pipe   *sim.Chan[TLP]
+
+	// registers
+	pending []TLP // completions of the read being answered
+	next    int   // index of the next one to send
+	stats   RootComplexStats
+
+	// staged this cycle
+	nPending []TLP
+	nNext    int
+	write    *TLP
+	d        RootComplexStats
+}
+
+// NewRootComplex makes the host side over mem. The internal pipe is
+// registered with e; add the root complex to e yourself. Zero config
+// fields take their defaults; it panics on an invalid config.
+func NewRootComplex(e *sim.Engine, name string, cfg RootComplexConfig, mem *Memory, rx, tx *sim.Chan[TLP]) *RootComplex {
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		panic(err)
+	}
+	pipe := sim.NewChan[TLP](e, name+".pipe", cfg.HostLatency+2, cfg.HostLatency)
+	return &RootComplex{name: name, cfg: cfg, mem: mem, Rx: rx, Tx: tx, pipe: pipe}
+}
+
+// Name is the root complex's name.
+func (r *RootComplex) Name() string { return r.name }
+
+// Config is the configuration (defaults filled in).
+func (r *RootComplex) Config() RootComplexConfig { return r.cfg }
+
+// Stats returns the counters.
+func (r *RootComplex) Stats() RootComplexStats { return r.stats }
+
+// Pipe is the internal channel of requests inside the host latency (for
+// tracers).
+func (r *RootComplex) Pipe() *sim.Chan[TLP] { return r.pipe }
+
+// Eval moves a request from Rx into the pipe and sends the next completion
+// or takes the next request from the pipe.
+func (r *RootComplex) Eval(now uint64) bool {
+	if r.Rx.Valid() && r.pipe.Ready() {
+		r.pipe.Push(*r.Rx.Peek())
+		r.Rx.Pop()
+	}
+	r.nPending, r.nNext, r.write, r.d = r.pending, r.next, nil, RootComplexStats{}
+	if r.next < len(r.pending) {
+		r.send()
+	} else if r.pipe.Valid() {
+		t := *r.pipe.Peek()
+		r.pipe.Pop()
+		switch t.Type {
+		case MWr:
+			if t.Validate() == nil {
+				r.write = &t
+				r.d.Writes++
+			} else {
+				r.d.Dropped++
+			}
+		case MRd:
+			r.d.Reads++
+			r.nPending, r.nNext = r.answer(&t), 0
+			r.send()
+		default:
+			r.d.Dropped++
+		}
+	}
+	if r.nNext >= len(r.nPending) {
+		r.nPending, r.nNext = nil, 0
+	}
+	return len(r.nPending) > 0
+}
+
+// send pushes the next staged completion if Tx is ready.
+func (r *RootComplex) send() {
+	if !r.Tx.Ready() {
+		r.d.StallCycles++
+		return
+	}
+	r.Tx.Push(r.nPending[r.nNext])
+	r.nNext++
+	r.d.Completions++
+}
+
+// answer builds the completions of the read t, reading Memory now.
+func (r *RootComplex) answer(t *TLP) []TLP {
+	if t.Validate() != nil {
+		r.d.Unsupported++
+		return []TLP{ErrorCompletion(*t, r.cfg.CompleterID, UR)}
+	}
+	mps := r.cfg.MaxPayload
+	if r.cfg.SplitOnAllRCB {
+		mps = r.cfg.RCB
+	}
+	cpls := SplitCompletion(*t, r.cfg.RCB, mps)
+	addr := t.Addr
+	for i := range cpls {
+		cpls[i].CompleterID = r.cfg.CompleterID
+		r.mem.Read(addr, cpls[i].Data)
+		addr += uint64(len(cpls[i].Data))
+	}
+	r.d.ReadBytes += uint64(EnabledBytes(int(t.LengthDW), t.FirstBE, t.LastBE))
+	return cpls
+}
+
+// Commit latches the completer and applies a write to Memory.
+func (r *RootComplex) Commit() {
+	if w := r.write; w != nil {
+		r.d.WriteBytes += uint64(applyWrite(r.mem, w))
+		r.write = nil
+	}
+	r.pending, r.next = r.nPending, r.nNext
+	r.stats.add(&r.d)
+	r.d = RootComplexStats{}
+}
+
+// applyWrite stores the enabled bytes of a valid MWr and returns how many.
+func applyWrite(m *Memory, w *TLP) int {
+	ldw := int(w.LengthDW)
+	n := 0
+	for i := 0; i < ldw; i++ {
+		be := uint8(0xf)
+		switch {
+		case i == 0:
+			be = w.FirstBE
+		case i == ldw-1:
+			be = w.LastBE
+		}
+		dw := w.Data[i*DWBytes : (i+1)*DWBytes]
+		addr := w.Addr + uint64(i*DWBytes)
+		if be == 0xf {
+			m.Write(addr, dw)
+			n += DWBytes
+			continue
+		}
+		for b := 0; b < DWBytes; b++ {
+			if be>>b&1 != 0 {
+				m.Write(addr+uint64(b), dw[b:b+1])
+				n++
+			}
+		}
+	}
+	return n
+}

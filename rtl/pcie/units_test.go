@@ -1,0 +1,401 @@
+package pcie
+
+import (
+	"bytes"
+	"testing"
+
+	"mkeysim/rtl/sim"
+)
+
+func TestMemory(t *testing.T) {
+	m := NewMemory()
+	buf := make([]byte, 10)
+	m.Read(0x1234, buf)
+	if !bytes.Equal(buf, make([]byte, 10)) || m.Pages() != 0 {
+		t.Fatalf("fresh memory: % x, %d pages", buf, m.Pages())
+	}
+	// A write across a page boundary, a read spanning written and unwritten
+	// pages, and the top of the address space.
+	m.Write(0x1ffe, []byte{1, 2, 3, 4})
+	m.Write(^uint64(0)-1, []byte{9, 9})
+	big := make([]byte, 3*MemPageBytes)
+	m.Read(0x1000, big)
+	if big[0xffe] != 1 || big[0x1001] != 4 || big[0xffd] != 0 || big[0x1002] != 0 {
+		t.Errorf("read back % x", big[0xffc:0x1004])
+	}
+	m.Read(^uint64(0)-2, buf[:3])
+	if !bytes.Equal(buf[:3], []byte{0, 9, 9}) || m.Pages() != 3 {
+		t.Errorf("top: % x, %d pages", buf[:3], m.Pages())
+	}
+	// A million 64-byte MKCs packed in ICM: 16384 pages.
+	mkc := make([]byte, 64)
+	for i := 0; i < 1<<20; i++ {
+		mkc[0] = byte(i)
+		m.Write(0x4000_0000+uint64(i)*64, mkc)
+	}
+	if m.Pages() != 3+16384 {
+		t.Errorf("%d pages", m.Pages())
+	}
+	m.Read(0x4000_0000+12345*64, buf[:1])
+	if buf[0] != byte(12345&0xff) {
+		t.Errorf("MKC 12345: %d", buf[0])
+	}
+}
+
+// stepN steps e n cycles without skipping.
+func stepN(e *sim.Engine, n int) {
+	for i := 0; i < n; i++ {
+		e.Step()
+	}
+}
+
+// drain pops every visible TLP of c (between cycles) and records its cycle.
+type drained struct {
+	cycle uint64
+	tlp   TLP
+}
+
+func popAll(e *sim.Engine, c *sim.Chan[TLP], got *[]drained) {
+	if c.Valid() {
+		*got = append(*got, drained{e.Now(), *c.Peek()})
+		c.Pop()
+	}
+}
+
+func TestLinkTiming(t *testing.T) {
+	e := sim.New()
+	in := sim.NewChan[TLP](e, "in", 4, 1)
+	out := sim.NewChan[TLP](e, "out", 4, 1)
+	l := NewLink(e, "link", LinkConfig{LatencyCycles: 10, BytesPerCycle: 16}, in, out)
+	e.Add(l)
+	cpl := TLP{Type: CplD, LengthDW: 16, ByteCount: 64, Data: make([]byte, 64)} // 84 bytes: 6 cycles
+	var got []drained
+	for cycle := 0; cycle < 60; cycle++ {
+		if cycle < 3 {
+			c := cpl
+			c.Tag = uint16(cycle)
+			in.Push(c)
+		}
+		popAll(e, out, &got)
+		e.Step()
+	}
+	// Taken at 1, 7, 13; each on Out at taken + 6 - 1 + 10, seen one later.
+	want := []uint64{17, 23, 29}
+	if len(got) != 3 {
+		t.Fatalf("got %d TLPs", len(got))
+	}
+	for i, g := range got {
+		if g.cycle != want[i] || g.tlp.Tag != uint16(i) {
+			t.Errorf("TLP %d: tag %d at %d, want %d", i, g.tlp.Tag, g.cycle, want[i])
+		}
+	}
+	st := l.Stats()
+	if c := st.PerType[CplD]; c.TLPs != 3 || c.WireBytes != 3*84 || c.PayloadBytes != 192 || st.BusyCycles != 18 || st.Total().TLPs != 3 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+// A one-cycle TLP (S = 1) goes through in 1 + latency cycles, back to back
+// at one a cycle.
+func TestLinkOneCycle(t *testing.T) {
+	e := sim.New()
+	in := sim.NewChan[TLP](e, "in", 2, 1)
+	out := sim.NewChan[TLP](e, "out", 2, 1)
+	e.Add(NewLink(e, "link", LinkConfig{LatencyCycles: 5, BytesPerCycle: 32}, in, out))
+	var got []drained
+	for cycle := 0; cycle < 30; cycle++ {
+		if cycle < 4 {
+			in.Push(NewRead(0, uint16(cycle), 0x1000, 64))
+		}
+		popAll(e, out, &got)
+		e.Step()
+	}
+	for i, g := range got {
+		if want := uint64(1 + 1 + 5 + i); g.cycle != want || g.tlp.Tag != uint16(i) {
+			t.Errorf("TLP %d: tag %d at %d, want %d", i, g.tlp.Tag, g.cycle, want)
+		}
+	}
+	if len(got) != 4 {
+		t.Errorf("got %d", len(got))
+	}
+}
+
+// A blocked receiver loses nothing and reorders nothing, with idle skipping.
+func TestLinkBackpressure(t *testing.T) {
+	e := sim.New()
+	in := sim.NewChan[TLP](e, "in", 1, 1)
+	out := sim.NewChan[TLP](e, "out", 1, 1)
+	l := NewLink(e, "link", LinkConfig{LatencyCycles: 4, BytesPerCycle: 8}, in, out)
+	e.Add(l)
+	sent := 0
+	var got []drained
+	for e.Now() < 2000 {
+		if sent < 40 && in.Ready() {
+			in.Push(NewRead(0, uint16(sent), 0x1000, 4))
+			sent++
+		}
+		if e.Now() > 500 {
+			popAll(e, out, &got)
+		}
+		if !e.Step() && sent == 40 {
+			e.SkipIdle()
+		}
+	}
+	if len(got) != 40 {
+		t.Fatalf("got %d", len(got))
+	}
+	for i, g := range got {
+		if g.tlp.Tag != uint16(i) {
+			t.Fatalf("TLP %d has tag %d", i, g.tlp.Tag)
+		}
+	}
+	if l.Stats().StallCycles == 0 {
+		t.Errorf("no stall: %+v", l.Stats())
+	}
+}
+
+func TestRootComplex(t *testing.T) {
+	e := sim.New()
+	rx := sim.NewChan[TLP](e, "rx", 8, 1)
+	tx := sim.NewChan[TLP](e, "tx", 8, 1)
+	mem := NewMemory()
+	rc := NewRootComplex(e, "host", RootComplexConfig{HostLatency: 3, CompleterID: 0x0008}, mem, rx, tx)
+	e.Add(rc)
+	in := []TLP{
+		NewWrite(0x0100, 0x1003, []byte("hello world")),
+		NewRead(0x0100, 1, 0x1000, 16),
+		{Type: MRd, RequesterID: 0x0100, Tag: 2, Addr: 0x2000, LengthDW: 0, FirstBE: 0xf}, // length 0
+		{Type: MRd, RequesterID: 0x0100, Tag: 3, Addr: 0x2ffc, LengthDW: 2, FirstBE: 0xf, LastBE: 0xf},
+		{Type: CplD, LengthDW: 1, ByteCount: 4, Data: make([]byte, 4)}, // dropped
+		NewRead(0x0100, 4, 0x1040, 512),                                // 2 completions: 256, 256
+	}
+	var got []drained
+	for cycle := 0; cycle < 40; cycle++ {
+		if cycle < len(in) {
+			rx.Push(in[cycle])
+		}
+		popAll(e, tx, &got)
+		e.Step()
+	}
+	want := []struct {
+		cycle uint64
+		typ   Type
+		tag   uint16
+		st    CplStatus
+		ldw   int
+		bc    int
+		la    uint8
+	}{
+		// MRd pushed at 1, taken at 2, first completion pushed at 5, seen at 6.
+		{6, CplD, 1, SC, 4, 16, 0x00},
+		{7, Cpl, 2, UR, 0, 4, 0x00},
+		{8, Cpl, 3, UR, 0, 8, 0x7c},
+		// the dropped CplD takes the completer's cycle 8; the read is at 9
+		{10, CplD, 4, SC, 64, 512, 0x40},
+		{11, CplD, 4, SC, 64, 256, 0x40},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d completions: %+v", len(got), got)
+	}
+	for i, w := range want {
+		g := got[i]
+		if g.cycle != w.cycle || g.tlp.Type != w.typ || g.tlp.Tag != w.tag || g.tlp.Status != w.st || int(g.tlp.LengthDW) != w.ldw ||
+			int(g.tlp.ByteCount) != w.bc || g.tlp.LowerAddr != w.la || g.tlp.CompleterID != 0x0008 || g.tlp.RequesterID != 0x0100 {
+			t.Errorf("completion %d: cycle %d %+v, want %+v", i, g.cycle, g.tlp, w)
+		}
+		if err := g.tlp.Validate(); err != nil {
+			t.Errorf("completion %d: %v", i, err)
+		}
+	}
+	if wantData := []byte("\x00\x00\x00hello world\x00\x00"); !bytes.Equal(got[0].tlp.Data, wantData) {
+		t.Errorf("read after write: %q", got[0].tlp.Data)
+	}
+	st := rc.Stats()
+	if st != (RootComplexStats{Reads: 4, Writes: 1, Completions: 5, ReadBytes: 16 + 512, WriteBytes: 11, Unsupported: 2, Dropped: 1}) {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+// requesterBench drives a Requester directly: the test plays the link.
+type requesterBench struct {
+	e      *sim.Engine
+	r      *Requester
+	tx, rx *sim.Chan[TLP]
+	req    *sim.Chan[ReadReq]
+	resp   *sim.Chan[ReadResp]
+	got    []ReadResp
+}
+
+func newRequesterBench(cfg RequesterConfig) *requesterBench {
+	e := sim.New()
+	b := &requesterBench{e: e,
+		tx: sim.NewChan[TLP](e, "tx", 4, 1), rx: sim.NewChan[TLP](e, "rx", 4, 1),
+		req: sim.NewChan[ReadReq](e, "req", 4, 1), resp: sim.NewChan[ReadResp](e, "resp", 4, 1)}
+	b.r = NewRequester("rd", cfg, b.tx, b.rx)
+	b.r.AddClient(b.req, b.resp)
+	e.Add(b.r)
+	return b
+}
+
+// step runs one cycle, collecting responses and MRds.
+func (b *requesterBench) step(mrds *[]TLP) {
+	if b.resp.Valid() {
+		b.got = append(b.got, *b.resp.Peek())
+		b.resp.Pop()
+	}
+	if b.tx.Valid() {
+		*mrds = append(*mrds, *b.tx.Peek())
+		b.tx.Pop()
+	}
+	b.e.Step()
+}
+
+func TestRequesterChecks(t *testing.T) {
+	b := newRequesterBench(RequesterConfig{RequesterID: 0x0100})
+	var mrds []TLP
+	b.req.Push(ReadReq{ID: 1, Addr: 0x1000, Len: 64})
+	for i := 0; i < 4; i++ {
+		b.step(&mrds)
+	}
+	if len(mrds) != 1 || mrds[0].Type != MRd || mrds[0].Tag != 0 || mrds[0].LengthDW != 16 || mrds[0].RequesterID != 0x0100 || mrds[0].Addr != 0x1000 {
+		t.Fatalf("MRds %+v", mrds)
+	}
+	data := make([]byte, 64)
+	for i := range data {
+		data[i] = byte(i)
+	}
+	good := TLP{Type: CplD, RequesterID: 0x0100, Tag: 0, LengthDW: 16, ByteCount: 64, LowerAddr: 0, Data: data}
+	bad := func(f func(*TLP)) TLP { c := good; f(&c); return c }
+	feed := []struct {
+		tlp  TLP
+		kind ErrorKind
+	}{
+		{bad(func(c *TLP) { c.Tag = 5 }), UnexpectedTag},
+		{bad(func(c *TLP) { c.ByteCount = 60 }), BadByteCount},
+		{bad(func(c *TLP) { c.LowerAddr = 4 }), BadLowerAddr},
+		{bad(func(c *TLP) { c.RequesterID = 0x0200 }), BadRequesterID},
+		{NewRead(0x0100, 0, 0x1000, 4), BadType},
+		{bad(func(c *TLP) { c.Type, c.Status, c.LengthDW, c.Data = Cpl, SC, 0, nil }), BadType},
+		{bad(func(c *TLP) { c.LengthDW, c.Data = 8, data[:32] }), BadRCB},
+		{bad(func(c *TLP) { c.LengthDW, c.Data = 17, make([]byte, 68) }), BadLength},
+		{bad(func(c *TLP) { c.Data = data[:60] }), BadLength},
+		{good, 0},
+	}
+	for _, f := range feed {
+		b.rx.Push(f.tlp)
+		b.step(&mrds)
+	}
+	for i := 0; i < 4; i++ {
+		b.step(&mrds)
+	}
+	errs := b.r.Errors()
+	if len(errs) != len(feed)-1 {
+		t.Fatalf("errors %v", errs)
+	}
+	for i, e := range errs {
+		if e.Kind != feed[i].kind {
+			t.Errorf("error %d: %v, want kind %v", i, e, feed[i].kind)
+		}
+	}
+	if len(b.got) != 1 || b.got[0].ID != 1 || b.got[0].Status != SC || !bytes.Equal(b.got[0].Data, data) || b.r.TagsInUse() != 0 {
+		t.Fatalf("responses %+v, tags in use %d", b.got, b.r.TagsInUse())
+	}
+
+	// An error completion fails the read and frees the tag; a read of
+	// length 0 is refused at once.
+	b.req.Push(ReadReq{ID: 2, Addr: 0x2003, Len: 100})
+	for i := 0; i < 3; i++ {
+		b.step(&mrds)
+	}
+	if len(mrds) != 2 || mrds[1].Tag != 1 {
+		t.Fatalf("MRds %+v", mrds)
+	}
+	b.rx.Push(ErrorCompletion(mrds[1], 0, UR))
+	b.step(&mrds)
+	b.req.Push(ReadReq{ID: 3, Addr: 0x3000, Len: 0})
+	for i := 0; i < 4; i++ {
+		b.step(&mrds)
+	}
+	if len(b.got) != 3 || b.got[1].ID != 2 || b.got[1].Status != UR || b.got[2].ID != 3 || b.got[2].Status != UR || b.r.TagsInUse() != 0 || !b.r.Idle() {
+		t.Fatalf("responses %+v, tags in use %d", b.got, b.r.TagsInUse())
+	}
+	st := b.r.Stats()
+	if st.Reads != 2 || st.FailedReads != 2 || st.Responses != 3 || st.Errors != uint64(len(feed)) || st.Completions != uint64(len(feed)+1) {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+// Completions of a split read may arrive in any order across tags; the
+// response is reassembled in address order and a slow client is served
+// from the backlog.
+func TestRequesterReorder(t *testing.T) {
+	b := newRequesterBench(RequesterConfig{MaxReadRequest: 128})
+	var mrds []TLP
+	b.req.Push(ReadReq{ID: 9, Addr: 0x1010, Len: 300}) // spans 0x1010+112, 0x1080+128, 0x1100+60
+	for i := 0; i < 6; i++ {
+		b.step(&mrds)
+	}
+	if len(mrds) != 3 {
+		t.Fatalf("MRds %+v", mrds)
+	}
+	mem := NewMemory()
+	for i := 0; i < 400; i++ {
+		mem.Write(0x1000+uint64(i), []byte{byte(i * 7)})
+	}
+	var cpls []TLP
+	for _, m := range mrds {
+		addr := m.Addr
+		for _, c := range SplitCompletion(m, 64, 64) {
+			mem.Read(addr, c.Data)
+			addr += uint64(len(c.Data))
+			cpls = append(cpls, c)
+		}
+	}
+	// Last MRd's completions first, then the first's, then the middle's
+	// (each MRd's own completions stay in address order).
+	order := []int{}
+	for i, c := range cpls {
+		if c.Tag == 2 {
+			order = append(order, i)
+		}
+	}
+	for _, tag := range []uint16{0, 1} {
+		for i, c := range cpls {
+			if c.Tag == tag {
+				order = append(order, i)
+			}
+		}
+	}
+	for _, i := range order {
+		b.rx.Push(cpls[i])
+		b.step(&mrds)
+	}
+	for i := 0; i < 4; i++ {
+		b.step(&mrds)
+	}
+	want := make([]byte, 300)
+	mem.Read(0x1010, want)
+	if len(b.got) != 1 || !bytes.Equal(b.got[0].Data, want) || len(b.r.Errors()) != 0 {
+		t.Fatalf("got %+v, errors %v", b.got, b.r.Errors())
+	}
+}
+
+func TestConfig(t *testing.T) {
+	d := DefaultConfig()
+	if d.Tags != 32 || d.MaxReadRequest != 512 || d.RCB != 64 || d.MaxPayload != 256 || d.LinkLatencyCycles != 75 ||
+		d.LinkBytesPerCycle != 32 || d.HostLatencyCycles != 20 || d.SplitOnAllRCB {
+		t.Errorf("defaults %+v", d)
+	}
+	if err := d.Validate(); err != nil {
+		t.Error(err)
+	}
+	for _, bad := range []Config{{Tags: 769}, {MaxReadRequest: 100}, {MaxPayload: 64}, {RCB: 32}, {LinkLatencyCycles: -1}, {HostLatencyCycles: -1}} {
+		if bad.Validate() == nil {
+			t.Errorf("%+v validated", bad)
+		}
+	}
+	r := NewRequester("r", RequesterConfig{Tags: 300}, nil, nil)
+	if r.free[0] != 256 || r.free[299] != 555 {
+		t.Errorf("10-bit tags %d..%d", r.free[0], r.free[299])
+	}
+}

@@ -1,0 +1,137 @@
+package protcheck
+
+import (
+	"mkeysim/prm"
+	"mkeysim/rtl/bus"
+	"mkeysim/rtl/sim"
+)
+
+// Ports are the stage's channels, made by the top.
+type Ports struct {
+	In, InLoop *sim.Chan[bus.Lookup]
+	Done       *sim.Chan[bus.Outcome]
+	MTT        *sim.Chan[bus.Walk]
+	KLM        *sim.Chan[bus.Walk]
+	Nested     *sim.Chan[bus.Walk]
+	Credit     *sim.Chan[bus.Credit]
+	Ack        *sim.Chan[bus.Ack]
+}
+
+// Stats counts the stage's outcomes.
+type Stats struct {
+	Checked  uint64                `json:"checked"`
+	Failures map[prm.Status]uint64 `json:"-"`
+	Stalls   uint64                `json:"stall_cycles"`
+}
+
+// Unit is the protection checker.
+type Unit struct {
+	name  string
+	p     Ports
+	stats Stats
+
+	// trace: this cycle's decision
+	lastStatus prm.Status
+	lastKey    prm.Key
+	fired      bool
+}
+
+// New makes the stage.
+func New(name string, p Ports) *Unit {
+	return &Unit{name: name, p: p, stats: Stats{Failures: map[prm.Status]uint64{}}}
+}
+
+// Name is the unit's hierarchical name.
+func (u *Unit) Name() string { return u.name }
+
+// Stats returns the counters.
+func (u *Unit) Stats() Stats { return u.stats }
+
+// Fired reports whether a piece was checked this cycle, with its key and
+// status (for waveforms).
+func (u *Unit) Fired() (bool, prm.Key, prm.Status) { return u.fired, u.lastKey, u.lastStatus }
+
+// Eval checks at most one piece, the loop VC first.
+func (u *Unit) Eval(now uint64) bool {
+	u.fired = false
+	if u.p.InLoop.Valid() && u.try(u.p.InLoop) {
+		return false
+	}
+	if u.p.In.Valid() && u.try(u.p.In) {
+		return false
+	}
+	if u.p.InLoop.Valid() || u.p.In.Valid() {
+		u.stats.Stalls++
+	}
+	return false
+}
+
+// try checks the head of in and routes it if its destination is ready.
+func (u *Unit) try(in *sim.Chan[bus.Lookup]) bool {
+	l := in.Peek()
+	if l.Token {
+		if !u.p.Ack.Ready() {
+			return false
+		}
+		u.p.Ack.Push(bus.Ack{ID: l.TokenID})
+		in.Pop()
+		return true
+	}
+	loop := l.Loop()
+	if loop && !u.p.Credit.Ready() {
+		return false
+	}
+	st := Check(l)
+	var ok bool
+	switch {
+	case st != prm.OK:
+		ok = u.done(bus.Outcome{Tag: l.Tag, Offset: l.Offset, Len: l.Len, Status: st, Level: l.Level})
+	case l.MKC.AccessMode == prm.ModeMTT:
+		ok = push(u.p.MTT, bus.Walk{Piece: l.Piece, MKC: l.MKC})
+	case l.MKC.AccessMode.UsesKLMList():
+		if loop {
+			// The nested queue is sized for every loop credit: it is
+			// always ready, and the walker returns the credit itself.
+			ok = push(u.p.Nested, bus.Walk{Piece: l.Piece, MKC: l.MKC})
+			loop = false
+		} else {
+			ok = push(u.p.KLM, bus.Walk{Piece: l.Piece, MKC: l.MKC})
+		}
+	default:
+		space := prm.SpaceDMA
+		switch l.MKC.AccessMode {
+		case prm.ModeSWICM:
+			space = prm.SpaceSWICM
+		case prm.ModeMEMIC:
+			space = prm.SpaceMEMIC
+		}
+		ok = u.done(bus.Outcome{Tag: l.Tag, Offset: l.Offset, Len: l.Len, Status: prm.OK, Level: l.Level,
+			Seg: prm.Segment{Space: space, Addr: l.Addr, Len: l.Len}})
+	}
+	if !ok {
+		return false
+	}
+	if loop {
+		u.p.Credit.Push(bus.Credit{})
+	}
+	u.fired, u.lastKey, u.lastStatus = true, l.Key, st
+	u.stats.Checked++
+	if st != prm.OK {
+		u.stats.Failures[st]++
+	}
+	in.Pop()
+	return true
+}
+
+func (u *Unit) done(o bus.Outcome) bool { return push(u.p.Done, o) }
+
+func push[T any](c *sim.Chan[T], v T) bool {
+	if !c.Ready() {
+		return false
+	}
+	c.Push(v)
+	return true
+}
+
+// Commit has nothing to latch: the stage keeps no registers of its own.
+func (u *Unit) Commit() {}

@@ -1,0 +1,146 @@
+package sim
+
+import "fmt"
+
+// Port is what the engine and tracers need of any channel, whatever its
+// payload type.
+type Port interface {
+	Name() string
+	commit()
+	// nextVisible returns the cycle at which the head becomes visible, if
+	// the channel holds anything.
+	nextVisible() (uint64, bool)
+	// Len is the committed occupancy.
+	Len() int
+	// Cap is the depth.
+	Cap() int
+	// Activity reports this cycle's handshakes: a push happened (valid and
+	// ready on the input side) and a pop happened (on the output side).
+	Activity() (pushed, popped bool)
+	// HeadValid reports whether the consumer sees a payload this cycle.
+	HeadValid() bool
+}
+
+type entry[T any] struct {
+	v  T
+	at uint64 // visible from this cycle on
+}
+
+// Chan is a valid/ready channel: a FIFO of Depth entries with a Latency
+// in cycles. One producer pushes at most one payload a cycle; one consumer
+// pops at most one.
+type Chan[T any] struct {
+	name    string
+	depth   int
+	latency uint64
+	clk     *Engine
+	buf     []entry[T]
+	head, n int
+
+	pushed  bool
+	pushVal T
+	popped  bool
+	dirty   bool
+}
+
+// NewChan makes a channel registered with the engine. depth >= 1,
+// latency >= 1.
+func NewChan[T any](e *Engine, name string, depth, latency int) *Chan[T] {
+	if depth < 1 {
+		depth = 1
+	}
+	if latency < 1 {
+		latency = 1
+	}
+	c := &Chan[T]{name: name, depth: depth, latency: uint64(latency), clk: e, buf: make([]entry[T], depth)}
+	e.addPort(c)
+	return c
+}
+
+// Name is the channel's hierarchical name.
+func (c *Chan[T]) Name() string { return c.name }
+
+// Ready reports whether the producer may push this cycle.
+func (c *Chan[T]) Ready() bool { return c.n < c.depth && !c.pushed }
+
+// Push stages v; it becomes visible Latency cycles later. Pushing when not
+// Ready is a modelling bug and panics.
+func (c *Chan[T]) Push(v T) {
+	if !c.Ready() {
+		panic(fmt.Sprintf("sim: push to %s when not ready", c.name))
+	}
+	c.pushed, c.pushVal = true, v
+	c.markDirty()
+}
+
+// Valid reports whether the consumer sees a payload this cycle.
+func (c *Chan[T]) Valid() bool {
+	return c.n > 0 && !c.popped && c.buf[c.head].at <= c.clk.now
+}
+
+// HeadValid is Valid ignoring a pop staged this cycle (for tracing).
+func (c *Chan[T]) HeadValid() bool { return c.n > 0 && c.buf[c.head].at <= c.clk.now }
+
+// Peek returns the visible head; call it only when Valid.
+func (c *Chan[T]) Peek() *T { return &c.buf[c.head].v }
+
+// Pop stages the removal of the head; call it only when Valid.
+func (c *Chan[T]) Pop() {
+	if !c.Valid() {
+		panic(fmt.Sprintf("sim: pop from %s when not valid", c.name))
+	}
+	c.popped = true
+	c.markDirty()
+}
+
+func (c *Chan[T]) markDirty() {
+	if !c.dirty {
+		c.dirty = true
+		c.clk.dirty = append(c.clk.dirty, c)
+	}
+}
+
+// Len is the committed occupancy.
+func (c *Chan[T]) Len() int { return c.n }
+
+// Cap is the depth.
+func (c *Chan[T]) Cap() int { return c.depth }
+
+// Activity reports whether a push and a pop are staged this cycle, that is
+// whether each side's valid and ready are both high; call it from an
+// OnCycle hook, which runs between evaluation and commit.
+func (c *Chan[T]) Activity() (bool, bool) { return c.pushed, c.popped }
+
+// Pushed returns the payload staged this cycle, if any (for tracing).
+func (c *Chan[T]) Pushed() (*T, bool) { return &c.pushVal, c.pushed }
+
+// Each calls f on every payload held, head first.
+func (c *Chan[T]) Each(f func(*T)) {
+	for i := 0; i < c.n; i++ {
+		f(&c.buf[(c.head+i)%c.depth].v)
+	}
+}
+
+func (c *Chan[T]) commit() {
+	if c.popped {
+		var zero T
+		c.buf[c.head].v = zero
+		c.head = (c.head + 1) % c.depth
+		c.n--
+		c.popped = false
+	}
+	if c.pushed {
+		c.buf[(c.head+c.n)%c.depth] = entry[T]{v: c.pushVal, at: c.clk.now + c.latency}
+		c.n++
+		var zero T
+		c.pushVal, c.pushed = zero, false
+	}
+	c.dirty = false
+}
+
+func (c *Chan[T]) nextVisible() (uint64, bool) {
+	if c.n == 0 {
+		return 0, false
+	}
+	return c.buf[c.head].at, true
+}

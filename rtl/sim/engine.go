@@ -1,0 +1,139 @@
+package sim
+
+import (
+	"math/rand"
+)
+
+// Component is a clocked unit.
+type Component interface {
+	// Name is the unit's hierarchical name.
+	Name() string
+	// Eval computes this cycle from registered state and visible channel
+	// heads; it stages register updates, pushes and pops, and reports
+	// whether the unit has work of its own (so the engine must not skip).
+	Eval(now uint64) bool
+	// Commit latches the staged register updates.
+	Commit()
+}
+
+// Engine is the clock: it evaluates every component, then commits every
+// component and every channel touched, once a cycle.
+type Engine struct {
+	now   uint64
+	comps []Component
+	ports []Port
+	dirty []Port
+
+	// NoSkip disables idle skipping (for tests that compare traces).
+	NoSkip bool
+	// order, when set, shuffles the evaluation order every cycle (tests of
+	// order independence).
+	order *rand.Rand
+	perm  []int
+	// Hooks run after each commit, for tracers and statistics.
+	hooks []func(now uint64)
+}
+
+// New returns an engine at cycle 0.
+func New() *Engine { return &Engine{} }
+
+// Now is the current cycle.
+func (e *Engine) Now() uint64 { return e.now }
+
+// Add registers components, evaluated in the order added (unless
+// shuffled).
+func (e *Engine) Add(cs ...Component) { e.comps = append(e.comps, cs...) }
+
+func (e *Engine) addPort(p Port) { e.ports = append(e.ports, p) }
+
+// Ports lists every channel, in creation order.
+func (e *Engine) Ports() []Port { return e.ports }
+
+// Components lists every component, in the order added.
+func (e *Engine) Components() []Component { return e.comps }
+
+// Shuffle makes every cycle evaluate the components in a random order
+// drawn from seed: results must not change.
+func (e *Engine) Shuffle(seed int64) { e.order = rand.New(rand.NewSource(seed)) }
+
+// OnCycle adds a hook called every cycle between evaluation and commit:
+// registers still hold this cycle's values and channels show this cycle's
+// handshakes, so tracers sample there.
+func (e *Engine) OnCycle(f func(now uint64)) { e.hooks = append(e.hooks, f) }
+
+// Step runs one cycle and reports whether a component had work of its own.
+func (e *Engine) Step() bool {
+	busy := false
+	if e.order != nil {
+		if len(e.perm) != len(e.comps) {
+			e.perm = make([]int, len(e.comps))
+		}
+		for i := range e.perm {
+			e.perm[i] = i
+		}
+		e.order.Shuffle(len(e.perm), func(i, j int) { e.perm[i], e.perm[j] = e.perm[j], e.perm[i] })
+		for _, i := range e.perm {
+			if e.comps[i].Eval(e.now) {
+				busy = true
+			}
+		}
+	} else {
+		for _, c := range e.comps {
+			if c.Eval(e.now) {
+				busy = true
+			}
+		}
+	}
+	for _, h := range e.hooks {
+		h(e.now)
+	}
+	for _, c := range e.comps {
+		c.Commit()
+	}
+	for _, p := range e.dirty {
+		p.commit()
+	}
+	e.dirty = e.dirty[:0]
+	e.now++
+	return busy
+}
+
+// Held reports whether any channel holds a payload.
+func (e *Engine) Held() bool {
+	for _, p := range e.ports {
+		if p.Len() > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// SkipIdle is called after a Step in which no component was busy: if no
+// channel shows a payload now, time jumps to the cycle at which the next one
+// becomes visible. With hooks, one idle cycle is stepped first so that
+// tracers see the handshakes of the last active cycle end.
+func (e *Engine) SkipIdle() {
+	if e.NoSkip {
+		return
+	}
+	next := ^uint64(0)
+	for _, p := range e.ports {
+		at, ok := p.nextVisible()
+		if !ok {
+			continue
+		}
+		if at <= e.now {
+			return
+		}
+		if at < next {
+			next = at
+		}
+	}
+	if next == ^uint64(0) || next <= e.now+1 {
+		return
+	}
+	if len(e.hooks) > 0 {
+		e.Step()
+	}
+	e.now = next
+}

@@ -1,0 +1,421 @@
+package rtl
+
+import (
+	"fmt"
+	"sort"
+
+	"mkeysim/prm"
+	"mkeysim/rtl/bus"
+	"mkeysim/rtl/klmwalk"
+	"mkeysim/rtl/mptcache"
+	"mkeysim/rtl/mttwalk"
+	"mkeysim/rtl/pcie"
+	"mkeysim/rtl/protcheck"
+	"mkeysim/rtl/sim"
+	"mkeysim/scenario"
+)
+
+// Op is one operation of a scenario entering the model, with its position.
+type Op struct {
+	Seq int
+	Op  *scenario.Op
+}
+
+// cmdState is the command path's FSM state.
+type cmdState uint8
+
+// The command path's states.
+const (
+	cmdIdle  cmdState = iota
+	cmdDrain          // waiting for earlier accesses to retire
+	cmdExec           // firmware working (CmdLatency cycles)
+	cmdInval          // waiting for the caches' acknowledgements
+	cmdRerun          // page_fault_resume: stalled accesses running again
+	cmdDone           // result waiting for the output
+)
+
+// CmdStateNames names the command path's states for waveforms.
+func CmdStateNames() map[uint64]string {
+	return map[uint64]string{0: "IDLE", 1: "DRAIN", 2: "EXEC", 3: "INVAL", 4: "RERUN", 5: "DONE"}
+}
+
+// Top is the clocked model: the units, their channels, the reorder buffer
+// and the command path. It is itself a component (ingress, ROB, firmware).
+type Top struct {
+	cfg Config
+	eng *sim.Engine
+
+	// Ops in, results out: the testbench's ports.
+	In  *sim.Chan[Op]
+	Out *sim.Chan[scenario.Result]
+	// Tx and Rx carry TLPs to and from the PCIe link.
+	Tx, Rx *sim.Chan[pcie.TLP]
+
+	Cache *mptcache.Unit
+	Check *protcheck.Unit
+	MTT   *mttwalk.Unit
+	KLM   *klmwalk.Unit
+	Req   *pcie.Requester
+
+	toCache                  *sim.Chan[bus.Piece]
+	doneCheck, doneMTT       *sim.Chan[bus.Outcome]
+	doneKLM                  *sim.Chan[bus.Outcome]
+	ctrlCache, ctrlMTT       *sim.Chan[bus.Inval]
+	ctrlKLM                  *sim.Chan[bus.Inval]
+	ackCheck, ackMTT, ackKLM *sim.Chan[bus.Ack]
+
+	fw     *firmware
+	rob    []robEntry
+	head   int // oldest entry
+	count  int // entries in use
+	issued uint64
+	nextID uint32
+
+	// command path
+	cmd          cmdState
+	cur          Op
+	curRes       scenario.Result
+	wait         uint64          // cycle at which firmware finishes
+	acks         int             // acknowledgements still awaited
+	pendingRerun []stalledAccess // a resume's accesses not yet issued
+
+	// statistics
+	Latencies    []uint64 // per retired access, cycles from issue to retirement
+	Translations uint64
+}
+
+// New builds the model on engine e with ICM as its host memory backdoor.
+func New(cfg Config, e *sim.Engine, icm ICM) (*Top, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	d, l := cfg.FIFODepth, cfg.StageLat
+	t := &Top{cfg: cfg, eng: e, fw: newFirmware(icm, cfg.MKCCache.ICMBase), rob: make([]robEntry, cfg.ROBEntries)}
+	t.In = sim.NewChan[Op](e, "top.in", d, 1)
+	t.Out = sim.NewChan[scenario.Result](e, "top.out", d, 1)
+	t.Tx = sim.NewChan[pcie.TLP](e, "top.tx", d, 1)
+	t.Rx = sim.NewChan[pcie.TLP](e, "top.rx", d, 1)
+
+	credits := cfg.KLM.LoopCredits
+	t.toCache = sim.NewChan[bus.Piece](e, "mptcache.in", d, l)
+	loop := sim.NewChan[bus.Piece](e, "mptcache.loop", credits, l)
+	out := sim.NewChan[bus.Lookup](e, "protcheck.in", d, l)
+	outLoop := sim.NewChan[bus.Lookup](e, "protcheck.in_loop", d, l)
+	t.ctrlCache = sim.NewChan[bus.Inval](e, "mptcache.ctrl", 2, 1)
+	cReq := sim.NewChan[pcie.ReadReq](e, "mptcache.mem_req", d, 1)
+	cResp := sim.NewChan[pcie.ReadResp](e, "mptcache.mem_resp", d, 1)
+	t.Cache = mptcache.New("mptcache", cfg.MKCCache, mptcache.Ports{
+		In: t.toCache, Loop: loop, Out: out, OutLoop: outLoop, MemReq: cReq, MemResp: cResp, Ctrl: t.ctrlCache,
+	})
+
+	t.doneCheck = sim.NewChan[bus.Outcome](e, "protcheck.done", d, 1)
+	toMTT := sim.NewChan[bus.Walk](e, "mttwalk.in", d, l)
+	toKLM := sim.NewChan[bus.Walk](e, "klmwalk.in", d, l)
+	nested := sim.NewChan[bus.Walk](e, "klmwalk.nested", credits, l)
+	credit := sim.NewChan[bus.Credit](e, "klmwalk.credit", credits, 1)
+	t.ackCheck = sim.NewChan[bus.Ack](e, "protcheck.ack", 2, 1)
+	t.Check = protcheck.New("protcheck", protcheck.Ports{
+		In: out, InLoop: outLoop, Done: t.doneCheck, MTT: toMTT, KLM: toKLM, Nested: nested, Credit: credit, Ack: t.ackCheck,
+	})
+
+	t.doneMTT = sim.NewChan[bus.Outcome](e, "mttwalk.done", d, 1)
+	t.ctrlMTT = sim.NewChan[bus.Inval](e, "mttwalk.ctrl", 2, 1)
+	t.ackMTT = sim.NewChan[bus.Ack](e, "mttwalk.ack", 2, 1)
+	mReq := sim.NewChan[pcie.ReadReq](e, "mttwalk.mem_req", d, 1)
+	mResp := sim.NewChan[pcie.ReadResp](e, "mttwalk.mem_resp", d, 1)
+	t.MTT = mttwalk.New("mttwalk", cfg.MTT, mttwalk.Ports{
+		In: toMTT, Done: t.doneMTT, MemReq: mReq, MemResp: mResp, Ctrl: t.ctrlMTT, Ack: t.ackMTT,
+	})
+
+	t.doneKLM = sim.NewChan[bus.Outcome](e, "klmwalk.done", d, 1)
+	t.ctrlKLM = sim.NewChan[bus.Inval](e, "klmwalk.ctrl", 2, 1)
+	t.ackKLM = sim.NewChan[bus.Ack](e, "klmwalk.ack", 2, 1)
+	kReq := sim.NewChan[pcie.ReadReq](e, "klmwalk.mem_req", d, 1)
+	kResp := sim.NewChan[pcie.ReadResp](e, "klmwalk.mem_resp", d, 1)
+	t.KLM = klmwalk.New("klmwalk", cfg.KLM, klmwalk.Ports{
+		In: toKLM, Nested: nested, Loop: loop, Credit: credit, Done: t.doneKLM,
+		MemReq: kReq, MemResp: kResp, Ctrl: t.ctrlKLM, Ack: t.ackKLM,
+	})
+
+	t.Req = pcie.NewRequester("pcie", cfg.PCIe.Requester(), t.Tx, t.Rx)
+	t.Req.AddClient(cReq, cResp)
+	t.Req.AddClient(mReq, mResp)
+	t.Req.AddClient(kReq, kResp)
+
+	e.Add(t, t.Cache, t.Check, t.MTT, t.KLM, t.Req)
+	return t, nil
+}
+
+// Name is the top's hierarchical name.
+func (t *Top) Name() string { return "top" }
+
+// Config returns the model's parameters.
+func (t *Top) Config() Config { return t.cfg }
+
+// AddQP declares a QP to the firmware.
+func (t *Top) AddQP(qp scenario.QP) { t.fw.qps[qp.QPN] = qp }
+
+// Create runs CREATE_MKEY at once, outside simulated time: how a
+// scenario's initial MKeys are made.
+func (t *Top) Create(k *scenario.MKey) (uint32, error) {
+	idx, _, r := t.fw.create(k)
+	if r != nil {
+		msg := r.st.String()
+		if r.reason != "" {
+			msg += ": " + r.reason
+		}
+		return 0, fmt.Errorf("CREATE_MKEY refuses it: %s", msg)
+	}
+	return idx, nil
+}
+
+// InFlight is the number of requests in the reorder buffer.
+func (t *Top) InFlight() int { return t.count }
+
+// CmdState is the command path's state, for waveforms.
+func (t *Top) CmdState() uint8 { return uint8(t.cmd) }
+
+// Idle reports whether nothing is in flight and no command runs.
+func (t *Top) Idle() bool { return t.count == 0 && t.cmd == cmdIdle }
+
+// Eval runs the ingress, the ROB and the command path for one cycle.
+func (t *Top) Eval(now uint64) bool {
+	t.collect(t.doneCheck)
+	t.collect(t.doneMTT)
+	t.collect(t.doneKLM)
+	for _, a := range []*sim.Chan[bus.Ack]{t.ackCheck, t.ackMTT, t.ackKLM} {
+		if a.Valid() {
+			a.Pop()
+			t.acks--
+		}
+	}
+	t.retire(now)
+	t.command(now)
+	if t.cmd == cmdIdle {
+		t.ingress(now)
+	}
+	// Work that needs no input: the firmware's timer, a result to send, a
+	// finished request to retire, re-runs to issue. Everything else waits
+	// on a channel, which wakes the engine.
+	return t.cmd == cmdExec || t.cmd == cmdDone || len(t.pendingRerun) > 0 ||
+		t.count > 0 && t.rob[t.head].done()
+}
+
+// collect takes one outcome from a unit.
+func (t *Top) collect(c *sim.Chan[bus.Outcome]) {
+	if !c.Valid() {
+		return
+	}
+	o := c.Peek()
+	t.rob[o.Tag].add(o)
+	c.Pop()
+}
+
+// retire sends the oldest request's result when it is whole.
+func (t *Top) retire(now uint64) {
+	if t.count == 0 {
+		return
+	}
+	e := &t.rob[t.head]
+	if !e.done() || e.resume {
+		return // resumed runs are gathered by the command path
+	}
+	if !t.Out.Ready() {
+		return
+	}
+	res := e.result(t.fw.odp)
+	res.Cycle, res.HasCycle = now, true
+	t.note(e, &res, now)
+	t.Out.Push(res)
+	t.free()
+}
+
+// note records statistics and stalls of a finished access.
+func (t *Top) note(e *robEntry, res *scenario.Result, now uint64) {
+	t.Translations++
+	t.Latencies = append(t.Latencies, now-e.start)
+	if res.Status == prm.PageFault {
+		t.fw.stalled = append(t.fw.stalled, stalledAccess{seq: e.seq, acc: e.acc, faultKey: res.FaultKey,
+			level: res.Level, offset: res.Offset})
+	}
+}
+
+func (t *Top) free() {
+	e := &t.rob[t.head]
+	e.used, e.segs = false, e.segs[:0]
+	t.head = (t.head + 1) % len(t.rob)
+	t.count--
+}
+
+// ingress issues the next operation: an access into the pipeline, or a
+// command to the command path.
+func (t *Top) ingress(now uint64) {
+	if !t.In.Valid() {
+		return
+	}
+	op := *t.In.Peek()
+	if op.Op.Kind != scenario.OpAccess {
+		t.In.Pop()
+		t.cur, t.cmd = op, cmdDrain
+		t.curRes = scenario.Result{Seq: op.Seq, Op: op.Op.Kind}
+		return
+	}
+	if t.issue(op.Seq, &op.Op.Access, false, now) {
+		t.In.Pop()
+	}
+}
+
+// issue allocates a ROB entry for an access and sends its level-0 piece.
+func (t *Top) issue(seq int, a *scenario.Access, resume bool, now uint64) bool {
+	if t.count == len(t.rob) {
+		return false
+	}
+	zero := a.Len == 0
+	if !zero && !t.toCache.Ready() {
+		return false
+	}
+	qp, ok := t.fw.qps[a.QPN]
+	tag := (t.head + t.count) % len(t.rob)
+	e := &t.rob[tag]
+	*e = robEntry{used: true, seq: seq, acc: *a, start: now, resume: resume, segs: e.segs[:0]}
+	t.count++
+	switch {
+	case zero:
+	case !ok:
+		e.add(&bus.Outcome{Tag: uint16(tag), Len: uint64(a.Len), Status: prm.BadParam})
+	default:
+		t.toCache.Push(bus.Piece{Tag: uint16(tag), Type: a.Type, Key: a.Key, Addr: a.Addr, Len: uint64(a.Len),
+			QPN: a.QPN, PD: qp.PD})
+	}
+	return true
+}
+
+// command advances the command path.
+func (t *Top) command(now uint64) {
+	switch t.cmd {
+	case cmdDrain:
+		if t.count == 0 {
+			t.cmd, t.wait = cmdExec, now+uint64(t.cfg.CmdLatency)
+		}
+	case cmdExec:
+		if now >= t.wait {
+			t.execute(now)
+		}
+	case cmdInval:
+		if t.acks == 0 {
+			t.cmd = cmdDone
+		}
+	case cmdRerun:
+		t.rerun(now)
+	case cmdDone:
+		if t.Out.Ready() {
+			t.curRes.Cycle, t.curRes.HasCycle = now, true
+			t.Out.Push(t.curRes)
+			t.cmd = cmdIdle
+		}
+	}
+}
+
+// execute runs the firmware's part of the current command.
+func (t *Top) execute(now uint64) {
+	op := t.cur.Op
+	res := &t.curRes
+	var iv *inval
+	var r *refusal
+	switch op.Kind {
+	case scenario.OpCreateMKey:
+		var idx uint32
+		idx, iv, r = t.fw.create(&op.Create)
+		if r == nil {
+			res.Index, res.Key = idx, prm.MakeKey(idx, op.Create.MKC.Variant)
+		}
+	case scenario.OpDestroyMKey:
+		iv, r = t.fw.destroy(op.Index)
+	case scenario.OpQueryMKey:
+		r = t.fw.query(op.Index, res)
+	case scenario.OpUMR:
+		iv, r = t.fw.umr(&op.UMR)
+	case scenario.OpLocalInvalidate:
+		iv, r = t.fw.invalidate(op.QPN, op.Key, false)
+	case scenario.OpSendWithInvalidate:
+		iv, r = t.fw.invalidate(op.QPN, op.Key, true)
+	case scenario.OpPageFaultResume:
+		t.resume(now)
+		return
+	}
+	if r != nil {
+		res.Status, res.Reason = r.st, r.reason
+		t.cmd = cmdDone
+		return
+	}
+	res.Status = prm.OK
+	if iv == nil {
+		t.cmd = cmdDone
+		return
+	}
+	t.nextID++
+	t.ctrlCache.Push(bus.Inval{ID: t.nextID, Index: iv.index})
+	t.ctrlMTT.Push(bus.Inval{ID: t.nextID, Lo: iv.lo, Hi: iv.hi})
+	t.ctrlKLM.Push(bus.Inval{ID: t.nextID, Lo: iv.lo, Hi: iv.hi})
+	t.acks += 3
+	t.cmd = cmdInval
+}
+
+// resume starts PAGE_FAULT_RESUME: the accesses stalled on the key run
+// again (ok) or end with PAGE_ACCESS (error).
+func (t *Top) resume(now uint64) {
+	op := t.cur.Op
+	res := &t.curRes
+	var mine []stalledAccess
+	rest := t.fw.stalled[:0]
+	for _, s := range t.fw.stalled {
+		if s.faultKey == op.Key {
+			mine = append(mine, s)
+		} else {
+			rest = append(rest, s)
+		}
+	}
+	t.fw.stalled = rest
+	if len(mine) == 0 {
+		res.Status, res.Reason = prm.BadParam, "no stalled access"
+		t.cmd = cmdDone
+		return
+	}
+	res.Status = prm.OK
+	if !op.OK {
+		for _, s := range mine {
+			res.Resumed = append(res.Resumed, scenario.Result{Seq: s.seq, Op: scenario.OpAccess,
+				Status: prm.PageAccess, Level: s.level, Offset: s.offset})
+		}
+		t.cmd = cmdDone
+		return
+	}
+	t.pendingRerun = mine
+	t.cmd = cmdRerun
+}
+
+// rerun gathers the results of re-run accesses in order as they finish
+// and issues the remaining stalled accesses as the ROB makes room.
+func (t *Top) rerun(now uint64) {
+	for t.count > 0 && t.rob[t.head].done() {
+		e := &t.rob[t.head]
+		res := e.result(t.fw.odp)
+		t.note(e, &res, now)
+		t.curRes.Resumed = append(t.curRes.Resumed, res)
+		t.free()
+	}
+	if len(t.pendingRerun) > 0 {
+		s := t.pendingRerun[0]
+		if t.issue(s.seq, &s.acc, true, now) {
+			t.pendingRerun = t.pendingRerun[1:]
+		}
+		return
+	}
+	if t.count == 0 {
+		sort.SliceStable(t.fw.stalled, func(i, j int) bool { return t.fw.stalled[i].seq < t.fw.stalled[j].seq })
+		t.cmd = cmdDone
+	}
+}
+
+// Commit has nothing to latch: the top's registers are its own.
+func (t *Top) Commit() {}

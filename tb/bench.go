@@ -1,0 +1,164 @@
+package tb
+
+import (
+	"fmt"
+	"strings"
+
+	"mkeysim/rtl"
+	"mkeysim/rtl/mttwalk"
+	"mkeysim/rtl/pcie"
+	"mkeysim/rtl/sim"
+	"mkeysim/scenario"
+)
+
+// Bench is the clocked model in its environment.
+type Bench struct {
+	Eng  *sim.Engine
+	Top  *rtl.Top
+	Mem  *pcie.Memory
+	Up   *pcie.Link
+	Down *pcie.Link
+	RC   *pcie.RootComplex
+
+	src  *source
+	sink *sink
+
+	// Watchdog is the number of cycles without a result after which Run
+	// gives up and names the stuck units (0: the default, 2 million).
+	Watchdog uint64
+}
+
+// New builds the bench.
+func New(cfg rtl.Config) (*Bench, error) {
+	e := sim.New()
+	mem := pcie.NewMemory()
+	top, err := rtl.New(cfg, e, mem)
+	if err != nil {
+		return nil, err
+	}
+	b := &Bench{Eng: e, Top: top, Mem: mem}
+	d := cfg.FIFODepth
+	upOut := sim.NewChan[pcie.TLP](e, "pcie.up_out", d, 1)
+	downIn := sim.NewChan[pcie.TLP](e, "pcie.down_in", d, 1)
+	b.Up = pcie.NewLink(e, "pcie.up", cfg.PCIe.Link(), top.Tx, upOut)
+	b.RC = pcie.NewRootComplex(e, "host", cfg.PCIe.RootComplex(), mem, upOut, downIn)
+	b.Down = pcie.NewLink(e, "pcie.down", cfg.PCIe.Link(), downIn, top.Rx)
+	b.src = &source{out: top.In}
+	b.sink = &sink{in: top.Out}
+	e.Add(b.Up, b.RC, b.Down, b.src, b.sink)
+	return b, nil
+}
+
+// Load declares the scenario's QPs and creates its initial MKeys. A key
+// that CREATE_MKEY refuses is a scenario error naming mkeys[i].
+func (b *Bench) Load(sc *scenario.Scenario) error {
+	for _, qp := range sc.QPs {
+		b.Top.AddQP(qp)
+	}
+	for i := range sc.MKeys {
+		if _, err := b.Top.Create(&sc.MKeys[i]); err != nil {
+			return &scenario.Error{Path: fmt.Sprintf("mkeys[%d]", i), Msg: err.Error()}
+		}
+	}
+	return nil
+}
+
+// Run streams ops through the model until every result is out. progress,
+// if not nil, is called now and then with the results so far.
+func (b *Bench) Run(ops []scenario.Op, progress func(done int)) ([]scenario.Result, error) {
+	b.src.ops, b.src.next = ops, 0
+	b.sink.results = make([]scenario.Result, 0, len(ops))
+	limit := b.Watchdog
+	if limit == 0 {
+		limit = 2_000_000
+	}
+	last, lastN := b.Eng.Now(), 0
+	for len(b.sink.results) < len(ops) {
+		busy := b.Eng.Step()
+		if !busy {
+			b.Eng.SkipIdle()
+		}
+		if n := len(b.sink.results); n != lastN {
+			lastN, last = n, b.Eng.Now()
+			if progress != nil && n%4096 == 0 {
+				progress(n)
+			}
+		} else if b.Eng.Now()-last > limit {
+			return b.sink.results, fmt.Errorf("watchdog: no result for %d cycles at cycle %d (%d of %d done): %s",
+				limit, b.Eng.Now(), lastN, len(ops), b.Stuck())
+		}
+	}
+	if progress != nil {
+		progress(len(b.sink.results))
+	}
+	return b.sink.results, nil
+}
+
+// Stuck describes where work sits: every channel holding payloads and the
+// units around it, first in data-flow order.
+func (b *Bench) Stuck() string {
+	var parts []string
+	for _, p := range b.Eng.Ports() {
+		if p.Len() > 0 {
+			parts = append(parts, fmt.Sprintf("%s holds %d/%d", p.Name(), p.Len(), p.Cap()))
+		}
+	}
+	if b.Top.InFlight() > 0 {
+		parts = append(parts, fmt.Sprintf("top ROB holds %d: %s", b.Top.InFlight(), b.Top.Dump()))
+	}
+	if n := b.Top.Cache.MSHRsInUse(); n > 0 {
+		parts = append(parts, fmt.Sprintf("mptcache has %d MSHRs waiting", n))
+	}
+	if st := b.Top.MTT.State(); st != 0 {
+		parts = append(parts, fmt.Sprintf("mttwalk is in state %v", mttwalkStateName(st)))
+	}
+	if n := b.Top.Req.TagsInUse(); n > 0 {
+		parts = append(parts, fmt.Sprintf("pcie requester has %d tags in use", n))
+	}
+	if n := b.Top.KLM.InUse(); n > 0 {
+		parts = append(parts, fmt.Sprintf("klmwalk has %d contexts busy and %d credits", n, b.Top.KLM.Credits()))
+	}
+	if len(parts) == 0 {
+		return "nothing is held anywhere"
+	}
+	return "stuck unit: " + parts[0] + "; " + strings.Join(parts[1:], "; ")
+}
+
+// source feeds operations into the model as fast as it takes them.
+type source struct {
+	out  *sim.Chan[rtl.Op]
+	ops  []scenario.Op
+	next int
+}
+
+func (s *source) Name() string { return "tb.source" }
+
+func (s *source) Eval(now uint64) bool {
+	if s.next < len(s.ops) && s.out.Ready() {
+		s.out.Push(rtl.Op{Seq: s.next, Op: &s.ops[s.next]})
+		s.next++
+	}
+	return s.next < len(s.ops)
+}
+
+func (s *source) Commit() {}
+
+// sink collects results.
+type sink struct {
+	in      *sim.Chan[scenario.Result]
+	results []scenario.Result
+}
+
+func (s *sink) Name() string { return "tb.sink" }
+
+func (s *sink) Eval(now uint64) bool {
+	if s.in.Valid() {
+		s.results = append(s.results, *s.in.Peek())
+		s.in.Pop()
+	}
+	return false
+}
+
+func (s *sink) Commit() {}
+
+func mttwalkStateName(s mttwalk.State) string { return mttwalk.StateNames()[uint64(s)] }

@@ -1,0 +1,175 @@
+package tb
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"mkeysim/ref"
+	"mkeysim/rtl"
+	"mkeysim/scenario"
+)
+
+// runBoth runs a scenario through the clocked model and the golden model
+// and fails on the first difference.
+func runBoth(t testing.TB, name string, sc *scenario.Scenario, cfg rtl.Config, tweak func(*Bench)) []scenario.Result {
+	t.Helper()
+	want, err := ref.Run(sc, ref.Config{MaxIndirection: cfg.KLM.MaxIndirection})
+	if err != nil {
+		t.Fatalf("%s: golden model: %v", name, err)
+	}
+	b, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tweak != nil {
+		tweak(b)
+	}
+	if err := b.Load(sc); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	got, err := b.Run(sc.Ops, nil)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d results, want %d", name, len(got), len(want))
+	}
+	for i := range want {
+		if d := scenario.Diff(&got[i], &want[i]); d != "" {
+			t.Fatalf("%s: clocked model differs from the golden model: %s", name, d)
+		}
+		if !got[i].HasCycle || i > 0 && got[i].Cycle < got[i-1].Cycle {
+			t.Fatalf("%s: seq %d completes at cycle %d, before seq %d", name, i, got[i].Cycle, i-1)
+		}
+	}
+	return got
+}
+
+// TestConformance replays the shared conformance scenarios through the
+// clocked model and compares with the expected lines.
+func TestConformance(t *testing.T) {
+	files, _ := filepath.Glob("../../shared/conformance/*.json")
+	if len(files) == 0 {
+		t.Skip("no shared conformance scenarios beside the repository")
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			sc, err := scenario.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := runBoth(t, f, sc, rtl.DefaultConfig(), nil)
+			data, err := os.ReadFile(strings.TrimSuffix(f, ".json") + ".expected.jsonl")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := scenario.ReadResults(bytes.NewReader(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range want {
+				if d := scenario.Diff(&got[i], &want[i]); d != "" {
+					t.Fatalf("expected file: %s", d)
+				}
+			}
+		})
+	}
+}
+
+// TestExamples runs every example scenario through both models.
+func TestExamples(t *testing.T) {
+	files, _ := filepath.Glob("../examples/*.json")
+	for _, f := range files {
+		sc, err := scenario.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runBoth(t, f, sc, rtl.DefaultConfig(), nil)
+	}
+}
+
+// smallConfigs are geometries that stress the pipeline: tiny caches,
+// shallow FIFOs, few tags and credits, long and short links.
+func smallConfigs() map[string]rtl.Config {
+	out := map[string]rtl.Config{"default": rtl.DefaultConfig()}
+	c := rtl.DefaultConfig()
+	c.FIFODepth, c.ROBEntries = 1, 2
+	c.MKCCache.Sets, c.MKCCache.Ways, c.MKCCache.MSHRs, c.MKCCache.LoopMSHRs = 1, 1, 2, 1
+	c.MTT.Cache.Sets, c.MTT.Cache.Ways = 1, 1
+	c.KLM.Cache.Sets, c.KLM.Cache.Ways = 1, 1
+	c.KLM.Contexts, c.KLM.NestedContexts, c.KLM.LoopCredits = 2, 1, 1
+	out["tiny"] = c
+	c = rtl.DefaultConfig()
+	c.MKCCache.Replacement = "random"
+	c.ROBEntries, c.StageLat = 256, 3
+	out["wide-random"] = c
+	return out
+}
+
+// TestRandomWorkloads runs constrained-random scenarios, in several
+// geometries, through both models.
+func TestRandomWorkloads(t *testing.T) {
+	n := 20_000
+	if testing.Short() {
+		n = 2_000
+	}
+	for name, cfg := range smallConfigs() {
+		for seed := int64(1); seed <= 3; seed++ {
+			w := DefaultWorkload()
+			w.Seed, w.Keys, w.Accesses = seed, 300, n
+			sc := Generate(w)
+			t.Logf("%s seed %d: %d operations", name, seed, len(sc.Ops))
+			runBoth(t, name, sc, cfg, nil)
+		}
+	}
+}
+
+// TestMillionOps is the issue's acceptance run: a million random
+// operations over thousands of keys, all modes, commands interleaved.
+func TestMillionOps(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a million operations: not in -short")
+	}
+	w := DefaultWorkload()
+	w.Seed, w.Keys, w.Accesses = 7, 4000, 1_000_000
+	sc := Generate(w)
+	runBoth(t, "million", sc, rtl.DefaultConfig(), nil)
+}
+
+// TestTickOrderIndependent runs one workload with the components
+// evaluated in a different random order every cycle, with and without idle
+// skipping: every result and every completion cycle must be the same.
+func TestTickOrderIndependent(t *testing.T) {
+	w := DefaultWorkload()
+	w.Keys, w.Accesses = 200, 3000
+	sc := Generate(w)
+	cfg := rtl.DefaultConfig()
+	base := runBoth(t, "in order", sc, cfg, nil)
+	for _, seed := range []int64{1, 2, 3} {
+		got := runBoth(t, "shuffled", sc, cfg, func(b *Bench) { b.Eng.Shuffle(seed); b.Eng.NoSkip = seed == 2 })
+		for i := range base {
+			if got[i].Cycle != base[i].Cycle {
+				t.Fatalf("shuffle seed %d: seq %d completes at cycle %d, in order at %d", seed, i, got[i].Cycle, base[i].Cycle)
+			}
+		}
+	}
+}
+
+// TestGenerateDeterministic: the same workload seed gives the same
+// scenario, operation for operation.
+func TestGenerateDeterministic(t *testing.T) {
+	w := DefaultWorkload()
+	w.Keys, w.Accesses = 100, 5000
+	a, b := Generate(w), Generate(w)
+	if len(a.Ops) != len(b.Ops) || len(a.MKeys) != len(b.MKeys) {
+		t.Fatalf("seed %d: %d/%d ops, %d/%d keys", w.Seed, len(a.Ops), len(b.Ops), len(a.MKeys), len(b.MKeys))
+	}
+	for i := range a.Ops {
+		if a.Ops[i].Kind != b.Ops[i].Kind || a.Ops[i].Access != b.Ops[i].Access || a.Ops[i].Key != b.Ops[i].Key {
+			t.Fatalf("seed %d: op %d differs", w.Seed, i)
+		}
+	}
+}

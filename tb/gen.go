@@ -1,0 +1,274 @@
+package tb
+
+import (
+	"math/rand"
+	"slices"
+
+	"mkeysim/prm"
+	"mkeysim/scenario"
+)
+
+// Workload describes a constrained-random scenario.
+type Workload struct {
+	Seed     int64 `toml:"seed" json:"seed" help:"seed of the random workload"`
+	Keys     int   `toml:"keys" json:"keys" help:"memory keys created before the first access (mixed modes and page sizes)"` // memory regions and windows created up front
+	Accesses int   `toml:"accesses" json:"accesses" help:"access operations in the default workload"`                        // access operations
+	// Per thousand operations: UMRs, invalidations (local and remote, each
+	// followed later by a UMR that re-enables the key), queries.
+	UMRPerMille   int `toml:"umr_per_mille" json:"umr_per_mille" help:"UMR commands per thousand operations"`
+	InvalPerMille int `toml:"inval_per_mille" json:"inval_per_mille" help:"local/remote invalidations per thousand operations"`
+	QueryPerMille int `toml:"query_per_mille" json:"query_per_mille" help:"QUERY_MKEY commands per thousand operations"`
+	// BadPerMille is the share of accesses made to fail on purpose (wrong
+	// variant, PD, range, rights).
+	BadPerMille int `toml:"bad_per_mille" json:"bad_per_mille" help:"accesses per thousand made to fail on purpose"`
+}
+
+// DefaultWorkload is the default run: 1024 keys of mixed modes and page
+// sizes and 100k accesses with UMR and invalidation traffic.
+func DefaultWorkload() Workload {
+	return Workload{Seed: 1, Keys: 1024, Accesses: 100_000, UMRPerMille: 10, InvalPerMille: 5, QueryPerMille: 1, BadPerMille: 50}
+}
+
+// key is what the generator remembers of a key it made.
+type genKey struct {
+	index   uint32
+	variant uint8
+	mkc     prm.MKC
+	mtt     int // entries, MTT keys
+	odp     bool
+	qpn     uint32 // QP whose PD matches (or the bound QP of a window)
+	freed   bool
+}
+
+// Generate builds a scenario from the workload.
+func Generate(w Workload) *scenario.Scenario {
+	g := &gen{r: rand.New(rand.NewSource(w.Seed)), w: w}
+	return g.build()
+}
+
+type gen struct {
+	r    *rand.Rand
+	w    Workload
+	sc   *scenario.Scenario
+	keys []*genKey
+	mtts []*genKey // MTT keys, for KLM entries and windows
+}
+
+var genQPs = []scenario.QP{
+	{QPN: 1, PD: 1}, {QPN: 2, PD: 1, RegUMR: true}, {QPN: 3, PD: 2}, {QPN: 4, PD: 2},
+}
+
+func (g *gen) build() *scenario.Scenario {
+	g.sc = &scenario.Scenario{QPs: genQPs}
+	n := max(g.w.Keys, 8)
+	for i := 0; i < n; i++ {
+		g.makeKey(uint32(i + 1))
+	}
+	var stalled []prm.Key // ODP keys that may have stalled accesses, in order
+	for a := 0; a < g.w.Accesses; {
+		x := g.r.Intn(1000)
+		switch {
+		case x < g.w.UMRPerMille:
+			g.umr()
+		case x < g.w.UMRPerMille+g.w.InvalPerMille:
+			g.invalidate()
+		case x < g.w.UMRPerMille+g.w.InvalPerMille+g.w.QueryPerMille:
+			k := g.keys[g.r.Intn(len(g.keys))]
+			g.sc.Ops = append(g.sc.Ops, scenario.Op{Kind: scenario.OpQueryMKey, Index: k.index})
+		default:
+			op, k := g.access()
+			g.sc.Ops = append(g.sc.Ops, op)
+			a++
+			if k != nil && k.odp && op.Access.Len > 0 && !slices.Contains(stalled, op.Access.Key) {
+				stalled = append(stalled, op.Access.Key)
+			}
+			if len(stalled) > 0 && g.r.Intn(50) == 0 {
+				g.sc.Ops = append(g.sc.Ops, scenario.Op{Kind: scenario.OpPageFaultResume, Key: stalled[0], OK: g.r.Intn(4) != 0})
+				stalled = stalled[1:]
+			}
+		}
+	}
+	return g.sc
+}
+
+var pageLogs = []uint8{12, 12, 12, 13, 16, 21}
+
+func (g *gen) makeKey(index uint32) {
+	r := g.r
+	k := &genKey{index: index, variant: uint8(r.Intn(256))}
+	qp := genQPs[r.Intn(len(genQPs))]
+	k.qpn = qp.QPN
+	m := prm.MKC{QPN: prm.QPNNone, Variant: k.variant, PD: qp.PD, UMREn: true, LR: true, LW: true,
+		RR: r.Intn(8) != 0, RW: r.Intn(8) != 0, A: r.Intn(4) != 0, EnRinval: r.Intn(2) == 0}
+	spec := scenario.MKey{Index: index, HasIndex: true, PgAccess: true}
+	x := r.Intn(100)
+	switch {
+	case x < 55 || len(g.mtts) < 4:
+		m.AccessMode = prm.ModeMTT
+		m.LogEntitySize = pageLogs[r.Intn(len(pageLogs))]
+		p := uint64(1) << m.LogEntitySize
+		m.StartAddr = uint64(r.Int63n(1<<46)) &^ 7
+		if r.Intn(4) == 0 {
+			m.StartAddr &^= p - 1
+		}
+		pages := 1 + r.Intn(16)
+		whole := uint64(pages)*p - m.StartAddr%p
+		m.Len = whole - uint64(r.Int63n(int64(whole/2)))
+		need := int((m.StartAddr%p + m.Len + p - 1) / p)
+		k.odp = r.Intn(16) == 0
+		for i := 0; i < need; i++ {
+			e := prm.MTTEntry{PTag: uint64(r.Int63n(1<<50)) &^ (p - 1), RdEn: true, WrEn: true}
+			if k.odp && r.Intn(3) == 0 {
+				e.RdEn, e.WrEn = false, false
+			} else if r.Intn(40) == 0 {
+				e.WrEn = false
+			}
+			spec.MTT = append(spec.MTT, e)
+		}
+		k.mtt = need
+		spec.ODP = k.odp
+		g.mtts = append(g.mtts, k)
+	case x < 65:
+		m.AccessMode = prm.ModePA
+		m.StartAddr, m.Len = uint64(r.Int63n(1<<48)), uint64(1+r.Intn(1<<20))
+	case x < 70:
+		m.AccessMode = prm.ModeSWICM
+		m.StartAddr, m.Len = uint64(r.Int63n(1<<48)), uint64(1+r.Intn(1<<20))
+	case x < 73:
+		m.AccessMode = prm.ModeMEMIC
+		m.StartAddr, m.Len = uint64(r.Int63n(1<<20)), uint64(1+r.Intn(1<<16))
+	case x < 88:
+		// Variable KLM over pieces of MTT keys of the same PD.
+		m.AccessMode = prm.ModeKLM
+		m.StartAddr = uint64(r.Int63n(1 << 40))
+		for i, n := 0, 1+r.Intn(6); i < n; i++ {
+			t := g.mtts[r.Intn(len(g.mtts))]
+			bc := uint64(1 + r.Intn(int(min(t.mkc.Len, 1<<16))))
+			off := uint64(r.Int63n(int64(t.mkc.Len - bc + 1)))
+			if r.Intn(10) == 0 {
+				bc = 0
+			}
+			spec.KLM = append(spec.KLM, prm.KLMEntry{ByteCount: uint32(bc), MKey: prm.MakeKey(t.index, t.variant), Address: t.mkc.StartAddr + off})
+			m.Len += bc
+		}
+	case x < 94:
+		m.AccessMode = prm.ModeFixedBufferSize
+		m.LogEntitySize = 12
+		m.StartAddr = uint64(r.Int63n(1<<40)) &^ 4095
+		for i, n := 0, 1+r.Intn(6); i < n; i++ {
+			t := g.mtts[r.Intn(len(g.mtts))]
+			off := uint64(r.Int63n(int64(t.mkc.Len)))
+			spec.KLM = append(spec.KLM, prm.KLMEntry{MKey: prm.MakeKey(t.index, t.variant), Address: t.mkc.StartAddr + off})
+			m.Len += 4096
+		}
+	default:
+		// A type 2 memory window over part of an MTT key, bound to a QP.
+		t := g.mtts[r.Intn(len(g.mtts))]
+		m.AccessMode = prm.ModeKLM
+		off := uint64(r.Int63n(int64(t.mkc.Len)))
+		m.StartAddr = t.mkc.StartAddr + off
+		m.Len = t.mkc.Len - off
+		m.PD = t.mkc.PD
+		for _, q := range genQPs {
+			if q.PD == m.PD && r.Intn(2) == 0 {
+				m.QPN, k.qpn = q.QPN, q.QPN
+				break
+			}
+		}
+		spec.KLM = []prm.KLMEntry{{ByteCount: uint32(min(m.Len, 1<<31)), MKey: prm.MakeKey(t.index, t.variant), Address: m.StartAddr}}
+	}
+	if m.PD != qp.PD && m.QPN == prm.QPNNone {
+		for _, q := range genQPs {
+			if q.PD == m.PD {
+				k.qpn = q.QPN
+			}
+		}
+	}
+	m.TranslationsOctwordSize = scenario.OctwordsFor(len(spec.MTT), len(spec.KLM))
+	if r.Intn(8) == 0 {
+		m.TranslationsOctwordSize += 4 // room for UMRs past the end
+	}
+	spec.MKC = m
+	k.mkc = m
+	g.keys = append(g.keys, k)
+	g.sc.MKeys = append(g.sc.MKeys, spec)
+}
+
+var accessTypes = []prm.AccessType{prm.LocalRead, prm.LocalRead, prm.LocalWrite, prm.RemoteRead, prm.RemoteWrite, prm.RemoteAtomic}
+var lengths = []uint32{1, 8, 64, 100, 512, 4096, 9000}
+
+// access makes an access, mostly one that should pass.
+func (g *gen) access() (scenario.Op, *genKey) {
+	r := g.r
+	k := g.keys[r.Intn(len(g.keys))]
+	a := scenario.Access{QPN: k.qpn, Key: prm.MakeKey(k.index, k.variant), Type: accessTypes[r.Intn(len(accessTypes))]}
+	a.Len = lengths[r.Intn(len(lengths))]
+	if r.Intn(200) == 0 {
+		a.Len = 0
+	}
+	if a.Type == prm.RemoteAtomic {
+		a.Len = 8
+	}
+	span := k.mkc.Len
+	if uint64(a.Len) > span {
+		a.Len = uint32(span)
+	}
+	a.Addr = k.mkc.StartAddr + uint64(r.Int63n(int64(span-uint64(a.Len)+1)))
+	if a.Type == prm.RemoteAtomic {
+		a.Addr &^= 7
+	}
+	if r.Intn(1000) < g.w.BadPerMille {
+		switch r.Intn(5) {
+		case 0:
+			a.Key ^= 1
+		case 1:
+			a.QPN = genQPs[r.Intn(len(genQPs))].QPN
+		case 2:
+			a.Addr += k.mkc.Len
+		case 3:
+			a.Key = prm.MakeKey(uint32(len(g.keys)+1+r.Intn(100)), 0)
+		case 4:
+			a.Addr = k.mkc.StartAddr - 1
+		}
+	}
+	return scenario.Op{Kind: scenario.OpAccess, Access: a}, k
+}
+
+// umr rewrites part of an MTT key's list, or its rights, or re-enables an
+// invalidated key.
+func (g *gen) umr() {
+	r := g.r
+	k := g.keys[r.Intn(len(g.keys))]
+	u := scenario.UMR{QPN: k.qpn, Key: prm.MakeKey(k.index, k.variant)}
+	switch {
+	case k.freed:
+		u.Mask, u.Image.Free = prm.MaskFree, false
+		u.CheckFree = prm.CheckFreeIfFree
+		k.freed = false
+	case k.mkc.AccessMode == prm.ModeMTT && k.mtt > 0:
+		blocks := (k.mtt + 7) / 8
+		b := r.Intn(blocks)
+		u.Offset = uint64(b * 4)
+		p := uint64(1) << k.mkc.LogEntitySize
+		for i := 0; i < 8 && b*8+i < k.mtt; i++ {
+			u.MTT = append(u.MTT, prm.MTTEntry{PTag: uint64(r.Int63n(1<<50)) &^ (p - 1), RdEn: true, WrEn: r.Intn(10) != 0})
+		}
+	default:
+		u.Mask = prm.MaskRR | prm.MaskRW
+		u.Image.RR, u.Image.RW = r.Intn(2) == 0, r.Intn(2) == 0
+		k.mkc.RR, k.mkc.RW = u.Image.RR, u.Image.RW
+	}
+	g.sc.Ops = append(g.sc.Ops, scenario.Op{Kind: scenario.OpUMR, UMR: u})
+}
+
+// invalidate frees a key, locally or remotely.
+func (g *gen) invalidate() {
+	r := g.r
+	k := g.keys[r.Intn(len(g.keys))]
+	kind := scenario.OpLocalInvalidate
+	if r.Intn(2) == 0 {
+		kind = scenario.OpSendWithInvalidate
+	}
+	g.sc.Ops = append(g.sc.Ops, scenario.Op{Kind: kind, QPN: k.qpn, Key: prm.MakeKey(k.index, k.variant)})
+	k.freed = true
+}

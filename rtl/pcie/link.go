@@ -83,7 +83,9 @@ func (s *LinkStats) Total() TypeCount {
 // later: t + S + LatencyCycles with a latency-1 Out. The next TLP is taken
 // at t + S at the earliest, so back-to-back TLPs use the full bandwidth.
 // The link is in order and lossless; when Out is full, TLPs queue on the
-// wire and then stall the serializer (flow control).
+// wire (at most LatencyCycles+2 of them, standing for the receiver's
+// buffer) and then stall the serializer (flow control, counted in
+// StallCycles).
 //
 // While nothing is being serialized the link reports itself idle: TLPs in
 // flight sit in the wire channel, so the engine skips straight to their

@@ -47,7 +47,7 @@ type Top struct {
 
 	// Ops in, results out: the testbench's ports.
 	In  *sim.Chan[Op]
-	Out *sim.Chan[scenario.Result]
+	Out *sim.Chan[*scenario.Result]
 	// Tx and Rx carry TLPs to and from the PCIe link.
 	Tx, Rx *sim.Chan[pcie.TLP]
 
@@ -92,7 +92,7 @@ func New(cfg Config, e *sim.Engine, icm ICM) (*Top, error) {
 	d, l := cfg.FIFODepth, cfg.StageLat
 	t := &Top{cfg: cfg, eng: e, fw: newFirmware(icm, cfg.MKCCache.ICMBase), rob: make([]robEntry, cfg.ROBEntries)}
 	t.In = sim.NewChan[Op](e, "top.in", d, 1)
-	t.Out = sim.NewChan[scenario.Result](e, "top.out", d, 1)
+	t.Out = sim.NewChan[*scenario.Result](e, "top.out", d, 1)
 	t.Tx = sim.NewChan[pcie.TLP](e, "top.tx", d, 1)
 	t.Rx = sim.NewChan[pcie.TLP](e, "top.rx", d, 1)
 
@@ -226,7 +226,7 @@ func (t *Top) retire(now uint64) {
 	res := e.result(t.fw.odp)
 	res.Cycle, res.HasCycle = now, true
 	t.note(e, &res, now)
-	t.Out.Push(res)
+	t.Out.Push(&res)
 	t.free()
 }
 
@@ -309,8 +309,9 @@ func (t *Top) command(now uint64) {
 		t.rerun(now)
 	case cmdDone:
 		if t.Out.Ready() {
-			t.curRes.Cycle, t.curRes.HasCycle = now, true
-			t.Out.Push(t.curRes)
+			res := t.curRes
+			res.Cycle, res.HasCycle = now, true
+			t.Out.Push(&res)
 			t.cmd = cmdIdle
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"mkeysim/rtl"
-	"mkeysim/rtl/mttwalk"
 	"mkeysim/rtl/pcie"
 	"mkeysim/rtl/sim"
 	"mkeysim/scenario"
@@ -109,8 +108,8 @@ func (b *Bench) Stuck() string {
 	if n := b.Top.Cache.MSHRsInUse(); n > 0 {
 		parts = append(parts, fmt.Sprintf("mptcache has %d MSHRs waiting", n))
 	}
-	if st := b.Top.MTT.State(); st != 0 {
-		parts = append(parts, fmt.Sprintf("mttwalk is in state %v", mttwalkStateName(st)))
+	if n := b.Top.MTT.InUse(); n > 0 {
+		parts = append(parts, fmt.Sprintf("mttwalk has %d walkers busy", n))
 	}
 	if n := b.Top.Req.TagsInUse(); n > 0 {
 		parts = append(parts, fmt.Sprintf("pcie requester has %d tags in use", n))
@@ -145,7 +144,7 @@ func (s *source) Commit() {}
 
 // sink collects results.
 type sink struct {
-	in      *sim.Chan[scenario.Result]
+	in      *sim.Chan[*scenario.Result]
 	results []scenario.Result
 }
 
@@ -153,12 +152,10 @@ func (s *sink) Name() string { return "tb.sink" }
 
 func (s *sink) Eval(now uint64) bool {
 	if s.in.Valid() {
-		s.results = append(s.results, *s.in.Peek())
+		s.results = append(s.results, **s.in.Peek())
 		s.in.Pop()
 	}
 	return false
 }
 
 func (s *sink) Commit() {}
-
-func mttwalkStateName(s mttwalk.State) string { return mttwalk.StateNames()[uint64(s)] }

@@ -21,12 +21,17 @@ type Workload struct {
 	// BadPerMille is the share of accesses made to fail on purpose (wrong
 	// variant, PD, range, rights).
 	BadPerMille int `toml:"bad_per_mille" json:"bad_per_mille" help:"accesses per thousand made to fail on purpose"`
+	// Locality: HotPerMille of the accesses go to the first HotKeys keys
+	// (a hot working set), the rest to any key.
+	HotKeys     int `toml:"hot_keys" json:"hot_keys" help:"size of the hot working set (the first keys created)"`
+	HotPerMille int `toml:"hot_per_mille" json:"hot_per_mille" help:"accesses per thousand that go to the hot working set"`
 }
 
 // DefaultWorkload is the default run: 1024 keys of mixed modes and page
 // sizes and 100k accesses with UMR and invalidation traffic.
 func DefaultWorkload() Workload {
-	return Workload{Seed: 1, Keys: 1024, Accesses: 100_000, UMRPerMille: 10, InvalPerMille: 5, QueryPerMille: 1, BadPerMille: 50}
+	return Workload{Seed: 1, Keys: 1024, Accesses: 100_000, UMRPerMille: 10, InvalPerMille: 5, QueryPerMille: 1, BadPerMille: 50,
+		HotKeys: 128, HotPerMille: 800}
 }
 
 // key is what the generator remembers of a key it made.
@@ -201,6 +206,9 @@ var lengths = []uint32{1, 8, 64, 100, 512, 4096, 9000}
 func (g *gen) access() (scenario.Op, *genKey) {
 	r := g.r
 	k := g.keys[r.Intn(len(g.keys))]
+	if hot := min(g.w.HotKeys, len(g.keys)); hot > 0 && r.Intn(1000) < g.w.HotPerMille {
+		k = g.keys[r.Intn(hot)]
+	}
 	a := scenario.Access{QPN: k.qpn, Key: prm.MakeKey(k.index, k.variant), Type: accessTypes[r.Intn(len(accessTypes))]}
 	a.Len = lengths[r.Intn(len(lengths))]
 	if r.Intn(200) == 0 {

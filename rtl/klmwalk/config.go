@@ -22,18 +22,18 @@ func DefaultConfig() Config {
 
 // Validate names the first bad parameter.
 func (c Config) Validate() error {
-	if err := c.Cache.Validate("klmwalk.cache."); err != nil {
+	if err := c.Cache.Validate("klm.cache."); err != nil {
 		return err
 	}
 	switch {
 	case c.Contexts < 2 || c.Contexts > 1024:
-		return fmt.Errorf("klmwalk.contexts = %d: want 2..1024", c.Contexts)
+		return fmt.Errorf("klm.contexts = %d: want 2..1024", c.Contexts)
 	case c.NestedContexts < 1 || c.NestedContexts >= c.Contexts:
-		return fmt.Errorf("klmwalk.nested_contexts = %d: want 1..contexts-1 (%d)", c.NestedContexts, c.Contexts-1)
+		return fmt.Errorf("klm.nested_contexts = %d: want 1..contexts-1 (%d)", c.NestedContexts, c.Contexts-1)
 	case c.LoopCredits < 1 || c.LoopCredits > 1024:
-		return fmt.Errorf("klmwalk.loop_credits = %d: want 1..1024", c.LoopCredits)
+		return fmt.Errorf("klm.loop_credits = %d: want 1..1024", c.LoopCredits)
 	case c.MaxIndirection < 0 || c.MaxIndirection > 255:
-		return fmt.Errorf("klmwalk.max_indirection = %d: want 0..255", c.MaxIndirection)
+		return fmt.Errorf("klm.max_indirection = %d: want 0..255", c.MaxIndirection)
 	}
 	return nil
 }

@@ -53,11 +53,11 @@ type Config struct {
 // loop, 8 targets per MSHR of which 1 is reserved for the loop, ICM at 0.
 func DefaultConfig() Config {
 	return Config{
-		Sets:        64,
+		Sets:        128,
 		Ways:        4,
 		Replacement: ReplLRU,
 		Seed:        1,
-		MSHRs:       8,
+		MSHRs:       16,
 		LoopMSHRs:   2,
 		Targets:     8,
 		LoopTargets: 1,

@@ -10,7 +10,7 @@ import (
 	"mkeysim/rtl/sim"
 )
 
-// State is the walker's FSM state.
+// State is a walker context's FSM state.
 type State uint8
 
 // The states.
@@ -37,163 +37,205 @@ type Ports struct {
 
 // Stats counts the walker's work.
 type Stats struct {
-	Cache  linecache.Stats `json:"cache"`
-	Pieces uint64          `json:"pieces"`
-	Pages  uint64          `json:"pages"`
-	Faults uint64          `json:"page_bit_misses"`
+	Cache   linecache.Stats `json:"cache"`
+	Pieces  uint64          `json:"pieces"`
+	Pages   uint64          `json:"pages"`
+	Faults  uint64          `json:"page_bit_misses"`
+	MaxBusy int             `json:"max_walkers_in_use"`
 }
 
-// Unit is the MTT walker.
+// walker is one piece being walked.
+type walker struct {
+	state State
+	w     bus.Walk
+	t     uint64 // bytes done
+	fetch uint64 // line being fetched
+	stale bool   // the fetch was invalidated while in flight
+}
+
+// Unit is the MTT walker: Walkers contexts share one MTT cache, one
+// output and one PCIe read port; each cycle one context translates one
+// page or starts one fetch.
 type Unit struct {
 	name  string
 	p     Ports
 	cache *linecache.Cache
+	ctx   []walker
+	busy  int
+	rr    int
 
-	state State
-	cur   bus.Walk
-	t     uint64 // bytes of cur done
-	fetch uint64 // line address being fetched
-	stale bool   // the fetch was invalidated while in flight
-	reqID uint32
-
-	pieces, pages, faults uint64
+	stats Stats
 	// strobes of this cycle, for waveforms
 	hit, miss, fill bool
+	state           State // the state of the context that acted, for waveforms
 }
 
 // New makes a walker; cfg must be valid.
 func New(name string, cfg Config, p Ports) *Unit {
-	return &Unit{name: name, p: p, cache: linecache.New(cfg.Cache)}
+	return &Unit{name: name, p: p, cache: linecache.New(cfg.Cache), ctx: make([]walker, cfg.Walkers)}
 }
 
 // Name is the unit's hierarchical name.
 func (u *Unit) Name() string { return u.name }
 
-// State is the current FSM state.
+// State summarises the unit for waveforms: PAGE when a context translated
+// a page this cycle, FETCH when contexts wait for lines only, else IDLE.
 func (u *Unit) State() State { return u.state }
 
-// Current is the piece being walked and the bytes done, for waveforms.
-func (u *Unit) Current() (*bus.Walk, uint64) { return &u.cur, u.t }
+// InUse is the number of busy contexts.
+func (u *Unit) InUse() int { return u.busy }
+
+// Current is context i's piece and bytes done, for waveforms.
+func (u *Unit) Current(i int) (State, *bus.Walk, uint64) {
+	return u.ctx[i].state, &u.ctx[i].w, u.ctx[i].t
+}
 
 // Strobes are this cycle's cache events.
 func (u *Unit) Strobes() (hit, miss, fill bool) { return u.hit, u.miss, u.fill }
 
 // Stats returns the counters.
 func (u *Unit) Stats() Stats {
-	return Stats{Cache: u.cache.Stats, Pieces: u.pieces, Pages: u.pages, Faults: u.faults}
+	s := u.stats
+	s.Cache = u.cache.Stats
+	return s
 }
 
-// Eval runs one cycle: invalidation, fill, then one page of the current
-// piece or the intake of the next.
+// Eval runs one cycle: invalidation, fill, intake, then one page of one
+// context.
 func (u *Unit) Eval(now uint64) bool {
 	u.hit, u.miss, u.fill = false, false, false
+	u.state = Idle
+	if u.busy > 0 {
+		u.state = Fetch
+	}
 	if u.p.Ctrl.Valid() && u.p.Ack.Ready() {
 		iv := u.p.Ctrl.Peek()
 		u.cache.Invalidate(iv.Lo, iv.Hi, iv.All)
-		if u.state == Fetch && (iv.All || u.fetch < iv.Hi && u.fetch+linecache.LineSize > iv.Lo) {
-			u.stale = true
+		for i := range u.ctx {
+			c := &u.ctx[i]
+			if c.state == Fetch && (iv.All || c.fetch < iv.Hi && c.fetch+linecache.LineSize > iv.Lo) {
+				c.stale = true
+			}
 		}
 		u.p.Ack.Push(bus.Ack{ID: iv.ID})
 		u.p.Ctrl.Pop()
 	}
-	switch u.state {
-	case Idle:
-		if !u.p.In.Valid() {
-			return false
-		}
-		u.cur = *u.p.In.Peek()
-		u.p.In.Pop()
-		u.t = 0
-		u.pieces++
-		u.state = Page
-		u.page()
-		return true
-	case Fetch:
-		if !u.p.MemResp.Valid() {
-			return false // the fill arrives on a channel, which wakes the engine
-		}
+	memUsed := false
+	if u.p.MemResp.Valid() {
 		r := u.p.MemResp.Peek()
-		if u.stale {
+		c := &u.ctx[int(r.ID)%len(u.ctx)]
+		switch {
+		case c.state != Fetch || c.fetch != r.Addr:
+			u.p.MemResp.Pop()
+		case c.stale:
 			// The data may predate the invalidation: fetch again.
 			if u.p.MemReq.Ready() {
-				u.reqID++
-				u.p.MemReq.Push(pcie.ReadReq{ID: u.reqID, Addr: u.fetch, Len: linecache.LineSize})
-				u.stale = false
+				u.p.MemReq.Push(pcie.ReadReq{ID: r.ID, Addr: c.fetch, Len: linecache.LineSize})
+				memUsed, c.stale = true, false
 				u.p.MemResp.Pop()
 			}
+		default:
+			if r.Status == pcie.SC {
+				u.cache.Fill(r.Addr, r.Data)
+				u.fill = true
+			}
+			// A failed read installs nothing; the context reads again.
+			c.state = Page
+			u.p.MemResp.Pop()
+		}
+	}
+	if u.p.In.Valid() {
+		for i := range u.ctx {
+			if u.ctx[i].state == Idle {
+				u.ctx[i] = walker{state: Page, w: *u.p.In.Peek()}
+				u.p.In.Pop()
+				u.busy++
+				u.stats.Pieces++
+				u.stats.MaxBusy = max(u.stats.MaxBusy, u.busy)
+				break
+			}
+		}
+	}
+	if u.busy == 0 {
+		return false
+	}
+	for k := range u.ctx {
+		i := (u.rr + k) % len(u.ctx)
+		if u.ctx[i].state == Page && u.page(i, &memUsed) {
+			u.rr = (i + 1) % len(u.ctx)
+			u.state = Page
 			return true
 		}
-		u.cache.Fill(r.Addr, r.Data)
-		u.fill = true
-		u.p.MemResp.Pop()
-		u.state = Page
-		return true
 	}
-	u.page()
-	return true
+	// Contexts waiting for lines or outputs wake on a channel.
+	return false
 }
 
-// page translates the next page of the current piece, if its line is
-// cached and the output is ready.
-func (u *Unit) page() {
-	w := &u.cur
+// page translates the next page of context i, or starts the fetch of its
+// line; it reports whether the context acted.
+func (u *Unit) page(id int, memUsed *bool) bool {
+	c := &u.ctx[id]
+	w := &c.w
 	m := &w.MKC
 	log := uint(m.LogEntitySize)
 	size := uint64(1) << log
 	d := w.Addr - m.StartAddr
 	b := m.StartAddr & (size - 1)
 	lo, c1 := bits.Add64(b, d, 0)
-	lo, c2 := bits.Add64(lo, u.t, 0)
+	lo, c2 := bits.Add64(lo, c.t, 0)
 	hi := c1 + c2
 	i := lo>>log | hi<<(64-log)
-	off := w.Offset + u.t
-	rest := w.Len - u.t
+	off := w.Offset + c.t
+	rest := w.Len - c.t
 	if hi>>log != 0 || i >= 2*uint64(m.TranslationsOctwordSize) {
-		u.finish(bus.Outcome{Tag: w.Tag, Offset: off, Len: rest, Status: prm.TranslationRange, Level: w.Level})
-		return
+		return u.finish(c, bus.Outcome{Tag: w.Tag, Offset: off, Len: rest, Status: prm.TranslationRange, Level: w.Level})
 	}
 	addr := m.MTTHandle + 8*i
 	data, ok := u.cache.Lookup(addr)
 	if !ok {
 		u.miss = true
-		if u.p.MemReq.Ready() {
-			u.fetch = addr &^ (linecache.LineSize - 1)
-			u.reqID++
-			u.p.MemReq.Push(pcie.ReadReq{ID: u.reqID, Addr: u.fetch, Len: linecache.LineSize})
-			u.state = Fetch
+		if *memUsed || !u.p.MemReq.Ready() {
+			return false
 		}
-		return
+		*memUsed = true
+		c.fetch = addr &^ (linecache.LineSize - 1)
+		u.p.MemReq.Push(pcie.ReadReq{ID: uint32(id), Addr: c.fetch, Len: linecache.LineSize})
+		c.state = Fetch
+		return true
 	}
 	u.hit = true
 	if !u.p.Done.Ready() {
-		return
+		return false
 	}
 	at := addr % linecache.LineSize
 	e := prm.DecodeMTTEntry(data[at : at+8])
 	pg := lo & (size - 1)
 	n := min(rest, size-pg)
-	u.pages++
+	u.stats.Pages++
 	if !w.Type.PageAllows(e) {
-		u.faults++
-		u.finish(bus.Outcome{Tag: w.Tag, Offset: off, Len: rest, Status: prm.PageAccess, Level: w.Level,
-			Missing: true, FaultKey: w.Key, FaultAddr: w.Addr + u.t})
-		return
+		u.stats.Faults++
+		return u.finish(c, bus.Outcome{Tag: w.Tag, Offset: off, Len: rest, Status: prm.PageAccess, Level: w.Level,
+			Missing: true, FaultKey: w.Key, FaultAddr: w.Addr + c.t})
 	}
 	u.p.Done.Push(bus.Outcome{Tag: w.Tag, Offset: off, Len: n, Status: prm.OK, Level: w.Level,
 		Seg: prm.Segment{Space: prm.SpaceDMA, Addr: e.PageBase(uint8(log)) + pg, Len: n}})
-	u.t += n
-	if u.t == w.Len {
-		u.state = Idle
+	c.t += n
+	if c.t == w.Len {
+		c.state = Idle
+		u.busy--
 	}
+	return true
 }
 
 // finish emits a failure covering the rest of the piece, if Done is ready.
-func (u *Unit) finish(o bus.Outcome) {
+func (u *Unit) finish(c *walker, o bus.Outcome) bool {
 	if !u.p.Done.Ready() {
-		return
+		return false
 	}
 	u.p.Done.Push(o)
-	u.state = Idle
+	c.state = Idle
+	u.busy--
+	return true
 }
 
 // Commit has nothing to latch: the walker's registers are its own and are

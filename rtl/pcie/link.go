@@ -105,6 +105,7 @@ type Link struct {
 
 	// staged this cycle
 	nHolding bool
+	latch    bool // the serializer registers change at this commit
 	nCur     TLP
 	nDoneAt  uint64
 	took     bool // a TLP was taken from In (count it)
@@ -145,18 +146,17 @@ func (l *Link) Eval(now uint64) bool {
 		l.Out.Push(*l.wire.Peek())
 		l.wire.Pop()
 	}
-	l.nHolding, l.nCur, l.nDoneAt = l.holding, l.cur, l.doneAt
-	l.took, l.stalled = false, false
+	l.latch, l.took, l.stalled = false, false, false
 	if l.holding {
 		if now >= l.doneAt {
 			if l.wire.Ready() {
 				l.wire.Push(l.cur)
-				l.nHolding, l.nCur = false, TLP{}
-			} else {
-				l.stalled = true
+				l.latch, l.nHolding, l.nCur, l.nDoneAt = true, false, TLP{}, 0
+				return false
 			}
+			l.stalled = true
 		}
-		return l.nHolding
+		return true
 	}
 	if !l.In.Valid() {
 		return false
@@ -169,7 +169,7 @@ func (l *Link) Eval(now uint64) bool {
 		l.wire.Push(t)
 		return false
 	}
-	l.nHolding, l.nCur, l.nDoneAt = true, t, now+uint64(s)-1
+	l.latch, l.nHolding, l.nCur, l.nDoneAt = true, true, t, now+uint64(s)-1
 	return true
 }
 
@@ -188,6 +188,8 @@ func (l *Link) Commit() {
 	if l.stalled {
 		l.stats.StallCycles++
 	}
-	l.holding, l.cur, l.doneAt = l.nHolding, l.nCur, l.nDoneAt
-	l.took, l.taken, l.stalled = false, TLP{}, false
+	if l.latch {
+		l.holding, l.cur, l.doneAt = l.nHolding, l.nCur, l.nDoneAt
+	}
+	l.took, l.stalled = false, false
 }

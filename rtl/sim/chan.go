@@ -123,17 +123,23 @@ func (c *Chan[T]) Each(f func(*T)) {
 
 func (c *Chan[T]) commit() {
 	if c.popped {
-		var zero T
-		c.buf[c.head].v = zero
-		c.head = (c.head + 1) % c.depth
+		// The slot keeps its old payload until overwritten: clearing it
+		// would cost a copy of the payload every cycle for nothing.
+		c.head++
+		if c.head == c.depth {
+			c.head = 0
+		}
 		c.n--
 		c.popped = false
 	}
 	if c.pushed {
-		c.buf[(c.head+c.n)%c.depth] = entry[T]{v: c.pushVal, at: c.clk.now + c.latency}
+		i := c.head + c.n
+		if i >= c.depth {
+			i -= c.depth
+		}
+		c.buf[i] = entry[T]{v: c.pushVal, at: c.clk.now + c.latency}
 		c.n++
-		var zero T
-		c.pushVal, c.pushed = zero, false
+		c.pushed = false
 	}
 	c.dirty = false
 }

@@ -15,7 +15,11 @@ type Config struct {
 	ROBEntries int    `toml:"rob_entries" json:"rob_entries" help:"reorder buffer entries: requests in flight at once"`             // requests in flight
 	FIFODepth  int    `toml:"fifo_depth" json:"fifo_depth" help:"depth of the channels between units"`                              // depth of the channels between units
 	StageLat   int    `toml:"stage_latency" json:"stage_latency" help:"latency in cycles of the channels between pipeline stages"`
-	CmdLatency int    `toml:"cmd_latency" json:"cmd_latency" help:"firmware cycles to execute one command before cache invalidation"` // firmware cycles per command
+	// OverlapInvalidate lets invalidations run while earlier accesses are
+	// still in flight, as hardware does; scenario order (the default)
+	// drains them first so results match the golden model line for line.
+	OverlapInvalidate bool `toml:"overlap_invalidate" json:"overlap_invalidate" help:"run LOCAL_INVALIDATE and SEND_WITH_INVALIDATE without draining earlier accesses (results may then leave out of order)"`
+	CmdLatency        int  `toml:"cmd_latency" json:"cmd_latency" help:"firmware cycles to execute one command before cache invalidation"` // firmware cycles per command
 
 	MKCCache mptcache.Config `toml:"mkc_cache" json:"mkc_cache"`
 	MTT      mttwalk.Config  `toml:"mtt" json:"mtt"`

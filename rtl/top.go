@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/hashicorp/go-hclog"
+
 	"mkeysim/prm"
 	"mkeysim/rtl/bus"
 	"mkeysim/rtl/klmwalk"
@@ -64,6 +66,8 @@ type Top struct {
 	ctrlKLM                  *sim.Chan[bus.Inval]
 	ackCheck, ackMTT, ackKLM *sim.Chan[bus.Ack]
 
+	log    hclog.Logger // named "top"; the firmware logs as "top.firmware"
+	fwLog  hclog.Logger
 	fw     *firmware
 	rob    []robEntry
 	head   int // oldest entry
@@ -85,12 +89,18 @@ type Top struct {
 }
 
 // New builds the model on engine e with ICM as its host memory backdoor.
-func New(cfg Config, e *sim.Engine, icm ICM) (*Top, error) {
+// log may be nil (no logging).
+func New(cfg Config, e *sim.Engine, icm ICM, log hclog.Logger) (*Top, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	d, l := cfg.FIFODepth, cfg.StageLat
-	t := &Top{cfg: cfg, eng: e, fw: newFirmware(icm, cfg.MKCCache.ICMBase), rob: make([]robEntry, cfg.ROBEntries)}
+	if log == nil {
+		log = hclog.NewNullLogger()
+	}
+	t := &Top{cfg: cfg, eng: e, fw: newFirmware(icm, cfg.MKCCache.ICMBase), rob: make([]robEntry, cfg.ROBEntries),
+		log: log.Named("top")}
+	t.fwLog = t.log.Named("firmware")
 	t.In = sim.NewChan[Op](e, "top.in", d, 1)
 	t.Out = sim.NewChan[*scenario.Result](e, "top.out", d, 1)
 	t.Tx = sim.NewChan[pcie.TLP](e, "top.tx", d, 1)
@@ -226,6 +236,9 @@ func (t *Top) retire(now uint64) {
 	res := e.result(t.fw.odp)
 	res.Cycle, res.HasCycle = now, true
 	t.note(e, &res, now)
+	if t.log.IsTrace() {
+		t.log.Trace("retire", "cycle", now, "seq", res.Seq, "status", res.Status, "segments", len(res.Segments), "latency", now-e.start)
+	}
 	t.Out.Push(&res)
 	t.free()
 }
@@ -294,7 +307,9 @@ func (t *Top) issue(seq int, a *scenario.Access, resume bool, now uint64) bool {
 func (t *Top) command(now uint64) {
 	switch t.cmd {
 	case cmdDrain:
-		if t.count == 0 {
+		k := t.cur.Op.Kind
+		overlap := t.cfg.OverlapInvalidate && (k == scenario.OpLocalInvalidate || k == scenario.OpSendWithInvalidate)
+		if t.count == 0 || overlap {
 			t.cmd, t.wait = cmdExec, now+uint64(t.cfg.CmdLatency)
 		}
 	case cmdExec:
@@ -347,9 +362,15 @@ func (t *Top) execute(now uint64) {
 	if r != nil {
 		res.Status, res.Reason = r.st, r.reason
 		t.cmd = cmdDone
+		if t.fwLog.IsDebug() {
+			t.fwLog.Debug("command refused", "cycle", now, "seq", t.cur.Seq, "op", op.Kind, "status", r.st, "reason", r.reason)
+		}
 		return
 	}
 	res.Status = prm.OK
+	if t.fwLog.IsDebug() {
+		t.fwLog.Debug("command done", "cycle", now, "seq", t.cur.Seq, "op", op.Kind)
+	}
 	if iv == nil {
 		t.cmd = cmdDone
 		return

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hashicorp/go-hclog"
+
 	"mkeysim/rtl"
 	"mkeysim/rtl/pcie"
 	"mkeysim/rtl/sim"
@@ -21,21 +23,27 @@ type Bench struct {
 
 	src  *source
 	sink *sink
+	log  hclog.Logger
 
 	// Watchdog is the number of cycles without a result after which Run
 	// gives up and names the stuck units (0: the default, 2 million).
 	Watchdog uint64
 }
 
-// New builds the bench.
-func New(cfg rtl.Config) (*Bench, error) {
+// New builds the bench. Logging goes to log's sub-loggers ("tb", "top",
+// "top.firmware"); nil logs nothing.
+func New(cfg rtl.Config, log ...hclog.Logger) (*Bench, error) {
 	e := sim.New()
 	mem := pcie.NewMemory()
-	top, err := rtl.New(cfg, e, mem)
+	l := hclog.NewNullLogger()
+	if len(log) > 0 && log[0] != nil {
+		l = log[0]
+	}
+	top, err := rtl.New(cfg, e, mem, l)
 	if err != nil {
 		return nil, err
 	}
-	b := &Bench{Eng: e, Top: top, Mem: mem}
+	b := &Bench{Eng: e, Top: top, Mem: mem, log: l.Named("tb")}
 	d := cfg.FIFODepth
 	upOut := sim.NewChan[pcie.TLP](e, "pcie.up_out", d, 1)
 	downIn := sim.NewChan[pcie.TLP](e, "pcie.down_in", d, 1)
@@ -83,6 +91,7 @@ func (b *Bench) Run(ops []scenario.Op, progress func(done int)) ([]scenario.Resu
 				progress(n)
 			}
 		} else if b.Eng.Now()-last > limit {
+			b.log.Error("watchdog", "cycle", b.Eng.Now(), "done", lastN, "of", len(ops), "where", b.Stuck())
 			return b.sink.results, fmt.Errorf("watchdog: no result for %d cycles at cycle %d (%d of %d done): %s",
 				limit, b.Eng.Now(), lastN, len(ops), b.Stuck())
 		}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/schollz/progressbar/v3"
 
 	"mkeysim/config"
@@ -52,6 +53,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&rf.stats, "stats", "", "write the run's statistics as JSON to this file")
 	fs.BoolVar(&rf.check, "check", true, "check every result against the golden model")
 	fs.BoolVar(&rf.quiet, "quiet", false, "no progress bar and no summary")
+	logLevel := fs.String("log-level", "warn", "log level on standard error: trace, debug, info, warn, error or off")
 	rf.wave.register(fs)
 	// Model parameters: parse the config file first, then let flags
 	// override it, so scan the arguments for -config before registering.
@@ -93,7 +95,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 
-	bench, err := tb.New(cfg.Model)
+	level := hclog.LevelFromString(*logLevel)
+	if level == hclog.NoLevel {
+		fmt.Fprintf(stderr, "mkeysim run: -log-level %q: want trace, debug, info, warn, error or off\n", *logLevel)
+		return exitUsage
+	}
+	logger := hclog.New(&hclog.LoggerOptions{Name: "mkeysim", Level: level, Output: stderr, DisableTime: true})
+	bench, err := tb.New(cfg.Model, logger)
 	if err != nil {
 		fmt.Fprintln(stderr, "mkeysim run:", err)
 		return exitUsage

@@ -1,0 +1,70 @@
+package tb
+
+import (
+	"sort"
+	"testing"
+
+	"mkeysim/prm"
+	"mkeysim/rtl"
+	"mkeysim/scenario"
+)
+
+// TestInvalidateInFlight shows the in-flight rule of translation.md 3.2:
+// an access that passed its key check before an invalidation completes on
+// the old mapping; one that starts after the invalidation's completion
+// fails. The model is driven directly with overlapping invalidation, not
+// through scenario order.
+func TestInvalidateInFlight(t *testing.T) {
+	cfg := rtl.DefaultConfig()
+	cfg.OverlapInvalidate = true
+	b, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := prm.MakeKey(5, 0x33)
+	mkc := prm.MKC{AccessMode: prm.ModeMTT, QPN: prm.QPNNone, Variant: 0x33, PD: 1, LR: true, LW: true,
+		StartAddr: 0x10000, Len: 64 << 12, LogEntitySize: 12, TranslationsOctwordSize: 32}
+	var mtt []prm.MTTEntry
+	for i := 0; i < 64; i++ {
+		mtt = append(mtt, prm.MTTEntry{PTag: 0x4000_0000 + uint64(i)<<12, RdEn: true, WrEn: true})
+	}
+	sc := &scenario.Scenario{
+		QPs:   []scenario.QP{{QPN: 1, PD: 1}},
+		MKeys: []scenario.MKey{{Index: 5, HasIndex: true, MKC: mkc, MTT: mtt, PgAccess: true}},
+	}
+	if err := b.Load(sc); err != nil {
+		t.Fatal(err)
+	}
+	acc := func(page int) scenario.Op {
+		return scenario.Op{Kind: scenario.OpAccess, Access: scenario.Access{QPN: 1, Key: key,
+			Addr: 0x10000 + uint64(page)<<12, Len: 64, Type: prm.LocalRead}}
+	}
+	ops := []scenario.Op{
+		acc(0),                                 // warms the MKC cache (and the first MTT line)
+		{Kind: scenario.OpQueryMKey, Index: 5}, // a command: waits until acc(0) is done
+		acc(40),                                // hits the MKC, passes the key check, misses in the MTT cache: in flight
+		{Kind: scenario.OpLocalInvalidate, QPN: 1, Key: key},
+		acc(2), // starts after the invalidation's completion
+	}
+	got, err := b.Run(ops, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Slice(got, func(i, j int) bool { return got[i].Seq < got[j].Seq })
+	inflight, inval, after := got[2], got[3], got[4]
+	if inflight.Status != prm.OK || len(inflight.Segments) != 1 || inflight.Segments[0].Addr != 0x4000_0000+40<<12 {
+		t.Fatalf("the access in flight did not complete on the old mapping: %+v", inflight)
+	}
+	if inval.Status != prm.OK {
+		t.Fatalf("invalidation: %v", inval.Status)
+	}
+	if !(inval.Cycle < inflight.Cycle) {
+		t.Fatalf("the invalidation (cycle %d) did not overlap the access in flight (cycle %d): the test shows nothing", inval.Cycle, inflight.Cycle)
+	}
+	if after.Status != prm.MKeyFree {
+		t.Fatalf("an access after the invalidation's completion got %v, want MKEY_FREE", after.Status)
+	}
+	if after.Cycle <= inval.Cycle {
+		t.Fatalf("the later access completed at %d, before the invalidation at %d", after.Cycle, inval.Cycle)
+	}
+}

@@ -19,33 +19,33 @@ const (
 type Config struct {
 	// Sets is the number of sets, a power of two; the set of MKey index i
 	// is i mod Sets.
-	Sets int `toml:"sets" json:"sets"`
+	Sets int `toml:"sets" json:"sets" help:"MKC cache sets (a power of two); entries = sets x ways, 64 bytes each"`
 	// Ways is the associativity.
-	Ways int `toml:"ways" json:"ways"`
+	Ways int `toml:"ways" json:"ways" help:"MKC cache ways per set"`
 	// Replacement picks the victim way when a fill finds its set full:
 	// ReplLRU or ReplRandom. An invalid way is always used first.
-	Replacement string `toml:"replacement" json:"replacement"`
+	Replacement string `toml:"replacement" json:"replacement" help:"replacement policy: lru or random"`
 	// Seed seeds the PRNG of ReplRandom, so that runs are reproducible.
-	Seed uint64 `toml:"seed" json:"seed"`
+	Seed uint64 `toml:"seed" json:"seed" help:"seed of the random replacement policy"`
 	// MSHRs is the number of miss status holding registers, that is of
 	// distinct MKey indexes that may miss at once; it is also the number
 	// of MKC reads in flight (an MSHR's ID is its read's ID).
-	MSHRs int `toml:"mshrs" json:"mshrs"`
+	MSHRs int `toml:"mshrs" json:"mshrs" help:"miss status holding registers: distinct MKC misses in flight"`
 	// LoopMSHRs of the MSHRs are reserved for misses of loop-back pieces:
 	// pieces from In may allocate only while fewer than MSHRs-LoopMSHRs
 	// are in use.
-	LoopMSHRs int `toml:"loop_mshrs" json:"loop_mshrs"`
+	LoopMSHRs int `toml:"loop_mshrs" json:"loop_mshrs" help:"MSHRs reserved for KLM loop-back lookups (deadlock freedom)"`
 	// Targets is the number of pieces one MSHR holds (the primary miss and
 	// the secondary misses merged into it).
-	Targets int `toml:"targets" json:"targets"`
+	Targets int `toml:"targets" json:"targets" help:"requests waiting on one MSHR"`
 	// LoopTargets of each MSHR's Targets are reserved for loop-back pieces:
 	// pieces from In may merge only while the MSHR holds fewer than
 	// Targets-LoopTargets level-0 pieces. Like LoopMSHRs, this keeps a
 	// loop piece from ever waiting behind level-0 traffic.
-	LoopTargets int `toml:"loop_targets" json:"loop_targets"`
+	LoopTargets int `toml:"loop_targets" json:"loop_targets" help:"targets per MSHR reserved for loop-back lookups"`
 	// ICMBase is the host address of MKC 0: MKC i is the 64 bytes at
 	// ICMBase + 64*i. It must be 64-byte aligned.
-	ICMBase uint64 `toml:"icm_base" json:"icm_base"`
+	ICMBase uint64 `toml:"icm_base" json:"icm_base" help:"host address of MKC 0 in the ICM (MKC i at icm_base + 64 i)"`
 }
 
 // DefaultConfig returns the default parameters: 64 sets of 4 ways (256

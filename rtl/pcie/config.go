@@ -24,32 +24,32 @@ type Config struct {
 	// Tags is the number of read tags of the device, so the bound on MRd
 	// TLPs in flight: 1..256 (5- or 8-bit tags) or 257..768 (10-bit tags,
 	// which use the values with tag bits 9:8 not 00b).
-	Tags int `toml:"tags" json:"tags"`
+	Tags int `toml:"tags" json:"tags" help:"PCIe read tags: reads in flight"`
 	// MaxReadRequest is the device's Max_Read_Request_Size in bytes: a
 	// power of two, 128..4096.
-	MaxReadRequest int `toml:"max_read_request" json:"max_read_request"`
+	MaxReadRequest int `toml:"max_read_request" json:"max_read_request" help:"Max_Read_Request_Size in bytes (128..4096, a power of two)"`
 	// MaxPayload is the Max_Payload_Size in bytes, bounding every TLP's
 	// payload, completions included: a power of two, 128..4096.
-	MaxPayload int `toml:"max_payload" json:"max_payload"`
+	MaxPayload int `toml:"max_payload" json:"max_payload" help:"Max_Payload_Size in bytes (128..4096, a power of two)"`
 	// RCB is the root port's Read Completion Boundary in bytes: 64 or 128.
-	RCB int `toml:"rcb" json:"rcb"`
+	RCB int `toml:"rcb" json:"rcb" help:"read completion boundary in bytes (64 or 128)"`
 	// SplitOnAllRCB makes the root complex end a completion at every RCB
 	// boundary (64-byte completions, as many hosts return) instead of
 	// sending the largest completions Max_Payload_Size allows.
-	SplitOnAllRCB bool `toml:"split_on_all_rcb" json:"split_on_all_rcb"`
+	SplitOnAllRCB bool `toml:"split_on_all_rcb" json:"split_on_all_rcb" help:"the host ends a completion at every RCB boundary"`
 	// RequesterID is the device's bus/device/function; CompleterID is the
 	// root port's.
-	RequesterID uint16 `toml:"requester_id" json:"requester_id"`
-	CompleterID uint16 `toml:"completer_id" json:"completer_id"`
+	RequesterID uint16 `toml:"requester_id" json:"requester_id" help:"the device bus/device/function"`
+	CompleterID uint16 `toml:"completer_id" json:"completer_id" help:"the root port bus/device/function"`
 	// LinkLatencyCycles is each direction's flight time, after
 	// serialization, in core cycles (>= 1).
-	LinkLatencyCycles int `toml:"link_latency_cycles" json:"link_latency_cycles"`
+	LinkLatencyCycles int `toml:"link_latency_cycles" json:"link_latency_cycles" help:"flight time of each link direction in cycles"`
 	// LinkBytesPerCycle is each direction's bandwidth in bytes per core
 	// cycle (>= 1).
-	LinkBytesPerCycle int `toml:"link_bytes_per_cycle" json:"link_bytes_per_cycle"`
+	LinkBytesPerCycle int `toml:"link_bytes_per_cycle" json:"link_bytes_per_cycle" help:"bandwidth of each link direction in bytes per cycle"`
 	// HostLatencyCycles is the root complex's time from taking an MRd to
 	// sending its first completion (>= 1).
-	HostLatencyCycles int `toml:"host_latency_cycles" json:"host_latency_cycles"`
+	HostLatencyCycles int `toml:"host_latency_cycles" json:"host_latency_cycles" help:"cycles from an MRd at the root complex to its first completion"`
 }
 
 // DefaultConfig is the configuration with every default filled in.

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"mkeysim/config"
+	"mkeysim/scenario"
+)
+
+func runCLI(args ...string) (code int, stdout, stderr string) {
+	var o, e bytes.Buffer
+	code = run(args, &o, &e)
+	return code, o.String(), e.String()
+}
+
+// TestBadScenarios: every bad scenario of examples/errors ends with exit
+// status 2, nothing on standard output, and an error naming the file and
+// the JSON path, through both models.
+func TestBadScenarios(t *testing.T) {
+	files, _ := filepath.Glob("../../examples/errors/*.json")
+	if len(files) < 12 {
+		t.Fatalf("want at least 12 bad scenarios, found %d", len(files))
+	}
+	for _, f := range files {
+		want, err := os.ReadFile(strings.TrimSuffix(f, ".json") + ".err")
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := strings.TrimSpace(strings.SplitN(string(want), "\n", 2)[0])
+		for _, cmd := range []string{"ref", "run"} {
+			code, out, errs := runCLI(cmd, "-quiet", f)
+			if cmd == "ref" {
+				code, out, errs = runCLI(cmd, f)
+			}
+			if code != exitUsage || out != "" {
+				t.Errorf("%s %s: exit %d, stdout %q; want exit 2 and nothing", cmd, f, code, out)
+			}
+			if !strings.Contains(errs, f) || !strings.Contains(errs, path) {
+				t.Errorf("%s %s: error %q does not name the file and %q", cmd, f, errs, path)
+			}
+		}
+	}
+}
+
+// TestBadArguments: bad flags, configs and values are refused with exit 2,
+// naming what is wrong.
+func TestBadArguments(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.toml")
+	os.WriteFile(bad, []byte("[model]\nrob_entries = 0\n"), 0o644)
+	unknown := filepath.Join(dir, "unknown.toml")
+	os.WriteFile(unknown, []byte("[model.mkc_cache]\nwayz = 4\n"), 0o644)
+	broken := filepath.Join(dir, "broken.toml")
+	os.WriteFile(broken, []byte("[model\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"nosuch"}, "unknown command"},
+		{[]string{"ref"}, "exactly one scenario"},
+		{[]string{"ref", filepath.Join(dir, "missing.json")}, "missing.json"},
+		{[]string{"run", "-config", bad}, "rob_entries = 0"},
+		{[]string{"run", "-config", unknown}, "wayz"},
+		{[]string{"run", "-config", broken}, "broken.toml: line"},
+		{[]string{"run", "-mkc_cache.sets", "48"}, "sets = 48"},
+		{[]string{"run", "-mkc_cache.ways", "x"}, "mkc_cache.ways"},
+		{[]string{"run", "-log-level", "loud"}, "log-level"},
+		{[]string{"mkc", "unpack", "1234"}, "128 hex digits"},
+		{[]string{"mkc", "frob"}, "unknown subcommand"},
+		{[]string{"config"}, "--defaults"},
+	} {
+		code, out, errs := runCLI(c.args...)
+		if code != exitUsage || out != "" || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2, nothing, and %q", c.args, code, out, errs, c.want)
+		}
+	}
+}
+
+// TestHelp: -h on every command shows an example and exits 0.
+func TestHelp(t *testing.T) {
+	for _, c := range [][]string{{"-h"}, {"run", "-h"}, {"ref", "-h"}, {"mkc", "-h"}, {"config", "-h"}} {
+		code, _, errs := runCLI(c...)
+		if code != 0 || !strings.Contains(strings.ToLower(errs), "usage") {
+			t.Errorf("%v: exit %d, %q", c, code, errs)
+		}
+		if len(c) > 1 && !strings.Contains(errs, "xample") {
+			t.Errorf("%v: help shows no example", c)
+		}
+	}
+}
+
+// TestMKCPackUnpack: pack then unpack gives the fields back; the spec
+// example's image packs from its fields.
+func TestMKCPackUnpack(t *testing.T) {
+	const example = "00009d00ffffff2a000000000000000500007f000000180000000000000030000000000000000000000000000000000100000000000000040000000c00000000"
+	code, out, errs := runCLI("mkc", "unpack", example)
+	if code != 0 {
+		t.Fatalf("unpack: %d %s", code, errs)
+	}
+	f := filepath.Join(t.TempDir(), "f.json")
+	os.WriteFile(f, []byte(out), 0o644)
+	code, out, errs = runCLI("mkc", "pack", f)
+	if code != 0 || strings.TrimSpace(out) != example {
+		t.Fatalf("pack(unpack(x)) = %q (%d %s), want %s", out, code, errs, example)
+	}
+}
+
+// TestConfigDefaults: the printed defaults file loads back to the defaults.
+func TestConfigDefaults(t *testing.T) {
+	code, out, errs := runCLI("config", "--defaults")
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	f := filepath.Join(t.TempDir(), "d.toml")
+	os.WriteFile(f, []byte(out), 0o644)
+	c, err := config.Load(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := config.Default()
+	if string(c.JSON()) != string(def.JSON()) {
+		t.Fatalf("defaults file loads to\n%s\nwant\n%s", c.JSON(), def.JSON())
+	}
+	for _, p := range def.Params() {
+		if p.Help == "" {
+			t.Errorf("parameter %s has no help text", p.Name)
+		}
+	}
+}
+
+// TestRunScenario: run prints one line per operation with a cycle, equal
+// to ref's lines.
+func TestRunScenario(t *testing.T) {
+	f := "../../examples/klm-nested.json"
+	code, out, errs := runCLI("run", "-quiet", f)
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	got, err := scenario.ReadResults(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = runCLI("ref", f)
+	want, _ := scenario.ReadResults(strings.NewReader(out))
+	if code != 0 || len(got) != len(want) || len(got) == 0 {
+		t.Fatalf("run gave %d lines, ref %d", len(got), len(want))
+	}
+	for i := range want {
+		if !got[i].HasCycle {
+			t.Fatalf("line %d has no cycle", i)
+		}
+		if d := scenario.Diff(&got[i], &want[i]); d != "" {
+			t.Fatal(d)
+		}
+	}
+}

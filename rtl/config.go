@@ -49,10 +49,10 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("clock_ps = 0: want a period of at least 1 ps")
 	case c.ROBEntries < 1 || c.ROBEntries > 1<<16:
 		return fmt.Errorf("rob_entries = %d: want 1..65536", c.ROBEntries)
-	case c.FIFODepth < 1 || c.FIFODepth > 1<<16:
-		return fmt.Errorf("fifo_depth = %d: want 1..65536", c.FIFODepth)
-	case c.StageLat < 1 || c.StageLat > 1<<16:
-		return fmt.Errorf("stage_latency = %d: want 1..65536", c.StageLat)
+	case c.FIFODepth < 1 || c.FIFODepth > 4096:
+		return fmt.Errorf("fifo_depth = %d: want 1..4096", c.FIFODepth)
+	case c.StageLat < 1 || c.StageLat > 4096:
+		return fmt.Errorf("stage_latency = %d: want 1..4096", c.StageLat)
 	case c.CmdLatency < 0 || c.CmdLatency > 1<<24:
 		return fmt.Errorf("cmd_latency = %d: want 0..16777216", c.CmdLatency)
 	}

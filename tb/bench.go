@@ -102,17 +102,19 @@ func (b *Bench) Run(ops []scenario.Op, progress func(done int)) ([]scenario.Resu
 	return b.sink.results, nil
 }
 
-// Stuck describes where work sits: every channel holding payloads and the
-// units around it, first in data-flow order.
+// Stuck names the unit where work sits: the consumer of the first
+// channel, in data-flow order, that holds payloads, then everything else
+// that is held.
 func (b *Bench) Stuck() string {
 	var parts []string
+	unit := ""
 	for _, p := range b.Eng.Ports() {
 		if p.Len() > 0 {
+			if unit == "" {
+				unit = strings.SplitN(p.Name(), ".", 2)[0]
+			}
 			parts = append(parts, fmt.Sprintf("%s holds %d/%d", p.Name(), p.Len(), p.Cap()))
 		}
-	}
-	if b.Top.InFlight() > 0 {
-		parts = append(parts, fmt.Sprintf("top ROB holds %d: %s", b.Top.InFlight(), b.Top.Dump()))
 	}
 	if n := b.Top.Cache.MSHRsInUse(); n > 0 {
 		parts = append(parts, fmt.Sprintf("mptcache has %d MSHRs waiting", n))
@@ -126,10 +128,16 @@ func (b *Bench) Stuck() string {
 	if n := b.Top.KLM.InUse(); n > 0 {
 		parts = append(parts, fmt.Sprintf("klmwalk has %d contexts busy and %d credits", n, b.Top.KLM.Credits()))
 	}
+	if b.Top.InFlight() > 0 {
+		parts = append(parts, fmt.Sprintf("top ROB holds %d: %s", b.Top.InFlight(), b.Top.Dump()))
+	}
 	if len(parts) == 0 {
 		return "nothing is held anywhere"
 	}
-	return "stuck unit: " + parts[0] + "; " + strings.Join(parts[1:], "; ")
+	if unit == "" {
+		unit = strings.SplitN(parts[0], " ", 2)[0]
+	}
+	return "stuck unit: " + unit + " (" + strings.Join(parts, "; ") + ")"
 }
 
 // source feeds operations into the model as fast as it takes them.

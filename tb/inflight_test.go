@@ -2,6 +2,7 @@ package tb
 
 import (
 	"sort"
+	"strings"
 	"testing"
 
 	"mkeysim/prm"
@@ -66,5 +67,25 @@ func TestInvalidateInFlight(t *testing.T) {
 	}
 	if after.Cycle <= inval.Cycle {
 		t.Fatalf("the later access completed at %d, before the invalidation at %d", after.Cycle, inval.Cycle)
+	}
+}
+
+// TestWatchdogNamesStuckUnit: a host that never answers stops the model;
+// the watchdog ends the run and names the host as the stuck unit.
+func TestWatchdogNamesStuckUnit(t *testing.T) {
+	cfg := rtl.DefaultConfig()
+	cfg.PCIe.HostLatencyCycles = 60_000
+	b, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Watchdog = 5000
+	sc := Generate(Workload{Seed: 3, Keys: 16, Accesses: 10})
+	if err := b.Load(sc); err != nil {
+		t.Fatal(err)
+	}
+	_, err = b.Run(sc.Ops, nil)
+	if err == nil || !strings.Contains(err.Error(), "watchdog") || !strings.Contains(err.Error(), "stuck unit: host") {
+		t.Fatalf("got %v, want the watchdog naming the host", err)
 	}
 }

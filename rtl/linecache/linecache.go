@@ -23,6 +23,9 @@ func (c Config) Validate(prefix string) error {
 	if c.Ways < 1 || c.Ways > 64 {
 		return fmt.Errorf("%sways = %d: want 1..64", prefix, c.Ways)
 	}
+	if c.Sets > 1<<20/c.Ways {
+		return fmt.Errorf("%ssets x ways = %d x %d: at most %d lines", prefix, c.Sets, c.Ways, 1<<20)
+	}
 	return nil
 }
 

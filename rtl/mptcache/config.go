@@ -73,8 +73,10 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("mptcache: sets = %d: must be a power of two >= 1", c.Sets)
 	case c.Sets > prm.MaxIndex+1:
 		return fmt.Errorf("mptcache: sets = %d: more than the %d MKey indexes", c.Sets, prm.MaxIndex+1)
-	case c.Ways < 1:
-		return fmt.Errorf("mptcache: ways = %d: must be >= 1", c.Ways)
+	case c.Ways < 1 || c.Ways > 1024:
+		return fmt.Errorf("mptcache: ways = %d: must be 1..1024", c.Ways)
+	case c.Sets*c.Ways > 1<<20:
+		return fmt.Errorf("mptcache: sets x ways = %d x %d: at most %d entries", c.Sets, c.Ways, 1<<20)
 	case c.Replacement != ReplLRU && c.Replacement != ReplRandom:
 		return fmt.Errorf("mptcache: replacement = %q: must be %q or %q", c.Replacement, ReplLRU, ReplRandom)
 	case c.LoopMSHRs < 1:

@@ -27,12 +27,18 @@ func (c LinkConfig) WithDefaults() LinkConfig {
 // Validate reports parameters out of range (after defaults).
 func (c LinkConfig) Validate() error {
 	c = c.WithDefaults()
-	if c.LatencyCycles < 1 || c.BytesPerCycle < 1 {
-		return fmt.Errorf("pcie: link latency %d, bytes per cycle %d: both must be >= 1",
-			c.LatencyCycles, c.BytesPerCycle)
+	if c.LatencyCycles < 1 || c.LatencyCycles > MaxLatency {
+		return fmt.Errorf("pcie.link_latency_cycles = %d: want 1..%d", c.LatencyCycles, MaxLatency)
+	}
+	if c.BytesPerCycle < 1 || c.BytesPerCycle > 4096 {
+		return fmt.Errorf("pcie.link_bytes_per_cycle = %d: want 1..4096", c.BytesPerCycle)
 	}
 	return nil
 }
+
+// MaxLatency bounds the link and host latencies: the channels that model
+// them hold one slot per cycle of flight.
+const MaxLatency = 1 << 16
 
 // SerializationCycles is the number of cycles a TLP of wireBytes occupies
 // the link: ceil(wireBytes / BytesPerCycle), at least 1.

@@ -35,8 +35,8 @@ func (c RootComplexConfig) WithDefaults() RootComplexConfig {
 func (c RootComplexConfig) Validate() error {
 	c = c.WithDefaults()
 	var errs []error
-	if c.HostLatency < 1 {
-		errs = append(errs, fmt.Errorf("pcie: host latency %d: must be >= 1", c.HostLatency))
+	if c.HostLatency < 1 || c.HostLatency > MaxLatency {
+		errs = append(errs, fmt.Errorf("pcie.host_latency_cycles = %d: want 1..%d", c.HostLatency, MaxLatency))
 	}
 	errs = append(errs, checkSizes(0, c.MaxPayload, c.RCB))
 	return errors.Join(errs...)

@@ -24,7 +24,7 @@ run: build
 
 # Every test: tools, vet, unit and property tests, both models on the
 # shared conformance scenarios and the examples, Verilog replays.
-test: tools vet unit conformance
+test: tools lint unit conformance
 	@echo "make test: all passed"
 
 tools:

@@ -72,7 +72,6 @@ type Top struct {
 	rob    []robEntry
 	head   int // oldest entry
 	count  int // entries in use
-	issued uint64
 	nextID uint32
 
 	// command path

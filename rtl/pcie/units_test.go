@@ -42,13 +42,6 @@ func TestMemory(t *testing.T) {
 	}
 }
 
-// stepN steps e n cycles without skipping.
-func stepN(e *sim.Engine, n int) {
-	for i := 0; i < n; i++ {
-		e.Step()
-	}
-}
-
 // drain pops every visible TLP of c (between cycles) and records its cycle.
 type drained struct {
 	cycle uint64

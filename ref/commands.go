@@ -45,6 +45,9 @@ func (m *Model) Create(k scenario.MKey) (uint32, *Refusal) {
 	}
 	index := k.Index
 	if k.HasIndex {
+		if index > prm.MaxIndex {
+			return 0, badParam("index %d wider than 24 bits", index)
+		}
 		if m.objs[index] != nil {
 			return 0, badParam("index %d already created", index)
 		}

@@ -101,6 +101,9 @@ func (f *firmware) create(k *scenario.MKey) (uint32, *inval, *refusal) {
 	}
 	index := k.Index
 	if k.HasIndex {
+		if index > prm.MaxIndex {
+			return 0, nil, bad("index %d wider than 24 bits", index)
+		}
 		if _, ok := f.created[index]; ok {
 			return 0, nil, bad("index %d already created", index)
 		}

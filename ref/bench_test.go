@@ -1,0 +1,111 @@
+package ref_test
+
+import (
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"mkeysim/prm"
+	"mkeysim/ref"
+	"mkeysim/scenario"
+)
+
+const (
+	benchMTTKeys = 1_000_000
+	benchKLMKeys = 1 << 16
+	benchReqs    = 1 << 16 // pre-generated requests, used round robin
+	benchStart   = 0x800   // every MTT key starts half way into its first page
+	benchMTTLen  = 4<<12 - benchStart
+)
+
+// benchTable is one million MTT keys of four 4 KB pages each, then 64 K KLM
+// keys of four entries over them, with pre-generated requests.
+var benchTable struct {
+	mttOnce, klmOnce sync.Once
+	m                *ref.Model
+	mttReqs, klmReqs []ref.Request
+}
+
+func benchMTTStart(i uint32) uint64 { return uint64(i)<<24 | benchStart }
+
+func buildMTTTable() {
+	rng := rand.New(rand.NewPCG(1, 2))
+	m := ref.New(ref.DefaultConfig())
+	m.AddQP(scenario.QP{QPN: qpA, PD: pdA})
+	k := mttKey(0, 0, 0, benchMTTLen, 12, 0, 0, 0, 0)
+	for i := uint32(0); i < benchMTTKeys; i++ {
+		k.Index, k.MKC.Variant, k.MKC.StartAddr = i, uint8(i), benchMTTStart(i)
+		for j := range k.MTT {
+			k.MTT[j].PTag = rng.Uint64() &^ 0xfff
+		}
+		if _, r := m.Create(k); r != nil {
+			panic(r.Reason)
+		}
+	}
+	reqs := make([]ref.Request, benchReqs)
+	for i := range reqs {
+		idx := rng.Uint32N(benchMTTKeys)
+		n := 64 + rng.Uint64N(4096-64+1)
+		reqs[i] = ref.Request{QPN: qpA, Key: prm.MakeKey(idx, uint8(idx)), Type: prm.LocalRead, Len: uint32(n),
+			Addr: benchMTTStart(idx) + rng.Uint64N(benchMTTLen-n+1)}
+	}
+	benchTable.m, benchTable.mttReqs = m, reqs
+}
+
+func buildKLMTable() {
+	benchTable.mttOnce.Do(buildMTTTable)
+	rng := rand.New(rand.NewPCG(3, 4))
+	m := benchTable.m
+	for i := uint32(0); i < benchKLMKeys; i++ {
+		var ents []prm.KLMEntry
+		total := uint64(0)
+		for j := 0; j < 4; j++ {
+			tgt := rng.Uint32N(benchMTTKeys)
+			bc := 2048 + rng.Uint64N(2048+1)
+			off := rng.Uint64N(benchMTTLen - bc + 1)
+			ents = append(ents, prm.KLMEntry{ByteCount: uint32(bc), MKey: prm.MakeKey(tgt, uint8(tgt)), Address: benchMTTStart(tgt) + off})
+			total += bc
+		}
+		if _, r := m.Create(klmKey(benchMTTKeys+i, 7, uint64(i)<<20, total, ents...)); r != nil {
+			panic(r.Reason)
+		}
+	}
+	reqs := make([]ref.Request, benchReqs)
+	for i := range reqs {
+		idx := rng.Uint32N(benchKLMKeys)
+		q, _ := m.Query(benchMTTKeys + idx)
+		n := 64 + rng.Uint64N(4096-64+1)
+		reqs[i] = ref.Request{QPN: qpA, Key: prm.MakeKey(benchMTTKeys+idx, 7), Type: prm.LocalRead, Len: uint32(n),
+			Addr: q.MKC.StartAddr + rng.Uint64N(q.MKC.Len-n+1)}
+	}
+	benchTable.klmReqs = reqs
+}
+
+func benchTranslate(b *testing.B, reqs []ref.Request) {
+	m := benchTable.m
+	buf := make([]prm.Segment, 0, 16)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		out := m.Translate(reqs[i&(benchReqs-1)], buf)
+		if out.Status != prm.OK {
+			b.Fatalf("request %+v: %s", reqs[i&(benchReqs-1)], showOutcome(out))
+		}
+		buf = out.Segments
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "translations/s")
+}
+
+// BenchmarkTranslateMTT1M: random 64..4096-byte LOCAL_READ accesses to
+// random keys of a table of one million MTT keys.
+func BenchmarkTranslateMTT1M(b *testing.B) {
+	benchTable.mttOnce.Do(buildMTTTable)
+	benchTranslate(b, benchTable.mttReqs)
+}
+
+// BenchmarkTranslateKLM: the same through 64 K KLM keys of four entries
+// each over the MTT table (two levels).
+func BenchmarkTranslateKLM(b *testing.B) {
+	benchTable.klmOnce.Do(buildKLMTable)
+	benchTranslate(b, benchTable.klmReqs)
+}

@@ -1,0 +1,34 @@
+package scenario_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"mkeysim/scenario"
+)
+
+// FuzzParse: any input either parses or returns a *scenario.Error; it
+// never panics. Seeded with every example and bad example.
+func FuzzParse(f *testing.F) {
+	for _, pat := range []string{"../examples/*.json", "../examples/errors/*.json"} {
+		files, _ := filepath.Glob(pat)
+		for _, p := range files {
+			if data, err := os.ReadFile(p); err == nil {
+				f.Add(data)
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sc, err := scenario.Parse(data)
+		if err != nil {
+			if _, ok := err.(*scenario.Error); !ok {
+				t.Fatalf("error of type %T: %v", err, err)
+			}
+			return
+		}
+		if sc == nil {
+			t.Fatal("nil scenario without an error")
+		}
+	})
+}

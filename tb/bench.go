@@ -75,6 +75,9 @@ func (b *Bench) Load(sc *scenario.Scenario) error {
 func (b *Bench) Run(ops []scenario.Op, progress func(done int)) ([]scenario.Result, error) {
 	b.src.ops, b.src.next = ops, 0
 	b.sink.results = make([]scenario.Result, 0, len(ops))
+	b.sink.seen = make([]bool, len(ops))
+	b.sink.inOrder = !b.Top.Config().OverlapInvalidate
+	b.sink.err = nil
 	limit := b.Watchdog
 	if limit == 0 {
 		limit = 2_000_000
@@ -84,6 +87,9 @@ func (b *Bench) Run(ops []scenario.Op, progress func(done int)) ([]scenario.Resu
 		busy := b.Eng.Step()
 		if !busy {
 			b.Eng.SkipIdle()
+		}
+		if b.sink.err != nil {
+			return b.sink.results, b.sink.err
 		}
 		if n := len(b.sink.results); n != lastN {
 			lastN, last = n, b.Eng.Now()
@@ -159,18 +165,33 @@ func (s *source) Eval(now uint64) bool {
 
 func (s *source) Commit() {}
 
-// sink collects results.
+// sink collects results and fails on a lost, duplicated or reordered
+// completion (out of order is allowed only with overlapping invalidation).
 type sink struct {
 	in      *sim.Chan[*scenario.Result]
 	results []scenario.Result
+	seen    []bool
+	inOrder bool
+	err     error
 }
 
 func (s *sink) Name() string { return "tb.sink" }
 
 func (s *sink) Eval(now uint64) bool {
 	if s.in.Valid() {
-		s.results = append(s.results, **s.in.Peek())
+		r := *s.in.Peek()
 		s.in.Pop()
+		switch {
+		case r.Seq < 0 || r.Seq >= len(s.seen):
+			s.err = fmt.Errorf("cycle %d: completion of seq %d, which was never issued", now, r.Seq)
+		case s.seen[r.Seq]:
+			s.err = fmt.Errorf("cycle %d: seq %d completed twice", now, r.Seq)
+		case s.inOrder && r.Seq != len(s.results):
+			s.err = fmt.Errorf("cycle %d: seq %d completed before seq %d (reordered or lost)", now, r.Seq, len(s.results))
+		default:
+			s.seen[r.Seq] = true
+		}
+		s.results = append(s.results, *r)
 	}
 	return false
 }

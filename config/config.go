@@ -49,6 +49,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("workload: umr_per_mille + inval_per_mille + query_per_mille = %d: want 0..1000", w.UMRPerMille+w.InvalPerMille+w.QueryPerMille)
 	case w.HotKeys < 0 || w.HotPerMille < 0 || w.HotPerMille > 1000:
 		return fmt.Errorf("workload: hot_keys = %d, hot_per_mille = %d: want hot_keys >= 0 and hot_per_mille 0..1000", w.HotKeys, w.HotPerMille)
+	case w.ResumePerMille < 0 || w.ResumePerMille > 1000:
+		return fmt.Errorf("workload.resume_per_mille = %d: want 0..1000", w.ResumePerMille)
 	case w.BadPerMille < 0 || w.BadPerMille > 1000:
 		return fmt.Errorf("workload.bad_per_mille = %d: want 0..1000", w.BadPerMille)
 	}

@@ -17,7 +17,10 @@ type Workload struct {
 	// followed later by a UMR that re-enables the key), queries.
 	UMRPerMille   int `toml:"umr_per_mille" json:"umr_per_mille" help:"UMR commands per thousand operations"`
 	InvalPerMille int `toml:"inval_per_mille" json:"inval_per_mille" help:"local/remote invalidations per thousand operations"`
-	QueryPerMille int `toml:"query_per_mille" json:"query_per_mille" help:"QUERY_MKEY commands per thousand operations"`
+	// ResumePerMille is the chance per access, while an ODP key may have
+	// stalled accesses, of a PAGE_FAULT_RESUME for it.
+	ResumePerMille int `toml:"resume_per_mille" json:"resume_per_mille" help:"PAGE_FAULT_RESUME commands per thousand accesses while ODP accesses may be stalled"`
+	QueryPerMille  int `toml:"query_per_mille" json:"query_per_mille" help:"QUERY_MKEY commands per thousand operations"`
 	// BadPerMille is the share of accesses made to fail on purpose (wrong
 	// variant, PD, range, rights).
 	BadPerMille int `toml:"bad_per_mille" json:"bad_per_mille" help:"accesses per thousand made to fail on purpose"`
@@ -30,7 +33,7 @@ type Workload struct {
 // DefaultWorkload is the default run: 1024 keys of mixed modes and page
 // sizes and 100k accesses with UMR and invalidation traffic.
 func DefaultWorkload() Workload {
-	return Workload{Seed: 1, Keys: 1024, Accesses: 100_000, UMRPerMille: 10, InvalPerMille: 5, QueryPerMille: 1, BadPerMille: 50,
+	return Workload{Seed: 1, Keys: 1024, Accesses: 100_000, UMRPerMille: 3, InvalPerMille: 2, QueryPerMille: 1, ResumePerMille: 2, BadPerMille: 50,
 		HotKeys: 128, HotPerMille: 800}
 }
 
@@ -87,7 +90,7 @@ func (g *gen) build() *scenario.Scenario {
 			if k != nil && k.odp && op.Access.Len > 0 && !slices.Contains(stalled, op.Access.Key) {
 				stalled = append(stalled, op.Access.Key)
 			}
-			if len(stalled) > 0 && g.r.Intn(50) == 0 {
+			if len(stalled) > 0 && g.r.Intn(1000) < g.w.ResumePerMille {
 				g.sc.Ops = append(g.sc.Ops, scenario.Op{Kind: scenario.OpPageFaultResume, Key: stalled[0], OK: g.r.Intn(4) != 0})
 				stalled = stalled[1:]
 			}

@@ -105,7 +105,7 @@ func New(cfg Config, e *sim.Engine, icm ICM, log hclog.Logger) (*Top, error) {
 	t.Tx = sim.NewChan[pcie.TLP](e, "top.tx", d, 1)
 	t.Rx = sim.NewChan[pcie.TLP](e, "top.rx", d, 1)
 
-	credits := cfg.KLM.LoopCredits
+	credits := cfg.KLM.LoopSlots()
 	t.toCache = sim.NewChan[bus.Piece](e, "mptcache.in", d, l)
 	loop := sim.NewChan[bus.Piece](e, "mptcache.loop", credits, l)
 	out := sim.NewChan[bus.Lookup](e, "protcheck.in", d, l)

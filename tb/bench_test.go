@@ -100,7 +100,7 @@ func smallConfigs() map[string]rtl.Config {
 	c.MKCCache.Sets, c.MKCCache.Ways, c.MKCCache.MSHRs, c.MKCCache.LoopMSHRs = 1, 1, 2, 1
 	c.MTT.Cache.Sets, c.MTT.Cache.Ways = 1, 1
 	c.KLM.Cache.Sets, c.KLM.Cache.Ways = 1, 1
-	c.KLM.Contexts, c.KLM.NestedContexts, c.KLM.LoopCredits = 2, 1, 1
+	c.KLM.Contexts, c.KLM.NestedContexts = 5, 4
 	out["tiny"] = c
 	c = rtl.DefaultConfig()
 	c.MKCCache.Replacement = "random"

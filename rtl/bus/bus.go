@@ -84,6 +84,9 @@ type Ack struct {
 	ID uint32
 }
 
-// Credit returns one loop-back credit to the KLM walker: a loop piece left
-// the loop path for somewhere other than the walker's nested queue.
-type Credit struct{}
+// Credit returns to the KLM walker the context it reserved at Level for a
+// loop piece that left the loop path for somewhere other than the walker's
+// nested queue.
+type Credit struct {
+	Level uint8
+}

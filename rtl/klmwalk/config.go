@@ -8,16 +8,16 @@ import (
 
 // Config is the unit's parameters.
 type Config struct {
-	Cache          linecache.Config `toml:"cache" json:"cache" help:"KLM entry cache"`                                                                            // KLM entry cache geometry
-	Contexts       int              `toml:"contexts" json:"contexts" help:"pieces the KLM walker works on at once"`                                               // pieces walked at once
-	NestedContexts int              `toml:"nested_contexts" json:"nested_contexts" help:"contexts reserved for nested (loop-back) pieces"`                        // contexts only nested pieces may take
-	LoopCredits    int              `toml:"loop_credits" json:"loop_credits" help:"children in the loop-back path at once (depth of the loop and nested queues)"` // children in the loop at once
-	MaxIndirection int              `toml:"max_indirection" json:"max_indirection" help:"deepest KLM level whose key may be looked up (translation.md 4: 4)"`     // deepest level looked up
+	Cache          linecache.Config `toml:"cache" json:"cache" help:"KLM entry cache"`
+	Contexts       int              `toml:"contexts" json:"contexts" help:"pieces the KLM walker works on at once, all levels together"`
+	NestedContexts int              `toml:"nested_contexts" json:"nested_contexts" help:"contexts for nested (loop-back) pieces, shared out over levels 1..max_indirection (at least one each)"`
+	MaxIndirection int              `toml:"max_indirection" json:"max_indirection" help:"deepest KLM level whose key may be looked up (translation.md 4: 4)"`
 }
 
-// DefaultConfig: 8 KB of cached entries, 16 contexts, 8 credits, depth 4.
+// DefaultConfig: 8 KB of cached entries, 16 contexts of which 8 nested
+// (2 per level), depth 4.
 func DefaultConfig() Config {
-	return Config{Cache: linecache.Config{Sets: 32, Ways: 4}, Contexts: 16, NestedContexts: 8, LoopCredits: 8, MaxIndirection: 4}
+	return Config{Cache: linecache.Config{Sets: 32, Ways: 4}, Contexts: 16, NestedContexts: 8, MaxIndirection: 4}
 }
 
 // Validate names the first bad parameter.
@@ -26,14 +26,30 @@ func (c Config) Validate() error {
 		return err
 	}
 	switch {
-	case c.Contexts < 2 || c.Contexts > 1024:
-		return fmt.Errorf("klm.contexts = %d: want 2..1024", c.Contexts)
-	case c.NestedContexts < 1 || c.NestedContexts >= c.Contexts:
-		return fmt.Errorf("klm.nested_contexts = %d: want 1..contexts-1 (%d)", c.NestedContexts, c.Contexts-1)
-	case c.LoopCredits < 1 || c.LoopCredits > 1024:
-		return fmt.Errorf("klm.loop_credits = %d: want 1..1024", c.LoopCredits)
-	case c.MaxIndirection < 0 || c.MaxIndirection > 255:
-		return fmt.Errorf("klm.max_indirection = %d: want 0..255", c.MaxIndirection)
+	case c.MaxIndirection < 0 || c.MaxIndirection > 64:
+		return fmt.Errorf("klm.max_indirection = %d: want 0..64", c.MaxIndirection)
+	case c.Contexts < 2 || c.Contexts > 4096:
+		return fmt.Errorf("klm.contexts = %d: want 2..4096", c.Contexts)
+	case c.NestedContexts < c.MaxIndirection || c.NestedContexts >= c.Contexts:
+		return fmt.Errorf("klm.nested_contexts = %d: want max_indirection (%d) .. contexts-1 (%d)", c.NestedContexts, c.MaxIndirection, c.Contexts-1)
 	}
 	return nil
+}
+
+// LoopSlots is the most children that can be in the loop-back path at
+// once (one per nested context): the depth the loop, nested and credit
+// channels need so that they never block.
+func (c Config) LoopSlots() int { return max(c.NestedContexts, 1) }
+
+// levelOf returns the level served by each context: Contexts-NestedContexts
+// for level 0, then the nested ones shared out over levels 1..Max.
+func (c Config) levelOf() []uint8 {
+	lv := make([]uint8, c.Contexts)
+	n0 := c.Contexts - c.NestedContexts
+	for i := n0; i < c.Contexts; i++ {
+		if c.MaxIndirection > 0 {
+			lv[i] = uint8(1 + (i-n0)%c.MaxIndirection)
+		}
+	}
+	return lv
 }

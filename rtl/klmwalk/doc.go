@@ -14,11 +14,14 @@
 // Size: j = d / 2^log_entity_size. Each cycle one context steps one entry.
 //
 // Deadlock freedom: recursion uses its own virtual channel through the MKC
-// cache and the checker, and a child is sent only with a loop credit. A
-// credit comes back when the checker routes the child elsewhere (Credit) or
-// when this unit takes it from Nested, which is as deep as the credits, so
-// the checker never waits on it. Level-0 pieces may hold at most
-// Contexts - NestedContexts contexts, so nested pieces always find one.
-// A child whose level exceeds MaxIndirection fails INDIRECTION_DEPTH here,
-// before its key is looked up: a KLM cycle ends, never hangs.
+// cache and the checker, and every context serves one level: contexts of
+// level 0 take pieces from In, and the nested contexts are shared out over
+// levels 1..MaxIndirection, at least one each. A context of level L sends
+// a child only after reserving a free context of level L+1 for it (its
+// credit); the child, if it is KLM again, comes back on Nested and takes
+// that context; otherwise the checker returns the reservation (Credit). A
+// child of the last level fails INDIRECTION_DEPTH here and needs none. So
+// the deepest contexts always finish, which frees the reservations of the
+// level above, and so on up: every level progresses whatever fills the
+// input queue. A KLM cycle ends at the depth limit, never hangs.
 package klmwalk

@@ -28,9 +28,9 @@ func StateNames() map[uint64]string {
 // Ports are the unit's channels, made by the top.
 type Ports struct {
 	In      *sim.Chan[bus.Walk]   // level-0 pieces
-	Nested  *sim.Chan[bus.Walk]   // loop pieces, depth >= LoopCredits
+	Nested  *sim.Chan[bus.Walk]   // loop pieces, depth >= Config.LoopSlots()
 	Loop    *sim.Chan[bus.Piece]  // children, to the MKC cache
-	Credit  *sim.Chan[bus.Credit] // credits back from the checker
+	Credit  *sim.Chan[bus.Credit] // reservations returned by the checker
 	Done    *sim.Chan[bus.Outcome]
 	MemReq  *sim.Chan[pcie.ReadReq]
 	MemResp *sim.Chan[pcie.ReadResp]
@@ -61,22 +61,29 @@ type context struct {
 
 // Unit is the KLM recursion unit.
 type Unit struct {
-	name    string
-	cfg     Config
-	p       Ports
-	cache   *linecache.Cache
-	ctx     []context
-	busy    int // contexts in use
-	credits int
-	rr      int // round-robin pointer
-	stats   Stats
-	fired   bool
+	name  string
+	cfg   Config
+	p     Ports
+	cache *linecache.Cache
+	ctx   []context
+	level []uint8 // the level each context serves
+	free  []int   // free contexts per level
+	resv  []int   // of which reserved for children in the loop
+	busy  int     // contexts in use
+	rr    int     // round-robin pointer
+	stats Stats
+	fired bool
 }
 
 // New makes the unit; cfg must be valid.
 func New(name string, cfg Config, p Ports) *Unit {
-	return &Unit{name: name, cfg: cfg, p: p, cache: linecache.New(cfg.Cache),
-		ctx: make([]context, cfg.Contexts), credits: cfg.LoopCredits}
+	u := &Unit{name: name, cfg: cfg, p: p, cache: linecache.New(cfg.Cache),
+		ctx: make([]context, cfg.Contexts), level: cfg.levelOf(),
+		free: make([]int, cfg.MaxIndirection+1), resv: make([]int, cfg.MaxIndirection+1)}
+	for _, l := range u.level {
+		u.free[l]++
+	}
+	return u
 }
 
 // Name is the unit's hierarchical name.
@@ -85,8 +92,15 @@ func (u *Unit) Name() string { return u.name }
 // InUse is the number of busy contexts, for waveforms.
 func (u *Unit) InUse() int { return u.busy }
 
-// Credits is the number of loop credits held.
-func (u *Unit) Credits() int { return u.credits }
+// Credits is the number of nested contexts free and not reserved: how many
+// more children may enter the loop now.
+func (u *Unit) Credits() int {
+	n := 0
+	for l := 1; l < len(u.free); l++ {
+		n += u.free[l] - u.resv[l]
+	}
+	return n
+}
 
 // Context returns context i's state and piece, for waveforms.
 func (u *Unit) Context(i int) (State, *bus.Walk) { return u.ctx[i].state, &u.ctx[i].w }
@@ -98,9 +112,13 @@ func (u *Unit) Stats() Stats {
 	return s
 }
 
-func (u *Unit) freeCtx() int {
+// freeCtx returns a free context of the level, or -1.
+func (u *Unit) freeCtx(level uint8) int {
+	if u.free[level] == 0 {
+		return -1
+	}
 	for i := range u.ctx {
-		if u.ctx[i].state == Free {
+		if u.ctx[i].state == Free && u.level[i] == level {
 			return i
 		}
 	}
@@ -111,15 +129,17 @@ func (u *Unit) freeCtx() int {
 // of one context.
 func (u *Unit) Eval(now uint64) bool {
 	if u.p.Credit.Valid() {
+		if l := u.p.Credit.Peek().Level; int(l) < len(u.resv) && u.resv[l] > 0 {
+			u.resv[l]--
+		}
 		u.p.Credit.Pop()
-		u.credits++
 	}
 	if u.p.Ctrl.Valid() && u.p.Ack.Ready() {
 		iv := u.p.Ctrl.Peek()
 		u.cache.Invalidate(iv.Lo, iv.Hi, iv.All)
 		for i := range u.ctx {
 			c := &u.ctx[i]
-			if c.state == Fetch && (iv.All || c.fetch < iv.Hi && c.fetch+linecache.LineSize > iv.Lo) {
+			if c.state == Fetch && (iv.All || linecache.Overlaps(c.fetch, iv.Lo, iv.Hi)) {
 				c.stale = true
 			}
 		}
@@ -141,20 +161,29 @@ func (u *Unit) Eval(now uint64) bool {
 				u.p.MemResp.Pop()
 			}
 		default:
-			u.cache.Fill(r.Addr, r.Data)
+			if r.Status == pcie.SC {
+				u.cache.Fill(r.Addr, r.Data)
+			}
+			// A failed read installs nothing: the context reads again.
 			c.state = Search
 			u.p.MemResp.Pop()
 		}
 	}
-	// Intake: nested pieces first; level-0 pieces leave NestedContexts free.
+	// Intake: a nested piece takes the context reserved for it at its
+	// level; a level-0 piece takes a free level-0 context.
 	if u.p.Nested.Valid() {
-		if i := u.freeCtx(); i >= 0 {
-			u.start(i, u.p.Nested.Peek())
-			u.p.Nested.Pop()
-			u.credits++
+		w := u.p.Nested.Peek()
+		if l := w.Level; int(l) < len(u.free) {
+			if i := u.freeCtx(l); i >= 0 {
+				u.start(i, w)
+				if u.resv[l] > 0 {
+					u.resv[l]--
+				}
+				u.p.Nested.Pop()
+			}
 		}
-	} else if u.p.In.Valid() && u.cfg.Contexts-u.busy > u.cfg.NestedContexts {
-		if i := u.freeCtx(); i >= 0 {
+	} else if u.p.In.Valid() {
+		if i := u.freeCtx(0); i >= 0 {
 			u.start(i, u.p.In.Peek())
 			u.p.In.Pop()
 		}
@@ -180,6 +209,7 @@ func (u *Unit) Eval(now uint64) bool {
 
 func (u *Unit) start(i int, w *bus.Walk) {
 	u.ctx[i] = context{state: Search, w: *w}
+	u.free[u.level[i]]--
 	u.busy++
 	u.stats.Pieces++
 	if u.busy > u.stats.MaxContexts {
@@ -187,8 +217,9 @@ func (u *Unit) start(i int, w *bus.Walk) {
 	}
 }
 
-func (u *Unit) finish(c *context) {
-	c.state = Free
+func (u *Unit) finish(i int) {
+	u.ctx[i].state = Free
+	u.free[u.level[i]]++
 	u.busy--
 }
 
@@ -207,19 +238,20 @@ func (u *Unit) step(id int, c *context, memUsed *bool) bool {
 		log := uint(m.LogEntitySize)
 		j := pos>>log | carry<<(64-log)
 		if carry>>log != 0 || j >= capacity {
-			return u.fail(c, prm.TranslationRange, w.Level, off, rest)
+			return u.fail(id, prm.TranslationRange, w.Level, off, rest)
 		}
 		c.j = j
 		in = pos & (uint64(1)<<log - 1)
 	} else if carry != 0 || c.j >= capacity {
-		return u.fail(c, prm.TranslationRange, w.Level, off, rest)
+		return u.fail(id, prm.TranslationRange, w.Level, off, rest)
 	}
 	addr := m.MTTHandle + prm.KLMEntrySize*c.j
-	data, ok := u.cache.Lookup(addr)
+	data, ok := u.cache.Probe(addr)
 	if !ok {
 		if *memUsed || !u.p.MemReq.Ready() {
 			return false
 		}
+		u.cache.Use(addr, false)
 		*memUsed = true
 		c.fetch = addr &^ (linecache.LineSize - 1)
 		c.state = Fetch
@@ -228,7 +260,6 @@ func (u *Unit) step(id int, c *context, memUsed *bool) bool {
 	}
 	at := addr % linecache.LineSize
 	e := prm.DecodeKLMEntry(data[at : at+prm.KLMEntrySize])
-	u.stats.Entries++
 	var n, lower uint64
 	if fixed {
 		size := uint64(1) << m.LogEntitySize
@@ -237,6 +268,8 @@ func (u *Unit) step(id int, c *context, memUsed *bool) bool {
 	} else {
 		bc := uint64(e.ByteCount)
 		if pos >= c.tj+bc {
+			u.cache.Use(addr, true)
+			u.stats.Entries++
 			c.tj += bc
 			c.j++
 			return true
@@ -246,37 +279,42 @@ func (u *Unit) step(id int, c *context, memUsed *bool) bool {
 	}
 	level := w.Level + 1
 	if int(level) > u.cfg.MaxIndirection {
+		// The first byte that needs a key too deep: the request fails
+		// here, so the failure covers the rest of the piece.
 		if !u.p.Done.Ready() {
 			return false
 		}
-		u.p.Done.Push(bus.Outcome{Tag: w.Tag, Offset: off, Len: n, Status: prm.IndirectionDepth, Level: level})
-	} else {
-		if u.credits == 0 {
-			u.stats.CreditStalls++
-			return false
-		}
-		if !u.p.Loop.Ready() {
-			return false
-		}
-		u.credits--
-		u.p.Loop.Push(bus.Piece{Tag: w.Tag, Level: level, Type: w.Type, Key: e.MKey, Addr: lower, Len: n,
-			Offset: off, QPN: w.QPN, PD: w.PD})
-		u.stats.Children++
+		u.cache.Use(addr, true)
+		u.stats.Entries++
+		return u.fail(id, prm.IndirectionDepth, level, off, rest)
 	}
+	if u.free[level]-u.resv[level] == 0 {
+		u.stats.CreditStalls++
+		return false
+	}
+	if !u.p.Loop.Ready() {
+		return false
+	}
+	u.cache.Use(addr, true)
+	u.stats.Entries++
+	u.resv[level]++
+	u.p.Loop.Push(bus.Piece{Tag: w.Tag, Level: level, Type: w.Type, Key: e.MKey, Addr: lower, Len: n,
+		Offset: off, QPN: w.QPN, PD: w.PD})
+	u.stats.Children++
 	c.t += n
 	if c.t == w.Len {
-		u.finish(c)
+		u.finish(id)
 	}
 	return true
 }
 
-// fail ends the context with a failure covering the rest of its piece.
-func (u *Unit) fail(c *context, st prm.Status, level uint8, off, n uint64) bool {
+// fail ends context id with a failure covering the rest of its piece.
+func (u *Unit) fail(id int, st prm.Status, level uint8, off, n uint64) bool {
 	if !u.p.Done.Ready() {
 		return false
 	}
-	u.p.Done.Push(bus.Outcome{Tag: c.w.Tag, Offset: off, Len: n, Status: st, Level: level})
-	u.finish(c)
+	u.p.Done.Push(bus.Outcome{Tag: u.ctx[id].w.Tag, Offset: off, Len: n, Status: st, Level: level})
+	u.finish(id)
 	return true
 }
 

@@ -64,8 +64,34 @@ func (c *Cache) set(la uint64) []line {
 }
 
 // Lookup returns the line holding addr (any byte of it), counting a hit or
-// a miss.
+// a miss and, on a hit, making the line the most recently used.
 func (c *Cache) Lookup(addr uint64) (*[LineSize]byte, bool) {
+	data, ok := c.Probe(addr)
+	c.Use(addr, ok)
+	return data, ok
+}
+
+// Probe returns the line holding addr without counting anything or
+// touching the replacement state: a unit that may stall probes first and
+// calls Use once it acts.
+func (c *Cache) Probe(addr uint64) (*[LineSize]byte, bool) {
+	la := addr / LineSize
+	set := c.set(la)
+	for i := range set {
+		if set[i].valid && set[i].tag == la {
+			return &set[i].data, true
+		}
+	}
+	return nil, false
+}
+
+// Use counts a lookup of addr that the unit acted on: a hit (making the
+// line the most recently used) or a miss.
+func (c *Cache) Use(addr uint64, hit bool) {
+	if !hit {
+		c.Stats.Misses++
+		return
+	}
 	la := addr / LineSize
 	set := c.set(la)
 	for i := range set {
@@ -73,12 +99,14 @@ func (c *Cache) Lookup(addr uint64) (*[LineSize]byte, bool) {
 			c.clock++
 			set[i].used = c.clock
 			c.Stats.Hits++
-			return &set[i].data, true
+			return
 		}
 	}
-	c.Stats.Misses++
-	return nil, false
 }
+
+// Overlaps reports whether the line at line address a (a multiple of
+// LineSize) holds any byte of [lo, hi); it does not wrap at 2^64.
+func Overlaps(a, lo, hi uint64) bool { return a < hi && a+(LineSize-1) >= lo }
 
 // Fill installs the line at addr, replacing the least recently used way.
 func (c *Cache) Fill(addr uint64, data []byte) {
@@ -101,8 +129,7 @@ func (c *Cache) Invalidate(lo, hi uint64, all bool) {
 		if !l.valid {
 			continue
 		}
-		a := l.tag * LineSize
-		if all || a < hi && a+LineSize > lo {
+		if all || Overlaps(l.tag*LineSize, lo, hi) {
 			l.valid = false
 			c.Stats.Invalidations++
 		}

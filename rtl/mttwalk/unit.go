@@ -113,7 +113,7 @@ func (u *Unit) Eval(now uint64) bool {
 		u.cache.Invalidate(iv.Lo, iv.Hi, iv.All)
 		for i := range u.ctx {
 			c := &u.ctx[i]
-			if c.state == Fetch && (iv.All || c.fetch < iv.Hi && c.fetch+linecache.LineSize > iv.Lo) {
+			if c.state == Fetch && (iv.All || linecache.Overlaps(c.fetch, iv.Lo, iv.Hi)) {
 				c.stale = true
 			}
 		}
@@ -191,12 +191,13 @@ func (u *Unit) page(id int, memUsed *bool) bool {
 		return u.finish(c, bus.Outcome{Tag: w.Tag, Offset: off, Len: rest, Status: prm.TranslationRange, Level: w.Level})
 	}
 	addr := m.MTTHandle + 8*i
-	data, ok := u.cache.Lookup(addr)
+	data, ok := u.cache.Probe(addr)
 	if !ok {
 		u.miss = true
 		if *memUsed || !u.p.MemReq.Ready() {
 			return false
 		}
+		u.cache.Use(addr, false)
 		*memUsed = true
 		c.fetch = addr &^ (linecache.LineSize - 1)
 		u.p.MemReq.Push(pcie.ReadReq{ID: uint32(id), Addr: c.fetch, Len: linecache.LineSize})
@@ -207,6 +208,7 @@ func (u *Unit) page(id int, memUsed *bool) bool {
 	if !u.p.Done.Ready() {
 		return false
 	}
+	u.cache.Use(addr, true)
 	at := addr % linecache.LineSize
 	e := prm.DecodeMTTEntry(data[at : at+8])
 	pg := lo & (size - 1)

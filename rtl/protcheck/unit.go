@@ -78,10 +78,10 @@ func (u *Unit) try(in *sim.Chan[bus.Lookup]) bool {
 		return true
 	}
 	loop := l.Loop()
-	if loop && !u.p.Credit.Ready() {
-		return false
-	}
 	st := Check(l)
+	if loop && !(st == prm.OK && l.MKC.AccessMode.UsesKLMList()) && !u.p.Credit.Ready() {
+		return false // the credit goes back in the same cycle
+	}
 	var ok bool
 	switch {
 	case st != prm.OK:
@@ -112,7 +112,7 @@ func (u *Unit) try(in *sim.Chan[bus.Lookup]) bool {
 		return false
 	}
 	if loop {
-		u.p.Credit.Push(bus.Credit{})
+		u.p.Credit.Push(bus.Credit{Level: l.Level})
 	}
 	u.fired, u.lastKey, u.lastStatus = true, l.Key, st
 	u.stats.Checked++

@@ -60,6 +60,7 @@ type gen struct {
 	sc   *scenario.Scenario
 	keys []*genKey
 	mtts []*genKey // MTT keys, for KLM entries and windows
+	klms []*genKey // variable KLM keys, for nested KLM entries
 }
 
 var genQPs = []scenario.QP{
@@ -135,6 +136,9 @@ func (g *gen) makeKey(index uint32) {
 		}
 		k.mtt = need
 		spec.ODP = k.odp
+		if r.Intn(20) == 0 {
+			m.Len += 2 * p // past the list: the last pages are TRANSLATION_RANGE
+		}
 		g.mtts = append(g.mtts, k)
 	case x < 65:
 		m.AccessMode = prm.ModePA
@@ -151,6 +155,12 @@ func (g *gen) makeKey(index uint32) {
 		m.StartAddr = uint64(r.Int63n(1 << 40))
 		for i, n := 0, 1+r.Intn(6); i < n; i++ {
 			t := g.mtts[r.Intn(len(g.mtts))]
+			if len(g.klms) > 0 && r.Intn(4) == 0 {
+				t = g.klms[r.Intn(len(g.klms))] // KLM over KLM: recursion two levels and more
+			}
+			if t.mkc.Len == 0 {
+				continue
+			}
 			bc := uint64(1 + r.Intn(int(min(t.mkc.Len, 1<<16))))
 			off := uint64(r.Int63n(int64(t.mkc.Len - bc + 1)))
 			if r.Intn(10) == 0 {
@@ -158,6 +168,12 @@ func (g *gen) makeKey(index uint32) {
 			}
 			spec.KLM = append(spec.KLM, prm.KLMEntry{ByteCount: uint32(bc), MKey: prm.MakeKey(t.index, t.variant), Address: t.mkc.StartAddr + off})
 			m.Len += bc
+		}
+		if r.Intn(30) == 0 {
+			// A KLM cycle: an entry naming the key itself ends in
+			// INDIRECTION_DEPTH, never a hang.
+			spec.KLM = append(spec.KLM, prm.KLMEntry{ByteCount: 4096, MKey: prm.MakeKey(index, k.variant), Address: m.StartAddr + m.Len})
+			m.Len += 4096
 		}
 	case x < 94:
 		m.AccessMode = prm.ModeFixedBufferSize
@@ -191,6 +207,9 @@ func (g *gen) makeKey(index uint32) {
 				k.qpn = q.QPN
 			}
 		}
+	}
+	if m.AccessMode == prm.ModeKLM && m.QPN == prm.QPNNone {
+		g.klms = append(g.klms, k)
 	}
 	m.TranslationsOctwordSize = scenario.OctwordsFor(len(spec.MTT), len(spec.KLM))
 	if r.Intn(8) == 0 {
@@ -229,7 +248,10 @@ func (g *gen) access() (scenario.Op, *genKey) {
 		a.Addr &^= 7
 	}
 	if r.Intn(1000) < g.w.BadPerMille {
-		switch r.Intn(5) {
+		switch r.Intn(6) {
+		case 5:
+			a.Type, a.Len = prm.RemoteAtomic, 8
+			a.Addr |= 4 // MISALIGNED_ATOMIC when everything else passes
 		case 0:
 			a.Key ^= 1
 		case 1:

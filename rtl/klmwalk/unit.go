@@ -57,6 +57,12 @@ type context struct {
 	tj    uint64 // byte offset in the key's space where entry j starts
 	fetch uint64 // line being fetched
 	stale bool
+	// The line last filled for this context, kept so that the context can
+	// use it even if other contexts' fills evict it from the shared cache
+	// before its turn comes: without it they can thrash one set forever.
+	line    [linecache.LineSize]byte
+	lineAt  uint64
+	hasLine bool
 }
 
 // Unit is the KLM recursion unit.
@@ -142,6 +148,9 @@ func (u *Unit) Eval(now uint64) bool {
 			if c.state == Fetch && (iv.All || linecache.Overlaps(c.fetch, iv.Lo, iv.Hi)) {
 				c.stale = true
 			}
+			if c.hasLine && (iv.All || linecache.Overlaps(c.lineAt, iv.Lo, iv.Hi)) {
+				c.hasLine = false
+			}
 		}
 		u.p.Ack.Push(bus.Ack{ID: iv.ID})
 		u.p.Ctrl.Pop()
@@ -163,6 +172,8 @@ func (u *Unit) Eval(now uint64) bool {
 		default:
 			if r.Status == pcie.SC {
 				u.cache.Fill(r.Addr, r.Data)
+				copy(c.line[:], r.Data)
+				c.lineAt, c.hasLine = r.Addr, true
 			}
 			// A failed read installs nothing: the context reads again.
 			c.state = Search
@@ -247,6 +258,9 @@ func (u *Unit) step(id int, c *context, memUsed *bool) bool {
 	}
 	addr := m.MTTHandle + prm.KLMEntrySize*c.j
 	data, ok := u.cache.Probe(addr)
+	if !ok && c.hasLine && c.lineAt == addr&^(linecache.LineSize-1) {
+		data, ok = &c.line, true
+	}
 	if !ok {
 		if *memUsed || !u.p.MemReq.Ready() {
 			return false

@@ -86,19 +86,20 @@ func (c *Cache) Probe(addr uint64) (*[LineSize]byte, bool) {
 }
 
 // Use counts a lookup of addr that the unit acted on: a hit (making the
-// line the most recently used) or a miss.
+// line the most recently used, if it is still cached: a unit may have used
+// its own copy of a line just filled) or a miss.
 func (c *Cache) Use(addr uint64, hit bool) {
 	if !hit {
 		c.Stats.Misses++
 		return
 	}
+	c.Stats.Hits++
 	la := addr / LineSize
 	set := c.set(la)
 	for i := range set {
 		if set[i].valid && set[i].tag == la {
 			c.clock++
 			set[i].used = c.clock
-			c.Stats.Hits++
 			return
 		}
 	}

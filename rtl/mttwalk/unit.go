@@ -51,6 +51,12 @@ type walker struct {
 	t     uint64 // bytes done
 	fetch uint64 // line being fetched
 	stale bool   // the fetch was invalidated while in flight
+	// The line last filled for this walker, kept so that it can be used
+	// even if other walkers' fills evict it from the shared cache before
+	// this walker's turn: without it they can thrash one set forever.
+	line    [linecache.LineSize]byte
+	lineAt  uint64
+	hasLine bool
 }
 
 // Unit is the MTT walker: Walkers contexts share one MTT cache, one
@@ -116,6 +122,9 @@ func (u *Unit) Eval(now uint64) bool {
 			if c.state == Fetch && (iv.All || linecache.Overlaps(c.fetch, iv.Lo, iv.Hi)) {
 				c.stale = true
 			}
+			if c.hasLine && (iv.All || linecache.Overlaps(c.lineAt, iv.Lo, iv.Hi)) {
+				c.hasLine = false
+			}
 		}
 		u.p.Ack.Push(bus.Ack{ID: iv.ID})
 		u.p.Ctrl.Pop()
@@ -137,6 +146,8 @@ func (u *Unit) Eval(now uint64) bool {
 		default:
 			if r.Status == pcie.SC {
 				u.cache.Fill(r.Addr, r.Data)
+				copy(c.line[:], r.Data)
+				c.lineAt, c.hasLine = r.Addr, true
 				u.fill = true
 			}
 			// A failed read installs nothing; the context reads again.
@@ -192,6 +203,9 @@ func (u *Unit) page(id int, memUsed *bool) bool {
 	}
 	addr := m.MTTHandle + 8*i
 	data, ok := u.cache.Probe(addr)
+	if !ok && c.hasLine && c.lineAt == addr&^(linecache.LineSize-1) {
+		data, ok = &c.line, true
+	}
 	if !ok {
 		u.miss = true
 		if *memUsed || !u.p.MemReq.Ready() {

@@ -7,12 +7,14 @@ OUT     := out
 SHARED  ?= ../shared
 export GOFLAGS ?= -mod=mod
 
-.PHONY: all build run test tools vet lint unit conformance examples-check wave bench vectors-check clean
+.PHONY: all build run test tools vet lint unit conformance wave bench vectors vectors-check clean
 
 all: build
 
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo devel)
+
 build:
-	$(GO) build -o $(BIN) ./cmd/mkeysim
+	$(GO) build -ldflags "-X mkeysim/vectors.Version=$(VERSION)" -o $(BIN) ./cmd/mkeysim
 
 # The main job: the default workload (1024 keys, 100k accesses, UMR and
 # invalidation traffic) through the clocked model, checked against the
@@ -43,6 +45,14 @@ unit:
 # line, compared with the shared comparator.
 conformance: build
 	@bash scripts/conformance.sh $(BIN) $(SHARED)/conformance examples
+
+# Golden vectors for every unit into out/vectors (vectors/README.md).
+vectors: build
+	$(BIN) vectors --unit all --count 4096 --seed 1 --out $(OUT)/vectors
+
+# Replays them under Icarus Verilog and Verilator against vectors/hdl/.
+vectors-check: build tools
+	@bash scripts/vectors-check.sh $(BIN)
 
 wave:
 	@if [ -n "$$DISPLAY" ]; then gtkwave $(OUT)/default.vcd $(OUT)/default.gtkw; \

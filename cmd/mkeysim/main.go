@@ -31,6 +31,7 @@ func commands() []command {
 		{"ref", "run a scenario through the golden model", cmdRef},
 		{"config", "print the configuration file with every default", cmdConfig},
 		{"mkc", "pack MKC fields to hex, or unpack hex to fields", cmdMKC},
+		{"vectors", "write golden vectors, manifests and Verilog replay harnesses", cmdVectors},
 	}
 }
 

@@ -1,0 +1,71 @@
+package vectors
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+
+	"mkeysim/ref"
+	"mkeysim/scenario"
+)
+
+// exampleAccess is one access of an example scenario, with the golden
+// model in the state in which the access runs.
+type exampleAccess struct {
+	file    string // base name
+	seq     int    // the op's index
+	m       *ref.Model
+	access  scenario.Access
+	version int // changes whenever a command may have changed the model
+}
+
+// exampleFiles lists dir/*.json, sorted.
+func exampleFiles(dir string) ([]string, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+// eachExampleAccess runs every example scenario of dir through the golden
+// model and calls f before each access is applied, in file and op order.
+// It returns the base names of the files it read.
+func eachExampleAccess(dir string, f func(a *exampleAccess) error) ([]string, error) {
+	files, err := exampleFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	version := 0
+	for _, path := range files {
+		sc, err := scenario.ReadFile(path)
+		if err != nil {
+			return nil, &FlagError{"examples", dir, err.Error()}
+		}
+		m := ref.New(ref.DefaultConfig())
+		if err := m.Load(sc); err != nil {
+			return nil, &FlagError{"examples", dir, fmt.Sprintf("%s: %v", path, err)}
+		}
+		names = append(names, filepath.Base(path))
+		version++
+		for i := range sc.Ops {
+			op := &sc.Ops[i]
+			switch op.Kind {
+			case scenario.OpAccess:
+				if err := f(&exampleAccess{file: filepath.Base(path), seq: i, m: m, access: op.Access, version: version}); err != nil {
+					return nil, err
+				}
+			case scenario.OpQueryMKey:
+			default:
+				version++
+			}
+			m.Apply(i, op)
+		}
+	}
+	return names, nil
+}

@@ -1,0 +1,306 @@
+package vectors
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+
+	"mkeysim/prm"
+	"mkeysim/rtl/mptcache"
+)
+
+// Units lists the units vectors can be made for, in the order "all" makes
+// them.
+func Units() []string { return []string{"protcheck", "mttwalk", "klmwalk", "mptcache", "top"} }
+
+// MaxCount bounds --count: a vector's sequence number is 32 bits, and
+// 2^24 lines is already gigabytes of hex.
+const MaxCount = 1 << 24
+
+// Options are the parameters of one generation.
+type Options struct {
+	Unit  string
+	Count int
+	Seed  uint64
+	// Sets, Ways, Replacement and ReplSeed are the mptcache geometry.
+	Sets, Ways  int
+	Replacement string
+	ReplSeed    uint64
+	// Examples is the directory of example scenarios (NAME.json) whose
+	// accesses become directed vectors; empty for none.
+	Examples string
+}
+
+// DefaultOptions are the flags' defaults.
+func DefaultOptions() Options {
+	c := mptcache.DefaultConfig()
+	return Options{Count: 4096, Seed: 1, Sets: 16, Ways: 4, Replacement: c.Replacement, ReplSeed: c.Seed, Examples: "examples"}
+}
+
+// FlagError is bad input: it names the flag and the value.
+type FlagError struct {
+	Flag, Value, Why string
+}
+
+func (e *FlagError) Error() string { return fmt.Sprintf("--%s %s: %s", e.Flag, e.Value, e.Why) }
+
+// Validate checks the options, naming the first bad flag and its value.
+func (o *Options) Validate() error {
+	known := false
+	for _, u := range Units() {
+		known = known || u == o.Unit
+	}
+	switch {
+	case !known:
+		return &FlagError{"unit", fmt.Sprintf("%q", o.Unit), "unknown unit: want one of " + strings.Join(Units(), ", ") + " (or all)"}
+	case o.Count < 1 || o.Count > MaxCount:
+		return &FlagError{"count", fmt.Sprint(o.Count), fmt.Sprintf("want 1..%d", MaxCount)}
+	}
+	if o.Unit == "mptcache" {
+		switch {
+		case o.Sets < 1 || o.Sets > 1<<16 || o.Sets&(o.Sets-1) != 0:
+			return &FlagError{"sets", fmt.Sprint(o.Sets), "want a power of two in 1..65536"}
+		case o.Ways < 1 || o.Ways > 64:
+			return &FlagError{"ways", fmt.Sprint(o.Ways), "want 1..64"}
+		case o.Replacement != mptcache.ReplLRU && o.Replacement != mptcache.ReplRandom:
+			return &FlagError{"replacement", fmt.Sprintf("%q", o.Replacement), "want lru or random"}
+		}
+	}
+	if o.Examples != "" && o.Unit != "mptcache" {
+		if st, err := os.Stat(o.Examples); err != nil || !st.IsDir() {
+			return &FlagError{"examples", o.Examples, "not a directory (give --examples '' for no directed vectors from scenarios)"}
+		}
+	}
+	return nil
+}
+
+// Command is the command line that makes these vectors (without --out, so
+// that the same vectors carry the same manifest wherever they are written).
+func (o *Options) Command() string {
+	s := fmt.Sprintf("mkeysim vectors --unit %s --count %d --seed %d", o.Unit, o.Count, o.Seed)
+	if o.Unit == "mptcache" {
+		s += fmt.Sprintf(" --sets %d --ways %d --replacement %s --repl-seed %d", o.Sets, o.Ways, o.Replacement, o.ReplSeed)
+	}
+	if o.Examples != "examples" && o.Unit != "mptcache" {
+		s += fmt.Sprintf(" --examples '%s'", o.Examples)
+	}
+	return s
+}
+
+// File is one output file.
+type File struct {
+	Name string
+	Data []byte
+}
+
+// Output is one unit's generated files, with the typed vectors that made
+// them (for tests and for callers who want the stimulus).
+type Output struct {
+	Manifest *Manifest
+	Layout   *Layout
+	Lines    []Line
+	Files    []File
+	// Vectors is the unit's stimulus and oracle values, one per line:
+	// []ProtcheckVector, []MTTWalkVector, []KLMWalkVector,
+	// []MPTCacheVector or []TopVector.
+	Vectors any
+}
+
+// unitResult is what a unit's generator returns.
+type unitResult struct {
+	desc     string
+	layout   *Layout
+	lines    []Line
+	vectors  any
+	directed int
+	sources  []string
+	params   []Param
+	dut      DUT
+	tables   []tableData
+	formats  []Format
+	enums    []Enum
+	coverage map[string]int
+}
+
+type tableData struct {
+	Table
+	layout *Layout
+	lines  []Line
+}
+
+// Version, when set at link time (go build -ldflags "-X
+// mkeysim/vectors.Version=$(git describe --always --dirty)"), names the
+// model in every manifest.
+var Version = ""
+
+// ModelVersion identifies the oracle: Version if set, else the module's
+// VCS revision when the binary was stamped with one, else "devel".
+func ModelVersion() string {
+	if Version != "" {
+		return "mkeysim " + Version + " (" + FormatVersion + ")"
+	}
+	rev, dirty := "devel", false
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+	}
+	if dirty {
+		rev += "-dirty"
+	}
+	return "mkeysim " + rev + " (" + FormatVersion + ")"
+}
+
+// Generate makes one unit's vectors in memory.
+func Generate(o Options) (*Output, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	var (
+		res *unitResult
+		err error
+	)
+	switch o.Unit {
+	case "protcheck":
+		res, err = genProtcheck(&o)
+	case "mttwalk":
+		res, err = genMTTWalk(&o)
+	case "klmwalk":
+		res, err = genKLMWalk(&o)
+	case "mptcache":
+		res, err = genMPTCache(&o)
+	case "top":
+		res, err = genTop(&o)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(res.lines) != o.Count {
+		return nil, fmt.Errorf("vectors: %s made %d vectors, want %d", o.Unit, len(res.lines), o.Count)
+	}
+	m := &Manifest{
+		Format:          FormatVersion,
+		Unit:            o.Unit,
+		Description:     res.desc,
+		ModelVersion:    ModelVersion(),
+		Seed:            o.Seed,
+		Command:         o.Command(),
+		Count:           o.Count,
+		Directed:        res.directed,
+		DirectedSources: append([]string{}, res.sources...),
+		File:            o.Unit + ".hex",
+		LineWidth:       res.layout.Width,
+		HexDigits:       res.layout.HexDigits(),
+		Marker:          fmt.Sprintf("%02x", Marker),
+		Parameters:      append([]Param{}, res.params...),
+		DUT:             res.dut,
+		Fields:          res.layout.Fields,
+		Enums:           res.enums,
+		Formats:         res.formats,
+		Coverage:        res.coverage,
+	}
+	out := &Output{Manifest: m, Layout: res.layout, Lines: res.lines, Vectors: res.vectors}
+	out.Files = append(out.Files, File{m.File, hexFile(m, res.layout, res.lines, "vectors")})
+	for _, t := range res.tables {
+		t.Count = len(t.lines)
+		t.LineWidth = t.layout.Width
+		t.HexDigits = t.layout.HexDigits()
+		t.Fields = t.layout.Fields
+		m.Tables = append(m.Tables, t.Table)
+		out.Files = append(out.Files, File{t.File, hexFile(m, t.layout, t.lines, "table "+t.Name)})
+	}
+	names := []string{m.File}
+	for _, t := range m.Tables {
+		names = append(names, t.File)
+	}
+	names = append(names, o.Unit+".manifest.json", o.Unit+"_pkg.sv", o.Unit+"_tb.sv", o.Unit+"_echo.sv")
+	m.Files = names
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	js, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	out.Files = append(out.Files,
+		File{o.Unit + ".manifest.json", append(js, '\n')},
+		File{o.Unit + "_pkg.sv", []byte(PackageSV(m))},
+		File{o.Unit + "_tb.sv", []byte(TestbenchSV(m))},
+		File{o.Unit + "_echo.sv", []byte(EchoSV(m))},
+	)
+	return out, nil
+}
+
+// hexFile formats lines for $readmemh: a // header, then one word a line.
+func hexFile(m *Manifest, l *Layout, lines []Line, what string) []byte {
+	var b bytes.Buffer
+	b.Grow(len(lines) * (l.HexDigits() + 1))
+	fmt.Fprintf(&b, "// mkeysim golden vectors: unit %s, %s: %d lines of %d bits (%d hex digits)\n", m.Unit, what, len(lines), l.Width, l.HexDigits())
+	fmt.Fprintf(&b, "// %s; seed %d; %s\n", m.Command, m.Seed, m.ModelVersion)
+	fmt.Fprintf(&b, "// fields and ports: %s.manifest.json\n", m.Unit)
+	buf := make([]byte, 0, l.HexDigits()+1)
+	for _, ln := range lines {
+		buf = appendHex(buf[:0], ln, l.HexDigits())
+		buf = append(buf, '\n')
+		b.Write(buf)
+	}
+	return b.Bytes()
+}
+
+// Write puts the output's files into dir, all or nothing: they are written
+// into a fresh dir/.tmp-* first and renamed into place only when every one
+// is complete.
+func Write(out *Output, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return &FlagError{"out", dir, err.Error()}
+	}
+	tmp, err := os.MkdirTemp(dir, ".tmp-")
+	if err != nil {
+		return &FlagError{"out", dir, "not writable: " + err.Error()}
+	}
+	defer os.RemoveAll(tmp)
+	for _, f := range out.Files {
+		if err := os.WriteFile(filepath.Join(tmp, f.Name), f.Data, 0o644); err != nil {
+			return &FlagError{"out", dir, err.Error()}
+		}
+	}
+	for _, f := range out.Files {
+		if err := os.Rename(filepath.Join(tmp, f.Name), filepath.Join(dir, f.Name)); err != nil {
+			return &FlagError{"out", dir, err.Error()}
+		}
+	}
+	return nil
+}
+
+// WriteAll generates and writes several units, writing nothing unless every
+// unit generated.
+func WriteAll(opts []Options, dir string) ([]*Output, error) {
+	var outs []*Output
+	all := &Output{}
+	for _, o := range opts {
+		out, err := Generate(o)
+		if err != nil {
+			return nil, err
+		}
+		outs = append(outs, out)
+		all.Files = append(all.Files, out.Files...)
+	}
+	return outs, Write(all, dir)
+}
+
+// coverage counts outcomes by name, in a map that marshals sorted.
+type coverage map[string]int
+
+func (c coverage) status(s prm.Status) { c[s.String()]++ }
+
+var errUnobservable = errors.New("vectors: the oracle cannot show this stimulus's outputs")

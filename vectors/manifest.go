@@ -1,0 +1,258 @@
+package vectors
+
+import (
+	"fmt"
+
+	"mkeysim/prm"
+)
+
+// FormatVersion names the layout rules of this package: bump it when a
+// manifest field, a framing rule or a harness convention changes.
+const FormatVersion = "mkeysim-vectors/1"
+
+// Manifest describes one unit's vector file: every field's place in a
+// line, the DUT the harness drives, and where the vectors came from. It is
+// written as DIR/UNIT.manifest.json; the SystemVerilog package and the
+// harness are generated from it alone.
+type Manifest struct {
+	Format       string `json:"format"`
+	Unit         string `json:"unit"`
+	Description  string `json:"description"`
+	ModelVersion string `json:"model_version"`
+	Seed         uint64 `json:"seed"`
+	// Command is the command line that makes these files, without --out.
+	Command string `json:"command"`
+	// Count is the number of vectors (lines) in File.
+	Count int `json:"count"`
+	// Directed of them come first, from the example scenarios or directed
+	// sequences; the rest are constrained random.
+	Directed        int      `json:"directed"`
+	DirectedSources []string `json:"directed_sources"`
+	File            string   `json:"file"`
+	LineWidth       int      `json:"line_width"`
+	HexDigits       int      `json:"hex_digits"`
+	Marker          string   `json:"marker"`
+	Parameters      []Param  `json:"parameters"`
+	DUT             DUT      `json:"dut"`
+	Fields          []Field  `json:"fields"`
+	Tables          []Table  `json:"tables,omitempty"`
+	Enums           []Enum   `json:"enums"`
+	Formats         []Format `json:"formats,omitempty"`
+	// Coverage counts the vectors by outcome (status names, or for
+	// mptcache the op and its outcome).
+	Coverage map[string]int `json:"coverage"`
+	Files    []string       `json:"files"`
+}
+
+// Param is a parameter of the unit fixed for this vector set.
+type Param struct {
+	Name    string `json:"name"`
+	Value   uint64 `json:"value"`
+	Meaning string `json:"meaning"`
+	// DUT parameters are passed to the DUT instance by the harness
+	// (#(.NAME(NAME))), as a 64-bit value.
+	DUT bool `json:"dut_parameter,omitempty"`
+}
+
+// DUT is the device the harness drives.
+type DUT struct {
+	Module string `json:"module"`
+	// Handshake is "combinational" (inputs applied, outputs compared 1 ns
+	// later), "clocked" (one operation a cycle, outputs compared before the
+	// edge that commits it) or "valid_ready" (request and response
+	// channels, one request in flight).
+	Handshake   string `json:"handshake"`
+	Description string `json:"description"`
+	Ports       []Port `json:"ports"`
+}
+
+// Port is one DUT port.
+type Port struct {
+	Name      string `json:"name"`
+	Direction string `json:"direction"` // input or output, seen from the DUT
+	Width     int    `json:"width"`
+	Meaning   string `json:"meaning"`
+}
+
+// Table is a side file of the vectors (top: the MKC table and the memory
+// image the harness serves), in the same framing as the vector file.
+type Table struct {
+	Name      string  `json:"name"`
+	File      string  `json:"file"`
+	Meaning   string  `json:"meaning"`
+	Count     int     `json:"count"`
+	LineWidth int     `json:"line_width"`
+	HexDigits int     `json:"hex_digits"`
+	Fields    []Field `json:"fields"`
+}
+
+// Enum lists the values of an encoded field.
+type Enum struct {
+	Name   string      `json:"name"`
+	Width  int         `json:"width"`
+	Values []EnumValue `json:"values"`
+}
+
+// EnumValue is one named value.
+type EnumValue struct {
+	Name  string `json:"name"`
+	Value int    `json:"value"`
+}
+
+// Format gives the bits of a PRM image field: image bit 0 is the last
+// byte's least significant bit, so the byte at offset B, bit b of its
+// big-endian dword at offset O lies at 8*size-1 - 8*O - (31-b).
+type Format struct {
+	Name   string     `json:"name"`
+	Width  int        `json:"width"`
+	Source string     `json:"source"`
+	Fields []SubField `json:"fields"`
+}
+
+// SubField is a field of a PRM image; Parts run most significant first.
+type SubField struct {
+	Name  string    `json:"name"`
+	Width int       `json:"width"`
+	Parts []BitPart `json:"parts"`
+}
+
+// BitPart is a contiguous run of image bits.
+type BitPart struct {
+	MSB int `json:"msb"`
+	LSB int `json:"lsb"`
+}
+
+// imageBit maps bit b of the dword at byte offset off of a size-byte image
+// to its bit number in the image taken as one big-endian number.
+func imageBit(size, off, b int) int { return 8*size - 8*off - 32 + b }
+
+// mkcFormat is the MKC's field table (prm.MKCFields) in image bits.
+func mkcFormat() Format {
+	f := Format{Name: "mkc", Width: 8 * prm.MKCSize, Source: "translation.md 2.2 (prm.MKCFields)"}
+	for _, pf := range prm.MKCFields() {
+		sf := SubField{Name: pf.Name, Width: pf.Width}
+		for _, p := range pf.Parts {
+			bp := BitPart{MSB: imageBit(prm.MKCSize, p.Offset, p.Hi), LSB: imageBit(prm.MKCSize, p.Offset, p.Lo)}
+			if n := len(sf.Parts); n > 0 && sf.Parts[n-1].LSB == bp.MSB+1 {
+				sf.Parts[n-1].LSB = bp.LSB // contiguous in the image: one part
+				continue
+			}
+			sf.Parts = append(sf.Parts, bp)
+		}
+		f.Fields = append(f.Fields, sf)
+	}
+	return f
+}
+
+func mttFormat() Format {
+	const s = prm.MTTEntrySize
+	return Format{Name: "mtt_entry", Width: 8 * s, Source: "translation.md 2.3 (prm.MTTEntry)", Fields: []SubField{
+		{Name: "ptag", Width: 56, Parts: []BitPart{{imageBit(s, 0, 31), imageBit(s, 4, 8)}}},
+		{Name: "wr_en", Width: 1, Parts: []BitPart{{imageBit(s, 4, 1), imageBit(s, 4, 1)}}},
+		{Name: "rd_en", Width: 1, Parts: []BitPart{{imageBit(s, 4, 0), imageBit(s, 4, 0)}}},
+	}}
+}
+
+func klmFormat() Format {
+	const s = prm.KLMEntrySize
+	return Format{Name: "klm_entry", Width: 8 * s, Source: "translation.md 2.4 (prm.KLMEntry)", Fields: []SubField{
+		{Name: "byte_count", Width: 32, Parts: []BitPart{{imageBit(s, 0, 31), imageBit(s, 0, 0)}}},
+		{Name: "mkey", Width: 32, Parts: []BitPart{{imageBit(s, 4, 31), imageBit(s, 4, 0)}}},
+		{Name: "address", Width: 64, Parts: []BitPart{{imageBit(s, 8, 31), imageBit(s, 12, 0)}}},
+	}}
+}
+
+// The enums every manifest carries.
+func statusEnum() Enum {
+	e := Enum{Name: "status", Width: 8}
+	for _, s := range prm.Statuses() {
+		e.Values = append(e.Values, EnumValue{Name: s.String(), Value: int(s)})
+	}
+	return e
+}
+
+func accessEnum() Enum {
+	e := Enum{Name: "access_type", Width: 3}
+	for _, t := range prm.AccessTypes() {
+		e.Values = append(e.Values, EnumValue{Name: t.String(), Value: int(t)})
+	}
+	return e
+}
+
+func modeEnum() Enum {
+	e := Enum{Name: "access_mode", Width: 5}
+	for i, n := range prm.ModeNames() {
+		e.Values = append(e.Values, EnumValue{Name: n, Value: i})
+	}
+	return e
+}
+
+func spaceEnum() Enum {
+	e := Enum{Name: "space", Width: 2}
+	for _, s := range []prm.Space{prm.SpaceDMA, prm.SpaceSWICM, prm.SpaceMEMIC} {
+		e.Values = append(e.Values, EnumValue{Name: s.String(), Value: int(s)})
+	}
+	return e
+}
+
+func commonEnums() []Enum {
+	return []Enum{statusEnum(), accessEnum(), modeEnum(), spaceEnum()}
+}
+
+// ports derives a combinational DUT's ports from the line's input and
+// expected fields.
+func ports(l *Layout) []Port {
+	var ps []Port
+	for _, f := range l.Fields {
+		switch f.Dir {
+		case DirInput:
+			ps = append(ps, Port{Name: f.Name, Direction: "input", Width: f.Width, Meaning: f.Meaning})
+		case DirExpected:
+			ps = append(ps, Port{Name: f.Name, Direction: "output", Width: f.Width, Meaning: f.Meaning})
+		}
+	}
+	return ps
+}
+
+// Validate checks the manifest's own consistency: fields inside the line,
+// not overlapping, covering it, names unique, ports matching fields.
+func (m *Manifest) Validate() error {
+	if err := checkFields(m.Fields, m.LineWidth); err != nil {
+		return fmt.Errorf("%s: %v", m.Unit, err)
+	}
+	for _, t := range m.Tables {
+		if err := checkFields(t.Fields, t.LineWidth); err != nil {
+			return fmt.Errorf("%s table %s: %v", m.Unit, t.Name, err)
+		}
+	}
+	if m.HexDigits*4 != m.LineWidth {
+		return fmt.Errorf("%s: line width %d is not %d hex digits", m.Unit, m.LineWidth, m.HexDigits)
+	}
+	return nil
+}
+
+func checkFields(fields []Field, width int) error {
+	used := make([]bool, width)
+	names := map[string]bool{}
+	for _, f := range fields {
+		if names[f.Name] {
+			return fmt.Errorf("field %s twice", f.Name)
+		}
+		names[f.Name] = true
+		if f.Width < 1 || f.LSB < 0 || f.LSB+f.Width > width {
+			return fmt.Errorf("field %s [%d +: %d] outside the %d-bit line", f.Name, f.LSB, f.Width, width)
+		}
+		for b := f.LSB; b < f.LSB+f.Width; b++ {
+			if used[b] {
+				return fmt.Errorf("field %s overlaps another at bit %d", f.Name, b)
+			}
+			used[b] = true
+		}
+	}
+	for b, u := range used {
+		if !u {
+			return fmt.Errorf("bit %d belongs to no field", b)
+		}
+	}
+	return nil
+}

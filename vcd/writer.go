@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"path"
 	"strconv"
 	"strings"
@@ -362,7 +363,25 @@ func appendBinary(b []byte, words []uint64) []byte {
 	for hi > 0 && words[hi] == 0 {
 		hi--
 	}
-	b = strconv.AppendUint(b, words[hi], 2)
+	// The top word without leading zeros, then every lower word in full,
+	// eight digits a byte.
+	top := words[hi]
+	if top == 0 {
+		b = append(b, '0')
+	} else {
+		lead := bits.LeadingZeros64(top)
+		for shift := 56 - lead/8*8; shift >= 0; shift -= 8 {
+			d := byteDigits(byte(top >> uint(shift)))
+			if shift == 56-lead/8*8 {
+				skip := lead % 8
+				var buf [8]byte
+				binary.BigEndian.PutUint64(buf[:], d)
+				b = append(b, buf[skip:]...)
+				continue
+			}
+			b = binary.BigEndian.AppendUint64(b, d)
+		}
+	}
 	for i := hi - 1; i >= 0; i-- {
 		x := words[i]
 		for shift := 56; shift >= 0; shift -= 8 {

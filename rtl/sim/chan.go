@@ -6,6 +6,9 @@ import "fmt"
 // payload type.
 type Port interface {
 	Name() string
+	// ID is the channel's number in its engine, 0, 1, ... in creation
+	// order: tracers index their tables with it.
+	ID() int
 	commit()
 	// nextVisible returns the cycle at which the head becomes visible, if
 	// the channel holds anything.
@@ -31,6 +34,7 @@ type entry[T any] struct {
 // pops at most one.
 type Chan[T any] struct {
 	name    string
+	id      int
 	depth   int
 	latency uint64
 	clk     *Engine
@@ -52,13 +56,16 @@ func NewChan[T any](e *Engine, name string, depth, latency int) *Chan[T] {
 	if latency < 1 {
 		latency = 1
 	}
-	c := &Chan[T]{name: name, depth: depth, latency: uint64(latency), clk: e, buf: make([]entry[T], depth)}
+	c := &Chan[T]{name: name, id: len(e.ports), depth: depth, latency: uint64(latency), clk: e, buf: make([]entry[T], depth)}
 	e.addPort(c)
 	return c
 }
 
 // Name is the channel's hierarchical name.
 func (c *Chan[T]) Name() string { return c.name }
+
+// ID is the channel's number in its engine (creation order).
+func (c *Chan[T]) ID() int { return c.id }
 
 // Ready reports whether the producer may push this cycle.
 func (c *Chan[T]) Ready() bool { return c.n < c.depth && !c.pushed }

@@ -6,3 +6,8 @@ package sim
 // hook; the slice belongs to the engine and is valid until the commit.
 // Tracers use it to look at a few channels a cycle instead of all of them.
 func (e *Engine) Touched() []Port { return e.dirty }
+
+// HeadAt returns the cycle from which the head payload is visible to the
+// consumer, if the channel holds one (for tracers, which look at a
+// channel again only when something about it can change).
+func (c *Chan[T]) HeadAt() (uint64, bool) { return c.nextVisible() }

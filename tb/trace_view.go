@@ -1,0 +1,324 @@
+package tb
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"mkeysim/prm"
+	"mkeysim/rtl"
+	"mkeysim/rtl/klmwalk"
+	"mkeysim/rtl/mptcache"
+	"mkeysim/rtl/mttwalk"
+	"mkeysim/rtl/pcie"
+	"mkeysim/scenario"
+	"mkeysim/vcd"
+)
+
+// This file turns a tracer's signals into what GTKWave opens: the
+// translate filters that show codes by name, the save file that groups
+// the signals, and the files of TraceFile.
+
+// filterFormat is the format of every filtered signal and filter file.
+const filterFormat = vcd.Hex
+
+// traceFilter is one translate filter: the width of the signals it
+// applies to and the names of their values.
+type traceFilter struct {
+	width int
+	names func() map[uint64]string
+}
+
+// traceFilters are the translate filters, by name (the file is
+// NAME.txt).
+var traceFilters = map[string]traceFilter{
+	"status": {5, func() map[uint64]string {
+		m := map[uint64]string{}
+		for _, s := range prm.Statuses() {
+			m[uint64(s)] = s.String()
+		}
+		return m
+	}},
+	"access_type": {3, func() map[uint64]string {
+		m := map[uint64]string{}
+		for _, a := range prm.AccessTypes() {
+			m[uint64(a)] = a.String()
+		}
+		return m
+	}},
+	"access_mode": {5, func() map[uint64]string {
+		m := map[uint64]string{}
+		for i, n := range prm.ModeNames() {
+			m[uint64(i)] = n
+		}
+		return m
+	}},
+	"tlp_type": {2, func() map[uint64]string {
+		m := map[uint64]string{}
+		for i := 0; i < pcie.NumTypes; i++ {
+			m[uint64(i)] = pcie.Type(i).String()
+		}
+		return m
+	}},
+	"cpl_status": {3, func() map[uint64]string {
+		m := map[uint64]string{}
+		for _, s := range []pcie.CplStatus{pcie.SC, pcie.UR, pcie.CA} {
+			m[uint64(s)] = s.String()
+		}
+		return m
+	}},
+	"op": {3, func() map[uint64]string {
+		m := map[uint64]string{}
+		for k := scenario.OpKind(0); k.String() != "op?"; k++ {
+			m[uint64(k)] = k.String()
+		}
+		return m
+	}},
+	"space": {2, func() map[uint64]string {
+		m := map[uint64]string{}
+		for _, s := range []prm.Space{prm.SpaceDMA, prm.SpaceSWICM, prm.SpaceMEMIC} {
+			m[uint64(s)] = s.String()
+		}
+		return m
+	}},
+	"cmd_state":      {3, rtl.CmdStateNames},
+	"mptcache_state": {3, mptcache.StateNames},
+	"mttwalk_state":  {2, mttwalk.StateNames},
+	"klmwalk_state":  {2, klmwalk.StateNames},
+}
+
+// WriteTraceFilters writes every translate filter file into dir (made if
+// needed) as NAME.txt.
+func WriteTraceFilters(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for name, f := range traceFilters {
+		var buf bytes.Buffer
+		if err := vcd.WriteFilter(&buf, f.names(), f.width, filterFormat); err != nil {
+			return fmt.Errorf("filter %s: %w", name, err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name+".txt"), buf.Bytes(), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// overview are the first groups of the save file: the signals to follow
+// for one translation, unit by unit, from the operation entering to its
+// result leaving (GTKWave shows a signal's name without its scope, so
+// each unit has its own small group).
+var overview = []struct {
+	group string
+	paths []string
+}{
+	{"1 in and out: top.core", []string{"top.core.in_valid", "top.core.in_ready", "top.core.in_seq", "top.core.in_key",
+		"top.core.rob_count", "top.core.out_valid", "top.core.out_seq", "top.core.out_status"}},
+	{"2 MKC lookup: top.mptcache", []string{"top.mptcache.hit", "top.mptcache.miss"}},
+	{"3 checks: top.protcheck", []string{"top.protcheck.fired_key", "top.protcheck.fired_status"}},
+	{"4 MTT walk: top.mttwalk", []string{"top.mttwalk.state", "top.mttwalk.done_tag", "top.mttwalk.done_seg_addr"}},
+	{"5 host reads: top.pcie", []string{"top.pcie.tags_in_use"}},
+}
+
+// SaveFile returns the GTKWave save file of the traced signals: first the
+// overview of one translation (a few signals of each unit on its path),
+// then every signal, one group per unit in data-flow order (tb and
+// top.in, mptcache, protcheck, mttwalk, klmwalk, pcie, host, then the
+// reorder buffer, the command path and top.out). dumpFile is written
+// as [dumpfile]; filterDir is the directory of WriteTraceFilters, best
+// absolute since GTKWave resolves relative filter paths against its
+// working directory.
+func (t *Tracer) SaveFile(dumpFile, filterDir string) vcd.SaveFile {
+	byPath := map[string]Signal{}
+	groups := map[string][]vcd.Signal{}
+	sig := func(s Signal) vcd.Signal {
+		v := vcd.Signal{Path: s.Path, Width: s.Width, Format: s.Format}
+		if s.Filter != "" {
+			v.Filter = filepath.Join(filterDir, s.Filter+".txt")
+		}
+		return v
+	}
+	for _, s := range t.info {
+		byPath[s.Path] = s
+		groups[s.Group] = append(groups[s.Group], sig(s))
+	}
+	var first []vcd.Group
+	for _, o := range overview {
+		g := vcd.Group{Name: o.group}
+		for _, p := range o.paths {
+			if s, ok := byPath[p]; ok {
+				g.Signals = append(g.Signals, sig(s))
+			}
+		}
+		if len(g.Signals) > 0 {
+			first = append(first, g)
+		}
+	}
+	sf := vcd.SaveFile{DumpFile: dumpFile, Width: 1280, Height: 760,
+		Comments: []string{"mkeysim waveform: one group per unit in data-flow order, after an overview of one translation",
+			"signals: X_push producer handshake, X_valid head visible, X_ready consumer took it, X_count FIFO occupancy"}}
+	_, mult := t.w.Timescale()
+	sf.TimeStart = t.from * mult
+	sf.Groups = first
+	for _, g := range t.order {
+		if len(groups[g]) > 0 {
+			sf.Groups = append(sf.Groups, vcd.Group{Name: g, Signals: groups[g]})
+		}
+	}
+	return sf
+}
+
+// TracePaths returns the save file and the filter directory written
+// beside the VCD file path: "run.vcd" gives "run.gtkw" and "run.filters".
+func TracePaths(path string) (gtkw, filters string) {
+	base := strings.TrimSuffix(path, ".vcd")
+	return base + ".gtkw", base + ".filters"
+}
+
+// traceFiles are the files of a TraceFile tracer.
+type traceFiles struct {
+	path, tmp     string // the VCD and where it is written until Close
+	gtkw, filters string // TracePaths
+	f             *os.File
+}
+
+// TraceFile traces b's run into the VCD file path (see Trace), with its
+// save file and translate filters beside it (TracePaths). Everything is
+// written under temporary names (path.tmp, ...) and renamed by Close, so
+// no half-written file ever has the final name; after an error nothing
+// is left.
+func TraceFile(b *Bench, path string, o vcd.Options) (*Tracer, error) {
+	tf := &traceFiles{path: path, tmp: path + ".tmp"}
+	tf.gtkw, tf.filters = TracePaths(path)
+	f, err := os.Create(tf.tmp)
+	if err != nil {
+		return nil, err
+	}
+	tf.f = f
+	t, err := Trace(b, f, o)
+	if err != nil {
+		f.Close()
+		os.Remove(tf.tmp)
+		return nil, err
+	}
+	t.file = tf
+	return t, nil
+}
+
+// finish closes the VCD file and writes and renames the rest.
+func (tf *traceFiles) finish(t *Tracer, err error) error {
+	if cerr := tf.f.Close(); err == nil {
+		err = cerr
+	}
+	ftmp, gtmp := tf.filters+".tmp", tf.gtkw+".tmp"
+	cleanup := func(err error) error {
+		os.Remove(tf.tmp)
+		os.RemoveAll(ftmp)
+		os.Remove(gtmp)
+		return err
+	}
+	if err != nil {
+		return cleanup(err)
+	}
+	absFilters, err := filepath.Abs(tf.filters)
+	if err != nil {
+		return cleanup(err)
+	}
+	os.RemoveAll(ftmp)
+	if err := WriteTraceFilters(ftmp); err != nil {
+		return cleanup(err)
+	}
+	var buf bytes.Buffer
+	if err := vcd.WriteGTKW(&buf, t.SaveFile(filepath.Base(tf.path), absFilters)); err != nil {
+		return cleanup(err)
+	}
+	if err := os.WriteFile(gtmp, displaySettings(buf.Bytes()), 0o644); err != nil {
+		return cleanup(err)
+	}
+	if err := os.RemoveAll(tf.filters); err != nil {
+		return cleanup(err)
+	}
+	for _, mv := range [][2]string{{ftmp, tf.filters}, {gtmp, tf.gtkw}, {tf.tmp, tf.path}} {
+		if err := os.Rename(mv[0], mv[1]); err != nil {
+			return cleanup(err)
+		}
+	}
+	return nil
+}
+
+// displaySettings adds to a save file the GTKWave settings vcd.SaveFile
+// has no field for: the signal tree (SST) closed, so that the waves get
+// the room (one click on "SST" opens it), and a signal-name column wide
+// enough for "done_seg_addr[63:0]". They go after the [pos] line, where
+// GTKWave writes them itself.
+func displaySettings(gtkw []byte) []byte {
+	const after = "[pos] -1 -1\n"
+	i := bytes.Index(gtkw, []byte(after))
+	if i < 0 {
+		return gtkw
+	}
+	i += len(after)
+	out := append([]byte(nil), gtkw[:i]...)
+	out = append(out, "[sst_expanded] 0\n[signals_width] 260\n[sst_width] 1\n"...)
+	return append(out, gtkw[i:]...)
+}
+
+// TraceScopes lists the scopes a tracer declares (for the default model),
+// the names Options.Scope patterns are matched against.
+func TraceScopes() ([]string, error) {
+	b, err := New(rtl.DefaultConfig())
+	if err != nil {
+		return nil, err
+	}
+	return traceScopes(b), nil
+}
+
+// traceScopes lists b's trace scopes: "top", then each unit's.
+func traceScopes(b *Bench) []string {
+	t := newTracer(b, vcd.NewWriter(io.Discard, vcd.Options{}))
+	t.declare()
+	out := []string{"top"}
+	seen := map[string]bool{"top": true}
+	for _, s := range t.info {
+		sc := s.Path[:strings.LastIndexByte(s.Path, '.')]
+		if !seen[sc] {
+			seen[sc] = true
+			out = append(out, sc)
+		}
+	}
+	return out
+}
+
+func joinScopes(b *Bench) string { return strings.Join(traceScopes(b), ", ") }
+
+// CheckTraceScope checks a -vcd-scope value (comma-separated patterns,
+// see vcd.Options.Scope) against the default model's scopes: every
+// pattern must be well formed and select at least one signal.
+func CheckTraceScope(pattern string) error {
+	if strings.TrimSpace(pattern) == "" {
+		return nil
+	}
+	b, err := New(rtl.DefaultConfig())
+	if err != nil {
+		return err
+	}
+	for _, p := range strings.Split(pattern, ",") {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		t := newTracer(b, vcd.NewWriter(io.Discard, vcd.Options{Scope: p}))
+		if err := t.w.Err(); err != nil {
+			return err
+		}
+		t.declare()
+		if len(t.vars) == 0 {
+			return fmt.Errorf("pattern %q selects no scope (scopes: %s)", p, joinScopes(b))
+		}
+	}
+	return nil
+}

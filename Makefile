@@ -44,7 +44,7 @@ unit:
 # Both models on every shared conformance scenario, through the command
 # line, compared with the shared comparator.
 conformance: build
-	@bash scripts/conformance.sh $(BIN) $(SHARED)/conformance examples
+	@SHARED=$(SHARED) bash scripts/conformance.sh $(BIN) $(SHARED)/conformance examples
 
 # Golden vectors for every unit into out/vectors (vectors/README.md).
 vectors: build

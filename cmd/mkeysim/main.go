@@ -30,6 +30,7 @@ func commands() []command {
 		{"run", "run the clocked model on a scenario or the default workload", cmdRun},
 		{"ref", "run a scenario through the golden model", cmdRef},
 		{"config", "print the configuration file with every default", cmdConfig},
+		{"compare", "compare two files of result lines field by field", cmdCompare},
 		{"mkc", "pack MKC fields to hex, or unpack hex to fields", cmdMKC},
 		{"vectors", "write golden vectors, manifests and Verilog replay harnesses", cmdVectors},
 	}

@@ -59,7 +59,7 @@ wave:
 	else echo "no display: open $(OUT)/default.vcd with $(OUT)/default.gtkw in GTKWave"; fi
 
 bench:
-	$(GO) test -run XXX -bench . -benchtime 2s ./ref/ ./tb/
+	$(GO) test -run XXX -bench . -benchtime 2s ./ref/ ./tb/ ./rtl/... ./vcd/ ./prm/
 
 clean:
 	rm -rf bin $(OUT)

@@ -34,6 +34,7 @@ type Var struct {
 	cur   []uint64 // current value, little-endian words
 	last  []uint64 // value last written
 	dirty bool     // on w.dirty
+	index int      // declaration order: changes of one time are written in it
 }
 
 // Root returns the top-level scope called name (sanitised), creating it on
@@ -117,6 +118,7 @@ func (s *Scope) Var(name string, width int) *Var {
 		last:  words[n:],
 	}
 	w.ids++
+	v.index = len(w.vars)
 	s.vars = append(s.vars, v)
 	w.vars = append(w.vars, v)
 	for p := s; p != nil; p = p.parent {

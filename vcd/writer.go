@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/bits"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -291,6 +292,9 @@ func (w *Writer) flush(t uint64) {
 		w.clearDirty()
 		w.dumpAll(t)
 	default:
+		// Declaration order, not the order of the Set calls: the file
+		// then depends only on the values, not on who set them first.
+		slices.SortFunc(w.dirty, func(a, b *Var) int { return a.index - b.index })
 		timed := false
 		for _, v := range w.dirty {
 			v.dirty = false

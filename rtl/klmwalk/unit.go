@@ -52,17 +52,10 @@ type Stats struct {
 type context struct {
 	state State
 	w     bus.Walk
-	t     uint64 // bytes of the piece done
-	j     uint64 // entry index
-	tj    uint64 // byte offset in the key's space where entry j starts
-	fetch uint64 // line being fetched
-	stale bool
-	// The line last filled for this context, kept so that the context can
-	// use it even if other contexts' fills evict it from the shared cache
-	// before its turn comes: without it they can thrash one set forever.
-	line    [linecache.LineSize]byte
-	lineAt  uint64
-	hasLine bool
+	t     uint64         // bytes of the piece done
+	j     uint64         // entry index
+	tj    uint64         // byte offset in the key's space where entry j starts
+	slot  linecache.Slot // the line in flight and the last line filled
 }
 
 // Unit is the KLM recursion unit.
@@ -145,12 +138,7 @@ func (u *Unit) Eval(now uint64) bool {
 		u.cache.Invalidate(iv.Lo, iv.Hi, iv.All)
 		for i := range u.ctx {
 			c := &u.ctx[i]
-			if c.state == Fetch && (iv.All || linecache.Overlaps(c.fetch, iv.Lo, iv.Hi)) {
-				c.stale = true
-			}
-			if c.hasLine && (iv.All || linecache.Overlaps(c.lineAt, iv.Lo, iv.Hi)) {
-				c.hasLine = false
-			}
+			c.slot.Invalidate(iv.Lo, iv.Hi, iv.All)
 		}
 		u.p.Ack.Push(bus.Ack{ID: iv.ID})
 		u.p.Ctrl.Pop()
@@ -160,20 +148,18 @@ func (u *Unit) Eval(now uint64) bool {
 		r := u.p.MemResp.Peek()
 		c := &u.ctx[r.ID%uint32(len(u.ctx))]
 		switch {
-		case c.state != Fetch || c.fetch != r.Addr:
+		case c.state != Fetch || !c.slot.Awaits(r.Addr):
 			u.p.MemResp.Pop() // not ours any more
-		case c.stale:
+		case c.slot.Stale():
 			if u.p.MemReq.Ready() {
-				u.p.MemReq.Push(pcie.ReadReq{ID: r.ID, Addr: c.fetch, Len: linecache.LineSize})
+				u.p.MemReq.Push(pcie.ReadReq{ID: r.ID, Addr: c.slot.Restart(), Len: linecache.LineSize})
 				memUsed = true
-				c.stale = false
 				u.p.MemResp.Pop()
 			}
 		default:
+			c.slot.Filled(r.Data, r.Status == pcie.SC)
 			if r.Status == pcie.SC {
 				u.cache.Fill(r.Addr, r.Data)
-				copy(c.line[:], r.Data)
-				c.lineAt, c.hasLine = r.Addr, true
 			}
 			// A failed read installs nothing: the context reads again.
 			c.state = Search
@@ -257,19 +243,15 @@ func (u *Unit) step(id int, c *context, memUsed *bool) bool {
 		return u.fail(id, prm.TranslationRange, w.Level, off, rest)
 	}
 	addr := m.MTTHandle + prm.KLMEntrySize*c.j
-	data, ok := u.cache.Probe(addr)
-	if !ok && c.hasLine && c.lineAt == addr&^(linecache.LineSize-1) {
-		data, ok = &c.line, true
-	}
+	data, ok := u.cache.Get(&c.slot, addr)
 	if !ok {
 		if *memUsed || !u.p.MemReq.Ready() {
 			return false
 		}
 		u.cache.Use(addr, false)
 		*memUsed = true
-		c.fetch = addr &^ (linecache.LineSize - 1)
 		c.state = Fetch
-		u.p.MemReq.Push(pcie.ReadReq{ID: uint32(id), Addr: c.fetch, Len: linecache.LineSize})
+		u.p.MemReq.Push(pcie.ReadReq{ID: uint32(id), Addr: c.slot.Start(addr), Len: linecache.LineSize})
 		return true
 	}
 	at := addr % linecache.LineSize

@@ -48,15 +48,8 @@ type Stats struct {
 type walker struct {
 	state State
 	w     bus.Walk
-	t     uint64 // bytes done
-	fetch uint64 // line being fetched
-	stale bool   // the fetch was invalidated while in flight
-	// The line last filled for this walker, kept so that it can be used
-	// even if other walkers' fills evict it from the shared cache before
-	// this walker's turn: without it they can thrash one set forever.
-	line    [linecache.LineSize]byte
-	lineAt  uint64
-	hasLine bool
+	t     uint64         // bytes done
+	slot  linecache.Slot // the line in flight and the last line filled
 }
 
 // Unit is the MTT walker: Walkers contexts share one MTT cache, one
@@ -119,12 +112,7 @@ func (u *Unit) Eval(now uint64) bool {
 		u.cache.Invalidate(iv.Lo, iv.Hi, iv.All)
 		for i := range u.ctx {
 			c := &u.ctx[i]
-			if c.state == Fetch && (iv.All || linecache.Overlaps(c.fetch, iv.Lo, iv.Hi)) {
-				c.stale = true
-			}
-			if c.hasLine && (iv.All || linecache.Overlaps(c.lineAt, iv.Lo, iv.Hi)) {
-				c.hasLine = false
-			}
+			c.slot.Invalidate(iv.Lo, iv.Hi, iv.All)
 		}
 		u.p.Ack.Push(bus.Ack{ID: iv.ID})
 		u.p.Ctrl.Pop()
@@ -134,20 +122,19 @@ func (u *Unit) Eval(now uint64) bool {
 		r := u.p.MemResp.Peek()
 		c := &u.ctx[int(r.ID)%len(u.ctx)]
 		switch {
-		case c.state != Fetch || c.fetch != r.Addr:
+		case c.state != Fetch || !c.slot.Awaits(r.Addr):
 			u.p.MemResp.Pop()
-		case c.stale:
+		case c.slot.Stale():
 			// The data may predate the invalidation: fetch again.
 			if u.p.MemReq.Ready() {
-				u.p.MemReq.Push(pcie.ReadReq{ID: r.ID, Addr: c.fetch, Len: linecache.LineSize})
-				memUsed, c.stale = true, false
+				u.p.MemReq.Push(pcie.ReadReq{ID: r.ID, Addr: c.slot.Restart(), Len: linecache.LineSize})
+				memUsed = true
 				u.p.MemResp.Pop()
 			}
 		default:
+			c.slot.Filled(r.Data, r.Status == pcie.SC)
 			if r.Status == pcie.SC {
 				u.cache.Fill(r.Addr, r.Data)
-				copy(c.line[:], r.Data)
-				c.lineAt, c.hasLine = r.Addr, true
 				u.fill = true
 			}
 			// A failed read installs nothing; the context reads again.
@@ -202,10 +189,7 @@ func (u *Unit) page(id int, memUsed *bool) bool {
 		return u.finish(c, bus.Outcome{Tag: w.Tag, Offset: off, Len: rest, Status: prm.TranslationRange, Level: w.Level})
 	}
 	addr := m.MTTHandle + 8*i
-	data, ok := u.cache.Probe(addr)
-	if !ok && c.hasLine && c.lineAt == addr&^(linecache.LineSize-1) {
-		data, ok = &c.line, true
-	}
+	data, ok := u.cache.Get(&c.slot, addr)
 	if !ok {
 		u.miss = true
 		if *memUsed || !u.p.MemReq.Ready() {
@@ -213,8 +197,7 @@ func (u *Unit) page(id int, memUsed *bool) bool {
 		}
 		u.cache.Use(addr, false)
 		*memUsed = true
-		c.fetch = addr &^ (linecache.LineSize - 1)
-		u.p.MemReq.Push(pcie.ReadReq{ID: uint32(id), Addr: c.fetch, Len: linecache.LineSize})
+		u.p.MemReq.Push(pcie.ReadReq{ID: uint32(id), Addr: c.slot.Start(addr), Len: linecache.LineSize})
 		c.state = Fetch
 		return true
 	}

@@ -304,3 +304,20 @@ type coverage map[string]int
 func (c coverage) status(s prm.Status) { c[s.String()]++ }
 
 var errUnobservable = errors.New("vectors: the oracle cannot show this stimulus's outputs")
+
+// fillRandom appends vectors drawn by gen until there are count of them;
+// a draw that gen finds errUnobservable is drawn again, any other error
+// ends the fill.
+func fillRandom[V any](vs []V, count int, r *rng, gen func(*rng) (V, error)) ([]V, error) {
+	for len(vs) < count {
+		v, err := gen(r)
+		if err == errUnobservable {
+			continue
+		}
+		if err != nil {
+			return vs, err
+		}
+		vs = append(vs, v)
+	}
+	return vs, nil
+}

@@ -338,15 +338,12 @@ func genKLMWalk(o *Options) (*unitResult, error) {
 		return nil, err
 	}
 	res.sources, res.directed = sources, len(vs)
-	r := newRNG(o.Seed, 3)
-	for len(vs) < o.Count {
+	vs, err = fillRandom(vs, o.Count, newRNG(o.Seed, 3), func(r *rng) (KLMWalkVector, error) {
 		v := randKLMWalk(r)
-		if err := v.oracle(); err == errUnobservable {
-			continue
-		} else if err != nil {
-			return nil, err
-		}
-		vs = append(vs, v)
+		return v, v.oracle()
+	})
+	if err != nil {
+		return nil, err
 	}
 	cov := coverage{}
 	res.lines = make([]Line, len(vs))

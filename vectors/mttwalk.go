@@ -318,13 +318,12 @@ func genMTTWalk(o *Options) (*unitResult, error) {
 		return nil, err
 	}
 	res.sources, res.directed = sources, len(vs)
-	r := newRNG(o.Seed, 2)
-	for len(vs) < o.Count {
+	vs, err = fillRandom(vs, o.Count, newRNG(o.Seed, 2), func(r *rng) (MTTWalkVector, error) {
 		v := randMTTWalk(r)
-		if err := v.oracle(); err != nil {
-			return nil, err
-		}
-		vs = append(vs, v)
+		return v, v.oracle()
+	})
+	if err != nil {
+		return nil, err
 	}
 	cov := coverage{}
 	res.lines = make([]Line, len(vs))

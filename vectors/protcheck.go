@@ -319,12 +319,11 @@ func genProtcheck(o *Options) (*unitResult, error) {
 		return nil, err
 	}
 	res.sources, res.directed = sources, len(vs)
-	r := newRNG(o.Seed, 1)
-	for len(vs) < o.Count {
+	vs, _ = fillRandom(vs, o.Count, newRNG(o.Seed, 1), func(r *rng) (ProtcheckVector, error) {
 		v := randProtcheck(r)
 		v.oracle()
-		vs = append(vs, v)
-	}
+		return v, nil
+	})
 	cov := coverage{}
 	res.lines = make([]Line, len(vs))
 	for i := range vs {

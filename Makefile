@@ -63,3 +63,9 @@ bench:
 
 clean:
 	rm -rf bin $(OUT)
+
+# A small parameter sweep (docs/sweep.md): MKC cache sets x ways on a
+# shorter default workload; tables and plots in out/sweep.
+.PHONY: sweep
+sweep: build
+	$(BIN) sweep -vary mkc_cache.sets=32..256*2 -vary mkc_cache.ways=1,2,4,8 -workload.accesses 20000 -out $(OUT)/sweep

@@ -33,6 +33,7 @@ func commands() []command {
 		{"compare", "compare two files of result lines field by field", cmdCompare},
 		{"mkc", "pack MKC fields to hex, or unpack hex to fields", cmdMKC},
 		{"vectors", "write golden vectors, manifests and Verilog replay harnesses", cmdVectors},
+		{"sweep", "run the model over a grid of parameters; tables and plots", cmdSweep},
 	}
 }
 

@@ -1,0 +1,423 @@
+package sweep
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"math"
+	"math/bits"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+)
+
+// PlotFiles are the names of the plots a sweep draws, in order.
+var PlotFiles = []string{"hit_rates.png", "throughput.png", "latency.png"}
+
+// MaxSeries is the most lines a plot shows: the product of the sizes of
+// every axis but the first. Larger sweeps get tables only.
+const MaxSeries = 12
+
+// File is a named file's contents.
+type File struct {
+	Name string
+	Data []byte
+}
+
+// metric is one plotted quantity of a row.
+type metric struct {
+	name  string // legend entry with one series
+	title string // panel title with several
+	get   func(*Row) (float64, bool)
+}
+
+func rate(f func(*Row) *float64) func(*Row) (float64, bool) {
+	return func(r *Row) (float64, bool) {
+		if p := f(r); p != nil {
+			return 100 * *p, true
+		}
+		return 0, false
+	}
+}
+
+func value(f func(*Row) float64) func(*Row) (float64, bool) {
+	return func(r *Row) (float64, bool) { return f(r), true }
+}
+
+// figure is one PNG: metrics against the first axis.
+type figure struct {
+	file, title, ylabel string
+	// minSpan is the least Y range shown, so that noise does not look
+	// like a trend: an absolute span, or a fraction of the largest value.
+	minSpan, minFrac float64
+	metrics          []metric
+}
+
+var figures = []figure{
+	{"hit_rates.png", "Hit rates", "hit rate (%)", 5, 0, []metric{
+		{"MKC cache", "MKC cache hit rate", rate(func(r *Row) *float64 { return r.MKCHitRate })},
+		{"MTT cache", "MTT cache hit rate", rate(func(r *Row) *float64 { return r.MTTHitRate })},
+		{"KLM cache", "KLM cache hit rate", rate(func(r *Row) *float64 { return r.KLMHitRate })},
+	}},
+	{"throughput.png", "Throughput", "translations per cycle", 0, 0.1, []metric{
+		{"translations per cycle", "Throughput", value(func(r *Row) float64 { return r.TranslationsPerCycle })},
+	}},
+	{"latency.png", "Latency", "latency (cycles)", 0, 0.1, []metric{
+		{"p50", "Latency p50", value(func(r *Row) float64 { return r.LatencyP50 })},
+		{"p99", "Latency p99", value(func(r *Row) float64 { return r.LatencyP99 })},
+	}},
+}
+
+// series is the rows of one combination of the values of every axis but
+// the first, in the first axis's order.
+type series struct {
+	label string
+	rows  []*Row
+}
+
+// xAxis maps the first axis's values to plot coordinates.
+type xAxis struct {
+	label string
+	pos   []float64 // position of value i
+	log   bool
+	cat   bool // categories, evenly spaced
+	ticks []plot.Tick
+}
+
+func newXAxis(a Axis) xAxis {
+	x := xAxis{label: a.Label(), pos: make([]float64, len(a.Values))}
+	numeric, pow2 := true, true
+	for i, v := range a.Values {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+			numeric = false
+			break
+		}
+		x.pos[i] = f
+		if n, err := strconv.ParseUint(v, 10, 64); err != nil || n == 0 || bits.OnesCount64(n) != 1 {
+			pow2 = false
+		}
+	}
+	if !numeric {
+		// Categories (lru/random, true/false): evenly spaced.
+		x.cat = true
+		for i, v := range a.Values {
+			x.pos[i] = float64(i)
+			x.ticks = append(x.ticks, plot.Tick{Value: float64(i), Label: v})
+		}
+		return x
+	}
+	lo, hi := x.pos[0], x.pos[0]
+	for _, f := range x.pos {
+		lo, hi = math.Min(lo, f), math.Max(hi, f)
+	}
+	x.log = pow2 && len(a.Values) >= 3 && hi/lo >= 8
+	if x.log {
+		x.label += " (log2 scale)"
+	}
+	if len(a.Values) <= 16 {
+		for i, v := range a.Values {
+			x.ticks = append(x.ticks, plot.Tick{Value: x.pos[i], Label: v})
+		}
+	} else if x.log {
+		// Powers of two, at most about ten labelled.
+		e0, e1 := int(math.Log2(lo)), int(math.Log2(hi))
+		step := (e1 - e0 + 10) / 10
+		for e := e0; e <= e1; e++ {
+			t := plot.Tick{Value: math.Ldexp(1, e)}
+			if (e-e0)%step == 0 {
+				t.Label = strconv.FormatFloat(t.Value, 'f', 0, 64)
+			}
+			x.ticks = append(x.ticks, t)
+		}
+	}
+	return x
+}
+
+func (x xAxis) apply(p *plot.Plot) {
+	p.X.Label.Text = x.label
+	if x.log {
+		p.X.Scale = plot.LogScale{}
+	}
+	if x.ticks != nil {
+		p.X.Tick.Marker = plot.ConstantTicks(x.ticks)
+	}
+	if len(x.pos) > 0 {
+		lo, hi := x.pos[0], x.pos[0]
+		for _, f := range x.pos {
+			lo, hi = math.Min(lo, f), math.Max(hi, f)
+		}
+		// A little room so the end points' glyphs are whole.
+		switch {
+		case x.cat:
+			p.X.Min, p.X.Max = lo-0.3, hi+0.3
+		case x.log:
+			p.X.Min, p.X.Max = lo/math.Pow(hi/lo, 0.03), hi*math.Pow(hi/lo, 0.03)
+		case hi > lo:
+			p.X.Min, p.X.Max = lo-(hi-lo)*0.03, hi+(hi-lo)*0.03
+		default:
+			p.X.Min, p.X.Max = lo-0.5, hi+0.5
+		}
+	}
+}
+
+// groups splits the rows into one series per combination of the values of
+// the axes after the first.
+func (r *Result) groups() []series {
+	if len(r.Axes) == 0 {
+		return nil
+	}
+	per := len(r.Axes[0].Values)
+	n := len(r.Rows) / max(per, 1)
+	out := make([]series, n)
+	// Grid order: the first axis varies slowest, so series j is the rows
+	// j, j+n, j+2n, ...
+	for j := range n {
+		s := &out[j]
+		for i := range per {
+			s.rows = append(s.rows, &r.Rows[i*n+j])
+		}
+		var parts []string
+		for _, p := range s.rows[0].Params[1:] {
+			parts = append(parts, p.Name+"="+p.Text)
+		}
+		s.label = strings.Join(parts, ", ")
+	}
+	return out
+}
+
+// Plots draws the sweep's PNG plots against the first axis, one line per
+// combination of the other axes' values. With more than MaxSeries lines
+// it draws none and says why.
+func (r *Result) Plots() ([]File, string, error) {
+	if len(r.Rows) == 0 || len(r.Axes) == 0 {
+		return nil, "no points to plot", nil
+	}
+	groups := r.groups()
+	if len(groups) > MaxSeries {
+		return nil, fmt.Sprintf("no plots: %d lines per plot (the values of every -vary after the first), at most %d", len(groups), MaxSeries), nil
+	}
+	x := newXAxis(r.Axes[0])
+	var files []File
+	for _, f := range figures {
+		data, err := r.draw(f, x, groups)
+		if err != nil {
+			return nil, "", fmt.Errorf("%s: %v", f.file, err)
+		}
+		if data != nil {
+			files = append(files, File{f.file, data})
+		}
+	}
+	return files, "", nil
+}
+
+const (
+	dpi     = 96
+	panelW  = 6 * vg.Inch
+	panelH  = 4.2 * vg.Inch
+	bannerH = 0.35 * vg.Inch
+)
+
+// draw renders one figure: with a single series, one panel with a line
+// per metric; otherwise one panel per metric with a line per series.
+// Metrics with no value anywhere (a cache never looked up) are left out.
+// The legend is to the right of the panels, clear of the data.
+func (r *Result) draw(f figure, x xAxis, groups []series) ([]byte, error) {
+	var ms []metric
+	for _, m := range f.metrics {
+		for i := range r.Rows {
+			if _, ok := m.get(&r.Rows[i]); ok {
+				ms = append(ms, m)
+				break
+			}
+		}
+	}
+	if len(ms) == 0 {
+		return nil, nil
+	}
+	leg := plot.NewLegend()
+	var panels []*plot.Plot
+	if len(groups) == 1 {
+		p := newPanel(f.title+" vs "+r.Axes[0].Label(), f.ylabel, x)
+		var lines []line
+		for i, m := range ms {
+			lines = append(lines, line{m.name, i, points(groups[0].rows, m, x)})
+		}
+		if err := addLines(p, f, lines, &leg); err != nil {
+			return nil, err
+		}
+		panels = append(panels, p)
+		if len(ms) == 1 {
+			leg = plot.NewLegend() // the title says it all
+		}
+	} else {
+		for k, m := range ms {
+			p := newPanel(m.title+" vs "+r.Axes[0].Label(), f.ylabel, x)
+			var lines []line
+			for i, g := range groups {
+				lines = append(lines, line{g.label, i, points(g.rows, m, x)})
+			}
+			l := &leg
+			if k > 0 {
+				l = nil // one legend for the panels
+			}
+			if err := addLines(p, f, lines, l); err != nil {
+				return nil, err
+			}
+			panels = append(panels, p)
+		}
+	}
+	return render(panels, &leg, r.Workload)
+}
+
+type line struct {
+	name  string
+	style int
+	xys   plotter.XYs
+}
+
+func points(rows []*Row, m metric, x xAxis) plotter.XYs {
+	var xys plotter.XYs
+	for i, row := range rows {
+		if y, ok := m.get(row); ok {
+			xys = append(xys, plotter.XY{X: x.pos[i], Y: y})
+		}
+	}
+	return xys
+}
+
+func newPanel(title, ylabel string, x xAxis) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.Title.Padding = vg.Points(6)
+	p.Y.Label.Text = ylabel
+	p.Y.Tick.Marker = plot.TickerFunc(niceTicks)
+	x.apply(p)
+	p.Add(plotter.NewGrid())
+	return p
+}
+
+// niceTicks labels about six round values (1, 2, 2.5 or 5 times a power
+// of ten apart) with minor ticks between them.
+func niceTicks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) {
+		return []plot.Tick{{Value: lo, Label: strconv.FormatFloat(lo, 'g', 6, 64)}}
+	}
+	raw := (hi - lo) / 6
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := 10 * mag
+	for _, m := range []float64{1, 2, 2.5, 5} {
+		if m*mag >= raw {
+			step = m * mag
+			break
+		}
+	}
+	prec := max(0, -int(math.Floor(math.Log10(step)+1e-9)))
+	if math.Abs(step/math.Pow(10, -float64(prec))-math.Round(step/math.Pow(10, -float64(prec)))) > 1e-9 {
+		prec++ // 2.5, 0.25
+	}
+	var ts []plot.Tick
+	minor := step / 2
+	for i := math.Ceil(lo / minor); i*minor <= hi+minor*1e-9; i++ {
+		v := i * minor
+		t := plot.Tick{Value: v}
+		if math.Mod(math.Abs(i), 2) == 0 {
+			t.Label = strconv.FormatFloat(v, 'f', prec, 64)
+			if t.Label == "-0" {
+				t.Label = "0"
+			}
+		}
+		ts = append(ts, t)
+	}
+	return ts
+}
+
+// addLines adds the lines to p, and their entries to leg if not nil, and
+// sets a Y range that shows at least the figure's least span.
+func addLines(p *plot.Plot, f figure, lines []line, leg *plot.Legend) error {
+	ymin, ymax := math.Inf(1), math.Inf(-1)
+	for _, l := range lines {
+		if len(l.xys) == 0 {
+			continue
+		}
+		ln, sc, err := plotter.NewLinePoints(l.xys)
+		if err != nil {
+			return err
+		}
+		c := plotutil.Color(l.style)
+		ln.Color, ln.Width = c, vg.Points(1.5)
+		sc.Color, sc.Shape, sc.Radius = c, plotutil.Shape(l.style), vg.Points(3)
+		p.Add(ln, sc)
+		if leg != nil {
+			leg.Add(l.name, ln, sc)
+		}
+		for _, xy := range l.xys {
+			ymin, ymax = math.Min(ymin, xy.Y), math.Max(ymax, xy.Y)
+		}
+	}
+	if math.IsInf(ymin, 0) {
+		return nil
+	}
+	if want := math.Max(f.minSpan, f.minFrac*math.Max(math.Abs(ymin), math.Abs(ymax))); ymax-ymin < want {
+		mid := (ymin + ymax) / 2
+		lo := mid - want/2
+		if lo < 0 && ymin >= 0 {
+			lo = 0
+		}
+		ymin, ymax = lo, lo+want
+	}
+	span := ymax - ymin
+	if span == 0 {
+		span = 1
+		ymin -= span / 2
+		ymax += span / 2
+	}
+	p.Y.Min = ymin - 0.05*span
+	if ymin >= 0 && p.Y.Min < 0 {
+		p.Y.Min = 0
+	}
+	p.Y.Max = ymax + 0.05*span
+	return nil
+}
+
+// render draws the panels side by side under a banner naming the
+// workload, with the legend to their right, as a PNG.
+func render(panels []*plot.Plot, leg *plot.Legend, note string) ([]byte, error) {
+	leg.TextStyle.Font.Size = vg.Points(11)
+	leg.Padding = vg.Points(4)
+	leg.ThumbnailWidth = vg.Points(24)
+	leg.Top, leg.Left = true, true
+	var lw vg.Length
+	if r := leg.Rectangle(draw.Canvas{}); r.Max.X > r.Min.X {
+		lw = r.Max.X - r.Min.X + vg.Points(16)
+	}
+	w, h := panelW*vg.Length(len(panels))+lw, panelH+bannerH
+	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi), vgimg.UseBackgroundColor(color.White))
+	dc := draw.New(img)
+	sty := plot.New().Title.TextStyle
+	sty.Font.Size = vg.Points(10)
+	sty.Color = color.Gray{Y: 0x40}
+	dc.FillText(sty, vg.Point{X: (w - lw) / 2, Y: h - vg.Points(6)}, note)
+	body := draw.Crop(dc, 0, -lw, 0, -bannerH)
+	tiles := draw.Tiles{Rows: 1, Cols: len(panels), PadX: vg.Points(20), PadLeft: vg.Points(6), PadRight: vg.Points(10), PadBottom: vg.Points(6)}
+	canvases := plot.Align([][]*plot.Plot{panels}, tiles, body)
+	for i, p := range panels {
+		p.Draw(canvases[0][i])
+	}
+	if lw > 0 {
+		// Level with the top of the data area, below the titles.
+		legC := draw.Crop(dc, w-lw, 0, 0, -bannerH-vg.Points(30))
+		leg.Draw(legC)
+	}
+	var b bytes.Buffer
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}

@@ -1,0 +1,354 @@
+package sweep
+
+import (
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"mkeysim/config"
+	"mkeysim/ref"
+	"mkeysim/scenario"
+	"mkeysim/tb"
+)
+
+// Sweep is what to run: a base configuration, the axes varied over it and
+// the workload.
+type Sweep struct {
+	Base config.Config
+	Axes []Axis
+	// Scenario is a scenario document run at every point; nil runs the
+	// constrained-random workload of each point's [workload] section.
+	Scenario []byte
+	// ScenarioName names the scenario (its file) in errors and reports.
+	ScenarioName string
+	// Check compares every result with the golden model.
+	Check bool
+}
+
+// Options are how to run a sweep; they change no result.
+type Options struct {
+	// Workers is the number of points run at once (<= 0: GOMAXPROCS).
+	Workers int
+	// Progress, if not nil, is called after each point with the number of
+	// points done, from one goroutine at a time.
+	Progress func(done, total int)
+}
+
+// InputError is an error of the sweep's input: a point whose
+// configuration is invalid or a scenario the model refuses.
+type InputError struct{ Msg string }
+
+func (e *InputError) Error() string { return e.Msg }
+
+// Row is the statistics of one point.
+type Row struct {
+	Point int `json:"point"`
+	// Params are the point's values of the varied parameters, typed as in
+	// the configuration, in axis order.
+	Params               Params   `json:"params"`
+	Operations           int      `json:"operations"`
+	Cycles               uint64   `json:"cycles"`
+	Translations         uint64   `json:"translations"`
+	TranslationsPerCycle float64  `json:"translations_per_cycle"`
+	WallSeconds          float64  `json:"wall_seconds"`
+	MKCHitRate           *float64 `json:"mkc_hit_rate"` // nil: no lookups
+	MTTHitRate           *float64 `json:"mtt_hit_rate"`
+	KLMHitRate           *float64 `json:"klm_hit_rate"`
+	PCIeReads            uint64   `json:"pcie_reads"`
+	PCIeReadBytes        uint64   `json:"pcie_read_bytes"`
+	LatencyP50           float64  `json:"latency_p50"`
+	LatencyP90           float64  `json:"latency_p90"`
+	LatencyP99           float64  `json:"latency_p99"`
+	LatencyMax           float64  `json:"latency_max"`
+	// Mismatches counts results that differ from the golden model (nil
+	// when not checked).
+	Mismatches *int `json:"mismatches,omitempty"`
+}
+
+// Param is one varied parameter's value at a point.
+type Param struct {
+	Name  string // as flags spell it (no model. prefix)
+	Value any    // int, uint, bool or string, as in the configuration
+	Text  string // as given on the command line, canonical
+}
+
+// Params keep axis order in JSON.
+type Params []Param
+
+// MarshalJSON writes the parameters as an object in axis order.
+func (ps Params) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, p := range ps {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		k, _ := json.Marshal(p.Name)
+		v, err := json.Marshal(p.Value)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(append(b, k...), ':'), v...)
+	}
+	return append(b, '}'), nil
+}
+
+// Result is a whole sweep: what was run and one row per point, in point
+// order.
+type Result struct {
+	Varied   []string        `json:"varied"`   // axis labels
+	Values   [][]string      `json:"values"`   // each axis's values
+	Workload string          `json:"workload"` // what ran at every point
+	Checked  bool            `json:"checked"`  // compared with the golden model
+	Config   json.RawMessage `json:"config"`   // the base configuration
+	Rows     []Row           `json:"rows"`
+	Axes     []Axis          `json:"-"`
+}
+
+// Points is the sweep's grid.
+func (s *Sweep) Points() []Point { return Grid(s.Axes) }
+
+// Describe names the workload every point runs.
+func (s *Sweep) Describe() string {
+	if s.Scenario != nil {
+		return "scenario " + s.ScenarioName
+	}
+	w := s.Base.Workload
+	varied := map[string]bool{}
+	var others []string
+	for _, a := range s.Axes {
+		varied[a.Name] = true
+		switch a.Name {
+		case "workload.keys", "workload.accesses", "workload.seed":
+		default:
+			if strings.HasPrefix(a.Name, "workload.") {
+				others = append(others, a.Label())
+			}
+		}
+	}
+	field := func(name string, v any, unit string) string {
+		if varied["workload."+name] {
+			return unit + " varied"
+		}
+		return fmt.Sprint(v) + " " + unit
+	}
+	desc := "workload: " + field("keys", w.Keys, "keys") + ", " + field("accesses", w.Accesses, "accesses") + ", "
+	if varied["workload.seed"] {
+		desc += "seed varied"
+	} else {
+		desc += fmt.Sprintf("seed %d", w.Seed)
+	}
+	if len(others) > 0 {
+		desc += " (" + strings.Join(others, ", ") + " varied)"
+	}
+	return desc
+}
+
+// Validate checks every point's configuration, naming the first bad
+// point, and the scenario's syntax.
+func (s *Sweep) Validate() error {
+	if s.Scenario != nil {
+		if _, err := s.scenario(); err != nil {
+			return err
+		}
+	}
+	for _, p := range s.Points() {
+		if _, err := s.config(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// config is the point's configuration, validated.
+func (s *Sweep) config(p Point) (config.Config, error) {
+	c, err := p.Apply(s.Base, s.Axes)
+	if err == nil {
+		err = c.Validate()
+	}
+	if err != nil {
+		return c, &InputError{Msg: fmt.Sprintf("point %s: %v", p.Describe(s.Axes), err)}
+	}
+	return c, nil
+}
+
+// scenario is a fresh copy of the scenario, for one run.
+func (s *Sweep) scenario() (*scenario.Scenario, error) {
+	sc, err := scenario.Parse(s.Scenario)
+	if err != nil {
+		if se, ok := err.(*scenario.Error); ok {
+			se.File = s.ScenarioName
+		}
+		return nil, &InputError{Msg: err.Error()}
+	}
+	return sc, nil
+}
+
+// Run runs every point, Workers at a time, and returns the rows in point
+// order. The first error stops the sweep.
+func (s *Sweep) Run(opt Options) (*Result, error) {
+	pts := s.Points()
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, len(pts))
+	res := &Result{Workload: s.Describe(), Checked: s.Check, Config: s.Base.JSON(), Axes: s.Axes, Rows: make([]Row, len(pts))}
+	for _, a := range s.Axes {
+		res.Varied = append(res.Varied, a.Label())
+		res.Values = append(res.Values, a.Values)
+	}
+	type done struct {
+		i   int
+		row Row
+		err error
+	}
+	jobs := make(chan int)
+	results := make(chan done)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				row, err := s.RunPoint(pts[i])
+				results <- done{i, row, err}
+			}
+		}()
+	}
+	go func() {
+		defer close(jobs)
+		for i := range pts {
+			select {
+			case jobs <- i:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(results) }()
+	var first error
+	n := 0
+	for d := range results {
+		n++
+		if d.err != nil {
+			if first == nil {
+				first = d.err
+				close(stop)
+			}
+			continue
+		}
+		res.Rows[d.i] = d.row
+		if opt.Progress != nil && first == nil {
+			opt.Progress(n, len(pts))
+		}
+	}
+	if first != nil {
+		return nil, first
+	}
+	return res, nil
+}
+
+// RunPoint runs one point on a fresh bench and its own copy of the
+// workload.
+func (s *Sweep) RunPoint(p Point) (Row, error) {
+	cfg, err := s.config(p)
+	if err != nil {
+		return Row{}, err
+	}
+	var sc *scenario.Scenario
+	if s.Scenario != nil {
+		if sc, err = s.scenario(); err != nil {
+			return Row{}, err
+		}
+	} else {
+		sc = tb.Generate(cfg.Workload)
+	}
+	where := "point " + p.Describe(s.Axes)
+	bench, err := tb.New(cfg.Model)
+	if err != nil {
+		return Row{}, &InputError{Msg: fmt.Sprintf("%s: %v", where, err)}
+	}
+	if err := bench.Load(sc); err != nil {
+		return Row{}, &InputError{Msg: fmt.Sprintf("%s: %s: %v", where, s.Describe(), err)}
+	}
+	var want []scenario.Result
+	if s.Check {
+		if want, err = ref.Run(sc, ref.Config{MaxIndirection: cfg.Model.KLM.MaxIndirection}); err != nil {
+			return Row{}, &InputError{Msg: fmt.Sprintf("%s: %s: %v", where, s.Describe(), err)}
+		}
+	}
+	start := time.Now()
+	got, err := bench.Run(sc.Ops, nil)
+	wall := time.Since(start)
+	if err != nil {
+		return Row{}, fmt.Errorf("%s: %v", where, err)
+	}
+	row := NewRow(p, s.Axes, &cfg, len(sc.Ops), bench.Stats(wall))
+	if s.Check {
+		bad := mismatches(got, want)
+		row.Mismatches = &bad
+	}
+	return row, nil
+}
+
+// mismatches counts results that differ from the golden model's, matched
+// by sequence number (with overlapping invalidation they may leave out of
+// order).
+func mismatches(got, want []scenario.Result) int {
+	bad := len(want) - len(got)
+	bySeq := make(map[int]*scenario.Result, len(got))
+	for i := range got {
+		bySeq[got[i].Seq] = &got[i]
+	}
+	for i := range want {
+		g, ok := bySeq[want[i].Seq]
+		if !ok {
+			continue
+		}
+		if scenario.Diff(g, &want[i]) != "" {
+			bad++
+		}
+	}
+	return max(bad, 0)
+}
+
+// NewRow is a point's row from its run's statistics; cfg is the point's
+// configuration, ops the number of operations run.
+func NewRow(p Point, axes []Axis, cfg *config.Config, ops int, st tb.Stats) Row {
+	m := cfg.Map()
+	row := Row{
+		Point:         p.Index,
+		Operations:    ops,
+		Cycles:        st.Cycles,
+		Translations:  st.Translations,
+		WallSeconds:   st.WallSeconds,
+		MKCHitRate:    hitRate(st.MKCCache),
+		MTTHitRate:    hitRate(st.MTTCache),
+		KLMHitRate:    hitRate(st.KLMCache),
+		PCIeReads:     st.PCIe.Reads,
+		PCIeReadBytes: st.PCIe.ReadBytes,
+		LatencyP50:    st.LatencyCycles.P50,
+		LatencyP90:    st.LatencyCycles.P90,
+		LatencyP99:    st.LatencyCycles.P99,
+		LatencyMax:    st.LatencyCycles.Max,
+	}
+	if st.Cycles > 0 {
+		row.TranslationsPerCycle = float64(st.Translations) / float64(st.Cycles)
+	}
+	for i, a := range axes {
+		row.Params = append(row.Params, Param{Name: a.Label(), Value: m[a.Name], Text: p.Values[i]})
+	}
+	return row
+}
+
+func hitRate(c tb.CacheStats) *float64 {
+	if c.Hits+c.Misses == 0 {
+		return nil
+	}
+	r := c.HitRate()
+	return &r
+}

@@ -1,0 +1,317 @@
+package sweep
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"os"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"mkeysim/config"
+	"mkeysim/tb"
+)
+
+// smallConfig is the default configuration on a small workload (64 keys,
+// 2000 accesses) and a small MKC cache (4 sets), so that the cache
+// geometry matters and a point runs in milliseconds.
+func smallConfig() config.Config {
+	c := config.Default()
+	c.Workload.Keys = 64
+	c.Workload.Accesses = 2000
+	c.Workload.HotKeys = 16
+	c.Model.MKCCache.Sets = 4
+	c.Model.MKCCache.Replacement = "lru"
+	return c
+}
+
+func mustVary(t *testing.T, specs ...string) []Axis {
+	t.Helper()
+	var axes []Axis
+	for _, s := range specs {
+		a, err := ParseVary(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		axes = append(axes, a)
+	}
+	return axes
+}
+
+// TestWaysMonotone: with LRU on a fixed workload, more ways per set never
+// lowers the MKC hit rate (LRU is a stack algorithm), and here it raises
+// it.
+func TestWaysMonotone(t *testing.T) {
+	s := &Sweep{Base: smallConfig(), Axes: mustVary(t, "mkc_cache.ways=1,2,4,8"), Check: true}
+	res, err := s.Run(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev := -1.0
+	for _, r := range res.Rows {
+		if r.MKCHitRate == nil {
+			t.Fatalf("point %d: no MKC lookups", r.Point)
+		}
+		h := *r.MKCHitRate
+		t.Logf("ways %s: MKC hit rate %.4f", r.Params[0].Text, h)
+		if h < prev {
+			t.Errorf("ways %s: MKC hit rate %.4f below %.4f of fewer ways", r.Params[0].Text, h, prev)
+		}
+		prev = h
+		if r.Mismatches == nil || *r.Mismatches != 0 {
+			t.Errorf("point %d: mismatches %v", r.Point, r.Mismatches)
+		}
+	}
+	if lo, hi := *res.Rows[0].MKCHitRate, *res.Rows[3].MKCHitRate; hi < lo+0.05 {
+		t.Errorf("8 ways %.3f vs 1 way %.3f: the sweep does not exercise the cache", hi, lo)
+	}
+}
+
+// byHand runs one configuration the way 'mkeysim run' does, with tb.
+func byHand(t *testing.T, c config.Config) tb.Stats {
+	t.Helper()
+	sc := tb.Generate(c.Workload)
+	b, err := tb.New(c.Model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Load(sc); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Run(sc.Ops, nil); err != nil {
+		t.Fatal(err)
+	}
+	return b.Stats(0)
+}
+
+// withoutWall drops wall_seconds, the one figure that depends on the
+// machine, from CSV text.
+func withoutWall(t *testing.T, data []byte) [][]string {
+	t.Helper()
+	recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := -1
+	for i, h := range recs[0] {
+		if h == "wall_seconds" {
+			col = i
+		}
+	}
+	if col < 0 {
+		t.Fatal("no wall_seconds column")
+	}
+	for i := range recs {
+		recs[i] = append(recs[i][:col:col], recs[i][col+1:]...)
+	}
+	return recs
+}
+
+// TestDeterministic: the rows of a sweep are those of running each point
+// alone with tb, in point order, whatever the number of workers.
+func TestDeterministic(t *testing.T) {
+	axes := mustVary(t, "mkc_cache.ways=1,4", "pcie.link_latency_cycles=25,150", "mtt.walkers=2,8")
+	s := &Sweep{Base: smallConfig(), Axes: axes}
+	var csvs [][][]string
+	var jsons []string
+	for _, w := range []int{1, 3, 8} {
+		res, err := s.Run(Options{Workers: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		csvs = append(csvs, withoutWall(t, res.CSV()))
+		for i := range res.Rows {
+			res.Rows[i].WallSeconds = 0
+		}
+		jsons = append(jsons, string(res.JSON()))
+		if w != 1 {
+			continue
+		}
+		// Each row against a run by hand.
+		i := 0
+		for _, ways := range []int{1, 4} {
+			for _, lat := range []int{25, 150} {
+				for _, walkers := range []int{2, 8} {
+					c := smallConfig()
+					c.Model.MKCCache.Ways, c.Model.PCIe.LinkLatencyCycles, c.Model.MTT.Walkers = ways, lat, walkers
+					st := byHand(t, c)
+					r := res.Rows[i]
+					want := Row{Point: i, Params: r.Params, Operations: r.Operations,
+						Cycles: st.Cycles, Translations: st.Translations,
+						TranslationsPerCycle: float64(st.Translations) / float64(st.Cycles),
+						MKCHitRate:           hitRate(st.MKCCache), MTTHitRate: hitRate(st.MTTCache), KLMHitRate: hitRate(st.KLMCache),
+						PCIeReads: st.PCIe.Reads, PCIeReadBytes: st.PCIe.ReadBytes,
+						LatencyP50: st.LatencyCycles.P50, LatencyP90: st.LatencyCycles.P90, LatencyP99: st.LatencyCycles.P99, LatencyMax: st.LatencyCycles.Max}
+					if !reflect.DeepEqual(r, want) {
+						t.Errorf("point %d (ways %d, latency %d, walkers %d):\n got %s\nwant %s", i, ways, lat, walkers, js(r), js(want))
+					}
+					if got := fmt.Sprint(r.Params[0].Value, r.Params[1].Value, r.Params[2].Value); got != fmt.Sprint(ways, lat, walkers) {
+						t.Errorf("point %d params %s", i, got)
+					}
+					i++
+				}
+			}
+		}
+		if r := res.Rows[0]; r.Operations != len(tb.Generate(smallConfig().Workload).Ops) {
+			t.Errorf("operations %d", r.Operations)
+		}
+	}
+	for i := 1; i < len(csvs); i++ {
+		if !reflect.DeepEqual(csvs[i], csvs[0]) {
+			t.Errorf("CSV differs with the number of workers:\n%v\n%v", csvs[0], csvs[i])
+		}
+		if jsons[i] != jsons[0] {
+			t.Errorf("JSON differs with the number of workers")
+		}
+	}
+	if len(csvs[0]) != 9 || len(csvs[0][0]) != 1+3+len(Columns)-1 {
+		t.Errorf("CSV shape %d x %d", len(csvs[0]), len(csvs[0][0]))
+	}
+	// The CSV's numbers are the rows'.
+	if got := csvs[0][1]; got[0] != "0" || got[1] != "1" || got[2] != "25" || got[3] != "2" {
+		t.Errorf("CSV row 0 = %v", got)
+	}
+}
+
+func js(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// TestJSONShape: sweep.json has the varied names, the base config and
+// rows with typed parameters in axis order.
+func TestJSONShape(t *testing.T) {
+	s := &Sweep{Base: smallConfig(), Axes: mustVary(t, "pcie.split_on_all_rcb=false,true", "mkc_cache.replacement=random")}
+	res, err := s.Run(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := res.JSON()
+	var doc struct {
+		Varied []string
+		Values [][]string
+		Config map[string]any
+		Rows   []map[string]json.RawMessage
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(doc.Varied, []string{"pcie.split_on_all_rcb", "mkc_cache.replacement"}) || len(doc.Rows) != 2 {
+		t.Fatalf("varied %v, %d rows", doc.Varied, len(doc.Rows))
+	}
+	var got bytes.Buffer
+	json.Compact(&got, doc.Rows[1]["params"])
+	if got.String() != `{"pcie.split_on_all_rcb":true,"mkc_cache.replacement":"random"}` {
+		t.Errorf("params %s", got.String())
+	}
+	if doc.Config["workload.keys"] != 64.0 {
+		t.Errorf("config echo %v", doc.Config["workload.keys"])
+	}
+	for _, k := range append([]string{"point"}, Columns...) {
+		if _, ok := doc.Rows[0][k]; !ok {
+			t.Errorf("row has no %s", k)
+		}
+	}
+	if _, ok := doc.Rows[0]["mismatches"]; ok {
+		t.Errorf("mismatches present without -check")
+	}
+}
+
+// TestScenario: a scenario file runs at every point; a cache that sees no
+// lookup has no hit rate (empty in CSV, null in JSON, – in Markdown).
+func TestScenario(t *testing.T) {
+	data, err := os.ReadFile("../examples/klm-nested.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Sweep{Base: config.Default(), Axes: mustVary(t, "klm.contexts=12,16"), Scenario: data, ScenarioName: "klm-nested.json", Check: true}
+	res, err := s.Run(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Rows {
+		if r.KLMHitRate == nil || r.MKCHitRate == nil || *r.Mismatches != 0 || r.Translations == 0 {
+			t.Errorf("row %s", js(r))
+		}
+	}
+	s = &Sweep{Base: config.Default(), Axes: mustVary(t, "mkc_cache.ways=1,2"), Scenario: mustRead(t, "../examples/pa-passthrough.json"), ScenarioName: "pa"}
+	res, err = s.Run(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res.Rows[0]; r.KLMHitRate != nil {
+		t.Fatalf("pa-passthrough: KLM hit rate %v", *r.KLMHitRate)
+	}
+	recs, _ := csv.NewReader(bytes.NewReader(res.CSV())).ReadAll()
+	if recs[1][indexOf(recs[0], "klm_hit_rate")] != "" {
+		t.Errorf("CSV klm_hit_rate %q; want empty", recs[1][indexOf(recs[0], "klm_hit_rate")])
+	}
+	if !bytes.Contains(res.JSON(), []byte(`"klm_hit_rate": null`)) {
+		t.Errorf("JSON klm_hit_rate not null")
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func indexOf(xs []string, x string) int {
+	for i, v := range xs {
+		if v == x {
+			return i
+		}
+	}
+	return -1
+}
+
+// TestMarkdown: a caption and an aligned table with one line per point.
+func TestMarkdown(t *testing.T) {
+	s := &Sweep{Base: smallConfig(), Axes: mustVary(t, "mkc_cache.ways=1,2")}
+	res, err := s.Run(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := string(res.Markdown())
+	lines := bytes.Split(bytes.TrimSpace([]byte(md)), []byte("\n"))
+	if len(lines) != 2+2+2 {
+		t.Fatalf("markdown:\n%s", md)
+	}
+	if !bytes.HasPrefix(lines[0], []byte("Sweep of mkc_cache.ways (2 values): 2 points, workload: 64 keys, 2000 accesses, seed 1.")) {
+		t.Errorf("caption %q", lines[0])
+	}
+	for _, l := range lines[2:] {
+		if len(l) != len(lines[2]) {
+			t.Errorf("ragged table:\n%s", md)
+			break
+		}
+	}
+	want := strconv.FormatFloat(100**res.Rows[1].MKCHitRate, 'f', 1, 64)
+	if !bytes.Contains(lines[5], []byte(" "+want+" ")) {
+		t.Errorf("row %q lacks MKC hit rate %s", lines[5], want)
+	}
+}
+
+// TestRunErrors: an invalid point is an input error naming it; nothing
+// runs.
+func TestRunErrors(t *testing.T) {
+	s := &Sweep{Base: smallConfig(), Axes: mustVary(t, "mkc_cache.sets=4,48")}
+	err := s.Validate()
+	if _, ok := err.(*InputError); !ok || !strings.HasPrefix(err.Error(), "point mkc_cache.sets=48: ") || !strings.Contains(err.Error(), "sets = 48") {
+		t.Errorf("Validate: %v", err)
+	}
+	if _, err := s.Run(Options{}); err == nil {
+		t.Errorf("Run of an invalid point succeeded")
+	}
+	s = &Sweep{Base: smallConfig(), Axes: mustVary(t, "mkc_cache.ways=1"), Scenario: []byte(`{"mkeys": 3}`), ScenarioName: "bad.json"}
+	if err := s.Validate(); err == nil || !bytes.HasPrefix([]byte(err.Error()), []byte("bad.json: ")) {
+		t.Errorf("bad scenario: %v", err)
+	}
+}

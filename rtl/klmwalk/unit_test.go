@@ -12,6 +12,7 @@ import (
 	"mkeysim/prm"
 	"mkeysim/ref"
 	"mkeysim/rtl/bus"
+	"mkeysim/rtl/internal/chantest"
 	"mkeysim/rtl/linecache"
 	"mkeysim/scenario"
 )
@@ -193,7 +194,7 @@ func tiles(spans []span, off, n uint64) error {
 // compareOpen checks an open-loop run, piece by piece: children and
 // outcomes exactly as expected, in order; coverage exactly once; the first
 // failure as ref gives it with the depth limit in force.
-func compareOpen(t *testing.T, ctx string, w *world, maxInd int, walks []bus.Walk, loop []rec[bus.Piece], done []rec[bus.Outcome]) {
+func compareOpen(t *testing.T, ctx string, w *world, maxInd int, walks []bus.Walk, loop []chantest.Rec[bus.Piece], done []chantest.Rec[bus.Outcome]) {
 	t.Helper()
 	loopBy := map[uint16][]bus.Piece{}
 	for _, r := range loop {
@@ -410,7 +411,7 @@ func level0Contexts(cfg Config) int {
 }
 
 // delayOf is a reservation return delay of 1..25 cycles per child.
-func delayOf(seed int64) func(uint64) uint64 { return jitter(seed+1000, 1, 25) }
+func delayOf(seed int64) func(uint64) uint64 { return chantest.Jitter(seed+1000, 1, 25) }
 
 // openRun drives one seed's level-0 traffic through the unit, open loop.
 func openRun(t *testing.T, seed int64, failFirst bool) (*world, Config, []bus.Walk, *bench) {
@@ -426,8 +427,8 @@ func openRun(t *testing.T, seed int64, failFirst bool) (*world, Config, []bus.Wa
 		parents = append(parents, k)
 		handle += uint64(w.models[4].Object(k.Index()).MKC.TranslationsOctwordSize) * 16
 	}
-	b := newBench(cfg, w.models[4].ICM(), jitter(seed, 4, 30), stall(seed))
-	b.mem.failFirst = failFirst
+	b := newBench(cfg, w.models[4].ICM(), chantest.Jitter(seed, 4, 30), chantest.Stall(seed))
+	b.mem.FailFirst = failFirst
 	b.open(delayOf(seed), 0)
 	var walks []bus.Walk
 	at := uint64(0)
@@ -435,7 +436,7 @@ func openRun(t *testing.T, seed int64, failFirst bool) (*world, Config, []bus.Wa
 		wk := genWalk(rng, w, parents[rng.Intn(len(parents))], uint16(i), cfg.MaxIndirection)
 		walks = append(walks, wk)
 		at += uint64(rng.Intn(5))
-		b.in.add(at, wk)
+		b.in.Add(at, wk)
 	}
 	if !b.run(100_000) {
 		t.Fatalf("seed %d cfg %+v: unit did not finish (%d contexts busy, %d credits)", seed, cfg, b.u.InUse(), b.u.Credits())
@@ -454,12 +455,12 @@ func openRun(t *testing.T, seed int64, failFirst bool) (*world, Config, []bus.Wa
 func checkStats(t *testing.T, ctx string, b *bench, pieces uint64) {
 	t.Helper()
 	s := b.u.Stats()
-	if len(b.ctrl.items) > 0 {
+	if len(b.ctrl.Items) > 0 {
 		return
 	}
-	if s.Cache.Misses != uint64(len(b.mem.reads)) || s.Cache.Hits != s.Entries || s.Pieces != pieces {
+	if s.Cache.Misses != uint64(len(b.mem.Reads)) || s.Cache.Hits != s.Entries || s.Pieces != pieces {
 		t.Fatalf("%s: cache hits %d misses %d, entries %d, reads %d, pieces %d (want %d): a stalled retry counted again?",
-			ctx, s.Cache.Hits, s.Cache.Misses, s.Entries, len(b.mem.reads), s.Pieces, pieces)
+			ctx, s.Cache.Hits, s.Cache.Misses, s.Entries, len(b.mem.Reads), s.Pieces, pieces)
 	}
 }
 
@@ -474,12 +475,12 @@ func TestChildrenVsRef(t *testing.T) {
 	for seed := int64(1); seed <= 32; seed++ {
 		w, cfg, walks, b := openRun(t, seed, false)
 		ctx := fmt.Sprintf("seed %d cfg %+v", seed, cfg)
-		compareOpen(t, ctx, w, cfg.MaxIndirection, walks, b.ls.got, b.done.got)
+		compareOpen(t, ctx, w, cfg.MaxIndirection, walks, b.ls.got, b.done.Got)
 		s := b.u.Stats()
 		if s.MaxContexts > level0Contexts(cfg) {
 			t.Fatalf("%s: level-0 pieces held %d contexts, more than the %d of level 0", ctx, s.MaxContexts, level0Contexts(cfg))
 		}
-		for _, r := range b.done.got {
+		for _, r := range b.done.Got {
 			seen[r.V.Status]++
 		}
 		children += len(b.ls.got)
@@ -497,7 +498,7 @@ func TestFailedReadRetried(t *testing.T) {
 	for seed := int64(1); seed <= 4; seed++ {
 		w, cfg, walks, b := openRun(t, seed, true)
 		compareOpen(t, fmt.Sprintf("seed %d (first read of each line answered UR) cfg %+v", seed, cfg), w, cfg.MaxIndirection,
-			walks, b.ls.got, b.done.got)
+			walks, b.ls.got, b.done.Got)
 	}
 }
 
@@ -506,20 +507,20 @@ func TestFailedReadRetried(t *testing.T) {
 // from the failed completion's undefined data.
 func TestFailedReadDirected(t *testing.T) {
 	w, a, _, k, _ := dirWorld(t)
-	bn := newBench(DefaultConfig(), w.models[4].ICM(), jitter(1, 6, 1), nil)
+	bn := newBench(DefaultConfig(), w.models[4].ICM(), chantest.Jitter(1, 6, 1), nil)
 	bn.open(delayOf(1), 0)
-	bn.mem.failFirst = true
-	bn.in.add(0, w.walk(k, 1, 0, prm.LocalRead, 0x1000, 10, 0))
+	bn.mem.FailFirst = true
+	bn.in.Add(0, w.walk(k, 1, 0, prm.LocalRead, 0x1000, 10, 0))
 	if !bn.run(10000) {
 		t.Fatal("did not finish")
 	}
-	want := []rec[bus.Piece]{{V: bus.Piece{Tag: 1, Level: 1, Type: prm.LocalRead, Key: a, Addr: 0x5000, Len: 10, QPN: qpn, PD: pd}}}
+	want := []chantest.Rec[bus.Piece]{{V: bus.Piece{Tag: 1, Level: 1, Type: prm.LocalRead, Key: a, Addr: 0x5000, Len: 10, QPN: qpn, PD: pd}}}
 	if len(bn.ls.got) > 0 {
 		want[0].Cycle = bn.ls.got[0].Cycle
 	}
-	if !reflect.DeepEqual(bn.ls.got, want) || len(bn.done.got) != 0 || len(bn.mem.reads) != 2 {
+	if !reflect.DeepEqual(bn.ls.got, want) || len(bn.done.Got) != 0 || len(bn.mem.Reads) != 2 {
 		t.Fatalf("list line read answered UR once:\n children %+v\n outcomes %+v\n reads %d\nwant child %+v after 2 reads",
-			bn.ls.got, bn.done.got, len(bn.mem.reads), want[0].V)
+			bn.ls.got, bn.done.Got, len(bn.mem.Reads), want[0].V)
 	}
 }
 
@@ -572,9 +573,9 @@ func TestDirected(t *testing.T) {
 			for _, level := range []uint8{0, 3} {
 				cfg := DefaultConfig()
 				wk := w.walk(tc.key, 5, level, prm.RemoteWrite, tc.addr, tc.n, 777)
-				bn := newBench(cfg, w.models[4].ICM(), jitter(1, 6, 1), nil)
+				bn := newBench(cfg, w.models[4].ICM(), chantest.Jitter(1, 6, 1), nil)
 				bn.open(delayOf(1), 0)
-				bn.in.add(0, wk)
+				bn.in.Add(0, wk)
 				if !bn.run(10000) {
 					t.Fatal("did not finish")
 				}
@@ -596,13 +597,13 @@ func TestDirected(t *testing.T) {
 						Status: prm.TranslationRange, Level: level}}
 				}
 				var gotDone []bus.Outcome
-				for _, r := range bn.done.got {
+				for _, r := range bn.done.Got {
 					gotDone = append(gotDone, r.V)
 				}
 				if !reflect.DeepEqual(gotDone, wantDone) {
 					t.Fatalf("level %d outcomes\n got %+v\nwant %+v", level, gotDone, wantDone)
 				}
-				compareOpen(t, tc.name, w, cfg.MaxIndirection, []bus.Walk{wk}, bn.ls.got, bn.done.got)
+				compareOpen(t, tc.name, w, cfg.MaxIndirection, []bus.Walk{wk}, bn.ls.got, bn.done.Got)
 			}
 		})
 	}
@@ -628,9 +629,9 @@ func TestLowerAddressWraps(t *testing.T) {
 		{k, 0x1000 + 10, 10, ^uint64(0) - 5, 10},
 		{fx, 0x100, 0x10, 0, 0x10},
 	} {
-		bn := newBench(DefaultConfig(), w.models[4].ICM(), jitter(1, 3, 1), nil)
+		bn := newBench(DefaultConfig(), w.models[4].ICM(), chantest.Jitter(1, 3, 1), nil)
 		bn.open(delayOf(1), 0)
-		bn.in.add(0, w.walk(tc.key, 1, 0, prm.LocalRead, tc.addr, tc.n, 0))
+		bn.in.Add(0, w.walk(tc.key, 1, 0, prm.LocalRead, tc.addr, tc.n, 0))
 		if !bn.run(1000) {
 			t.Fatal("did not finish")
 		}
@@ -669,11 +670,11 @@ func TestIndirectionDepth(t *testing.T) {
 	for _, cfg := range cfgs {
 		for _, tc := range cases {
 			ctx := fmt.Sprintf("cfg %+v, %s", cfg, tc.name)
-			bn := newBench(cfg, w.models[4].ICM(), jitter(1, 6, 1), nil)
+			bn := newBench(cfg, w.models[4].ICM(), chantest.Jitter(1, 6, 1), nil)
 			bn.open(delayOf(1), 0)
 			lvl := uint8(cfg.MaxIndirection)
 			wk := w.walk(tc.key, 9, lvl, prm.LocalRead, tc.addr, tc.n, 50)
-			bn.in.add(0, wk)
+			bn.in.Add(0, wk)
 			if !bn.run(10000) {
 				t.Fatalf("%s: did not finish", ctx)
 			}
@@ -686,13 +687,13 @@ func TestIndirectionDepth(t *testing.T) {
 				want[0].Level = lvl + 1
 			}
 			var got []bus.Outcome
-			for _, r := range bn.done.got {
+			for _, r := range bn.done.Got {
 				got = append(got, r.V)
 			}
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("%s:\n got %+v\nwant %+v", ctx, got, want)
 			}
-			compareOpen(t, ctx, w, cfg.MaxIndirection, []bus.Walk{wk}, bn.ls.got, bn.done.got)
+			compareOpen(t, ctx, w, cfg.MaxIndirection, []bus.Walk{wk}, bn.ls.got, bn.done.Got)
 		}
 	}
 }
@@ -784,10 +785,10 @@ func TestReservation(t *testing.T) {
 					n++
 				}
 			}
-			bn := newBench(cfg, w.models[4].ICM(), jitter(1, 3, 1), nil)
+			bn := newBench(cfg, w.models[4].ICM(), chantest.Jitter(1, 3, 1), nil)
 			const from = 200
 			bn.open(func(uint64) uint64 { return 1 }, from)
-			bn.in.add(0, w.walk(k, 1, uint8(L), prm.LocalRead, 0, 80, 0))
+			bn.in.Add(0, w.walk(k, 1, uint8(L), prm.LocalRead, 0, 80, 0))
 			for bn.e.Now() < from {
 				bn.e.Step()
 			}
@@ -800,9 +801,9 @@ func TestReservation(t *testing.T) {
 			// past it (the walker reads the entry it just used up again
 			// to move on), however long it stalled.
 			if s.Cache.Hits != s.Entries || s.Cache.Hits < uint64(n) || s.Cache.Hits > uint64(2*n) ||
-				s.Cache.Misses != uint64(len(bn.mem.reads)) {
+				s.Cache.Misses != uint64(len(bn.mem.Reads)) {
 				t.Fatalf("%s: stalled %d cycles: cache hits %d misses %d, entries %d, reads %d; want %d..%d hits, a miss per read",
-					ctx, s.CreditStalls, s.Cache.Hits, s.Cache.Misses, s.Entries, len(bn.mem.reads), n, 2*n)
+					ctx, s.CreditStalls, s.Cache.Hits, s.Cache.Misses, s.Entries, len(bn.mem.Reads), n, 2*n)
 			}
 			if !bn.run(10000) {
 				t.Fatalf("%s: did not finish", ctx)
@@ -818,9 +819,9 @@ func TestReservation(t *testing.T) {
 					t.Fatalf("%s: child %d sent at %d; reservation %d came back at %d", ctx, i, c, i-n, bn.creditPops[i-n])
 				}
 			}
-			if s := bn.u.Stats(); s.Cache.Hits != s.Entries || s.Entries < 8 || s.Entries > 15 || s.Cache.Misses != 2 || len(bn.mem.reads) != 2 {
+			if s := bn.u.Stats(); s.Cache.Hits != s.Entries || s.Entries < 8 || s.Entries > 15 || s.Cache.Misses != 2 || len(bn.mem.Reads) != 2 {
 				t.Fatalf("%s: cache hits %d misses %d, entries %d, reads %d; want 8..15 hits (one per entry read), 2 misses, 2 reads",
-					ctx, s.Cache.Hits, s.Cache.Misses, s.Entries, len(bn.mem.reads))
+					ctx, s.Cache.Hits, s.Cache.Misses, s.Entries, len(bn.mem.Reads))
 			}
 		}
 	}
@@ -833,16 +834,16 @@ func TestReservation(t *testing.T) {
 func TestReservationOtherLevel(t *testing.T) {
 	w, k := reservationWorld(t)
 	cfg := Config{Cache: linecache.Config{Sets: 8, Ways: 1}, Contexts: 4, NestedContexts: 2, MaxIndirection: 2} // levels 0 0 1 2
-	bn := newBench(cfg, w.models[4].ICM(), jitter(1, 3, 1), nil)
+	bn := newBench(cfg, w.models[4].ICM(), chantest.Jitter(1, 3, 1), nil)
 	// Children go nowhere and no reservation comes back by itself; the
 	// checker's Credits are injected.
 	bn.open(func(uint64) uint64 { return 1 }, 1<<40)
-	inj := &source[bus.Credit]{name: "credit_inject", ch: bn.p.Credit}
+	inj := chantest.NewSource("credit_inject", bn.p.Credit)
 	bn.e.Add(inj)
-	inj.add(100, bus.Credit{Level: 2})
-	inj.add(150, bus.Credit{Level: 1})
-	bn.in.add(0, w.walk(k, 1, 0, prm.LocalRead, 0, 80, 0))
-	bn.in.add(0, w.walk(k, 2, 1, prm.LocalRead, 0, 80, 0))
+	inj.Add(100, bus.Credit{Level: 2})
+	inj.Add(150, bus.Credit{Level: 1})
+	bn.in.Add(0, w.walk(k, 1, 0, prm.LocalRead, 0, 80, 0))
+	bn.in.Add(0, w.walk(k, 2, 1, prm.LocalRead, 0, 80, 0))
 	sent := func(by uint64) (n [3]int) {
 		for bn.e.Now() < by {
 			bn.e.Step()
@@ -873,7 +874,7 @@ func TestIntakeByLevel(t *testing.T) {
 	// The memory never answers in this test's time: every piece taken
 	// holds its context.
 	newB := func() *bench {
-		bn := newBench(cfg, w.models[4].ICM(), jitter(1, 1_000_000, 1), nil)
+		bn := newBench(cfg, w.models[4].ICM(), chantest.Jitter(1, 1_000_000, 1), nil)
 		bn.open(delayOf(1), 0)
 		bn.direct()
 		return bn
@@ -903,10 +904,10 @@ func TestIntakeByLevel(t *testing.T) {
 		}
 	})
 	for i := range 5 {
-		bn.in.add(0, w.walk(k, uint16(i), 0, prm.LocalRead, 0x1000, 10, 0))
+		bn.in.Add(0, w.walk(k, uint16(i), 0, prm.LocalRead, 0x1000, 10, 0))
 	}
 	for i, l := range []uint8{1, 2, 1} {
-		bn.nested.add(0, w.walk(f, uint16(10+i), l, prm.LocalRead, 0x40000, 10, 0))
+		bn.nested.Add(0, w.walk(f, uint16(10+i), l, prm.LocalRead, 0x40000, 10, 0))
 	}
 	for range 40 {
 		bn.e.Step()
@@ -927,15 +928,15 @@ func TestIntakeByLevel(t *testing.T) {
 	// pieces arriving later still find theirs.
 	bn = newB()
 	for i := range 5 {
-		bn.in.add(0, w.walk(k, uint16(i), 0, prm.LocalRead, 0x1000, 10, 0))
+		bn.in.Add(0, w.walk(k, uint16(i), 0, prm.LocalRead, 0x1000, 10, 0))
 	}
 	for i, l := range []uint8{2, 1, 1} {
-		bn.nested.add(30, w.walk(f, uint16(10+i), l, prm.LocalRead, 0x40000, 10, 0))
+		bn.nested.Add(30, w.walk(f, uint16(10+i), l, prm.LocalRead, 0x40000, 10, 0))
 	}
 	for range 25 {
 		bn.e.Step()
 	}
-	if bn.u.InUse() != level0Contexts(cfg) || bn.in.next != 5 || bn.p.In.Len() != 2 {
+	if bn.u.InUse() != level0Contexts(cfg) || bn.in.Next != 5 || bn.p.In.Len() != 2 {
 		t.Fatalf("level-0 only: %d contexts in use, want %d; %d pieces waiting", bn.u.InUse(), level0Contexts(cfg), bn.p.In.Len())
 	}
 	for range 15 {
@@ -985,16 +986,16 @@ func TestFilledLineUsed(t *testing.T) {
 					MKC: full(prm.MKC{Variant: uint8(i), Len: 10, TranslationsOctwordSize: 4,
 						MTTHandle: ref.HandleBase + uint64(i)*tc.stride}, prm.ModeKLM)}))
 			}
-			bn := newBench(cfg, w.models[4].ICM(), jitter(1, tc.lat, 1), nil)
+			bn := newBench(cfg, w.models[4].ICM(), chantest.Jitter(1, tc.lat, 1), nil)
 			bn.open(func(uint64) uint64 { return 1 }, 0)
 			for i, k := range keys {
-				bn.in.add(0, w.walk(k, uint16(i), 0, prm.LocalRead, 0, 10, 0))
+				bn.in.Add(0, w.walk(k, uint16(i), 0, prm.LocalRead, 0, 10, 0))
 			}
 			if !bn.run(20_000) {
 				s := bn.u.Stats()
 				t.Fatalf("cfg %+v, %d pieces on one-entry lists %#x apart, memory latency %d: livelock: after %d cycles %d children of %d, "+
 					"%d list reads, %d cache hits, %d misses, %d evictions, %d contexts busy", cfg, tc.pieces, tc.stride, tc.lat,
-					bn.e.Now(), len(bn.ls.got), tc.pieces, len(bn.mem.reads), s.Cache.Hits, s.Cache.Misses, s.Cache.Evictions, bn.u.InUse())
+					bn.e.Now(), len(bn.ls.got), tc.pieces, len(bn.mem.Reads), s.Cache.Hits, s.Cache.Misses, s.Cache.Evictions, bn.u.InUse())
 			}
 			if len(bn.ls.got) != tc.pieces || bn.creditErr != "" {
 				t.Fatalf("%d children, want %d (%s)", len(bn.ls.got), tc.pieces, bn.creditErr)
@@ -1027,29 +1028,29 @@ func TestInvalidateDuringFetch(t *testing.T) {
 				buf := make([]byte, 64)
 				w.models[4].ICM().Read(ref.HandleBase, buf)
 				icm.Write(ref.HandleBase, buf)
-				bn := newBench(DefaultConfig(), icm, jitter(1, 30, 1), nil)
+				bn := newBench(DefaultConfig(), icm, chantest.Jitter(1, 30, 1), nil)
 				if sh != 0 {
 					bn.e.Shuffle(sh)
 				}
 				bn.open(delayOf(1), 0)
-				bn.mem.writes = []memWrite{{At: 5, Addr: ref.HandleBase + 16, Data: newEntry}}
-				bn.ctrl.add(5, tc.inval)
-				bn.in.add(0, w.walk(k, 1, 0, prm.LocalRead, 0x1000, 10, 0))
+				bn.mem.Writes = []chantest.Write{{At: 5, Addr: ref.HandleBase + 16, Data: newEntry}}
+				bn.ctrl.Add(5, tc.inval)
+				bn.in.Add(0, w.walk(k, 1, 0, prm.LocalRead, 0x1000, 10, 0))
 				if !bn.run(10000) {
 					t.Fatal("did not finish")
 				}
-				if len(bn.ack.got) != 1 || bn.ack.got[0].V.ID != tc.inval.ID {
-					t.Fatalf("acks %+v", bn.ack.got)
+				if len(bn.ack.Got) != 1 || bn.ack.Got[0].V.ID != tc.inval.ID {
+					t.Fatalf("acks %+v", bn.ack.Got)
 				}
-				if bn.mem.cycles[0] >= 5 || bn.ack.got[0].Cycle >= bn.ls.got[0].Cycle {
-					t.Fatalf("test setup: fetch at %d, ack at %d, child at %d", bn.mem.cycles[0], bn.ack.got[0].Cycle, bn.ls.got[0].Cycle)
+				if bn.mem.Cycles[0] >= 5 || bn.ack.Got[0].Cycle >= bn.ls.got[0].Cycle {
+					t.Fatalf("test setup: fetch at %d, ack at %d, child at %d", bn.mem.Cycles[0], bn.ack.Got[0].Cycle, bn.ls.got[0].Cycle)
 				}
 				c := bn.ls.got[0].V
 				if len(bn.ls.got) != 1 || c.Key != tc.key || c.Addr != tc.addr || c.Len != 10 {
 					t.Fatalf("shuffle %d: children %+v, want key %v addr %#x", sh, bn.ls.got, tc.key, tc.addr)
 				}
-				if len(bn.mem.reads) != tc.reads {
-					t.Fatalf("shuffle %d: %d reads, want %d", sh, len(bn.mem.reads), tc.reads)
+				if len(bn.mem.Reads) != tc.reads {
+					t.Fatalf("shuffle %d: %d reads, want %d", sh, len(bn.mem.Reads), tc.reads)
 				}
 			}
 		})
@@ -1163,8 +1164,8 @@ func genClosedWorld(t *testing.T, rng *rand.Rand, maxInd int) *closedWorld {
 }
 
 type closedResult struct {
-	unit []rec[bus.Outcome]
-	lb   []rec[bus.Outcome]
+	unit []chantest.Rec[bus.Outcome]
+	lb   []chantest.Rec[bus.Outcome]
 	end  uint64
 }
 
@@ -1180,8 +1181,8 @@ func closedRun(t *testing.T, seed int64, shuffle int64, noSkip bool, mod func(*C
 		}
 	}
 	cw := genClosedWorld(t, rng, cfg.MaxIndirection)
-	bn := newBench(cfg, cw.m.ICM(), jitter(seed, 4, 20), stall(seed))
-	bn.closed(cw.m, jitter(seed+7, 2, 12))
+	bn := newBench(cfg, cw.m.ICM(), chantest.Jitter(seed, 4, 20), chantest.Stall(seed))
+	bn.closed(cw.m, chantest.Jitter(seed+7, 2, 12))
 	var walks []bus.Walk
 	at := uint64(0)
 	for i := 0; len(walks) < 40; i++ {
@@ -1196,7 +1197,7 @@ func closedRun(t *testing.T, seed int64, shuffle int64, noSkip bool, mod func(*C
 		wk := bus.Walk{Piece: bus.Piece{Tag: uint16(len(walks)), Type: typ, Key: key, Addr: addr, Len: n, QPN: qpn, PD: pd}, MKC: mkc}
 		walks = append(walks, wk)
 		at += uint64(rng.Intn(6))
-		bn.in.add(at, wk)
+		bn.in.Add(at, wk)
 	}
 	bn.e.NoSkip = noSkip
 	if shuffle != 0 {
@@ -1210,7 +1211,7 @@ func closedRun(t *testing.T, seed int64, shuffle int64, noSkip bool, mod func(*C
 	if bn.creditErr != "" || len(bn.lb.errs) > 0 {
 		t.Fatalf("seed %d cfg %+v: reservations: %s %v", seed, cfg, bn.creditErr, bn.lb.errs)
 	}
-	return cw, cfg, walks, closedResult{unit: bn.done.got, lb: bn.lb.out, end: bn.e.Now()}
+	return cw, cfg, walks, closedResult{unit: bn.done.Got, lb: bn.lb.out, end: bn.e.Now()}
 }
 
 // TestRecursionVsRef: whole requests through nested KLM levels (cycles
@@ -1328,14 +1329,14 @@ func TestNoDeadlockKLMOverKLM(t *testing.T) {
 					e0 = append(e0, prm.KLMEntry{ByteCount: 256, MKey: k1})
 				}
 				k0 := mk(3, full(prm.MKC{Variant: 3, Len: 2048, TranslationsOctwordSize: 8, MTTHandle: ref.HandleBase + 0x1000}, prm.ModeKLM), e0)
-				bn := newBench(cfg, m.ICM(), jitter(1, 3, 1), nil)
-				bn.closed(m, jitter(2, 3, 1))
+				bn := newBench(cfg, m.ICM(), chantest.Jitter(1, 3, 1), nil)
+				bn.closed(m, chantest.Jitter(2, 3, 1))
 				var walks []bus.Walk
 				for i := range nreq {
 					wk := bus.Walk{Piece: bus.Piece{Tag: uint16(i), Type: prm.RemoteRead, Key: k0, Addr: 0, Len: 2048, QPN: qpn, PD: pd},
 						MKC: m.Object(k0.Index()).MKC}
 					walks = append(walks, wk)
-					bn.in.add(0, wk)
+					bn.in.Add(0, wk)
 				}
 				if !bn.run(200_000) {
 					t.Fatalf("cfg %+v, %d requests of 2048 bytes on KLM %v -> KLM %v -> PA %v: deadlock at cycle %d: "+
@@ -1346,7 +1347,7 @@ func TestNoDeadlockKLMOverKLM(t *testing.T) {
 				if bn.creditErr != "" || len(bn.lb.errs) > 0 {
 					t.Fatalf("cfg %+v: reservations: %s %v", cfg, bn.creditErr, bn.lb.errs)
 				}
-				checkClosed(t, fmt.Sprintf("cfg %+v, %d requests", cfg, nreq), m, walks, closedResult{unit: bn.done.got, lb: bn.lb.out}, nil)
+				checkClosed(t, fmt.Sprintf("cfg %+v, %d requests", cfg, nreq), m, walks, closedResult{unit: bn.done.Got, lb: bn.lb.out}, nil)
 			})
 		}
 	}
@@ -1577,10 +1578,10 @@ func deepRun(t *testing.T, seed int64, seen map[prm.Status]int) (s Stats, end ui
 	m, heads := genDeepWorld(t, rng, cfg.MaxIndirection)
 	var doneReady func(uint64) bool
 	if rng.Intn(2) == 0 {
-		doneReady = stall(seed)
+		doneReady = chantest.Stall(seed)
 	}
-	bn := newBench(cfg, m.ICM(), jitter(seed, 1+uint64(rng.Intn(10)), 1+uint64(rng.Intn(40))), doneReady)
-	bn.closed(m, jitter(seed+7, 1+uint64(rng.Intn(6)), 1+uint64(rng.Intn(20))))
+	bn := newBench(cfg, m.ICM(), chantest.Jitter(seed, 1+uint64(rng.Intn(10)), 1+uint64(rng.Intn(40))), doneReady)
+	bn.closed(m, chantest.Jitter(seed+7, 1+uint64(rng.Intn(6)), 1+uint64(rng.Intn(20))))
 	if rng.Intn(4) == 0 {
 		bn.e.Shuffle(seed)
 	}
@@ -1594,7 +1595,7 @@ func deepRun(t *testing.T, seed int64, seen map[prm.Status]int) (s Stats, end ui
 		typ := []prm.AccessType{prm.LocalRead, prm.RemoteRead, prm.LocalWrite, prm.RemoteWrite}[rng.Intn(4)]
 		wk := bus.Walk{Piece: bus.Piece{Tag: uint16(len(walks)), Type: typ, Key: key, Addr: addr, Len: n, QPN: qpn, PD: pd}, MKC: mkc}
 		walks = append(walks, wk)
-		bn.in.add(0, wk)
+		bn.in.Add(0, wk)
 	}
 	ctx := fmt.Sprintf("seed %d (-klmwalk.deep_seed=%d) cfg %+v, %d requests", seed, seed, cfg, nreq)
 	// With a cache that cannot thrash (the context whose line was just
@@ -1605,11 +1606,11 @@ func deepRun(t *testing.T, seed int64, seen map[prm.Status]int) (s Stats, end ui
 	var before Stats
 	var readsBefore int
 	if !bn.run(limit - window) {
-		before, readsBefore = bn.u.Stats(), len(bn.mem.reads)
+		before, readsBefore = bn.u.Stats(), len(bn.mem.Reads)
 	}
 	if !bn.run(limit) {
 		got := map[uint16]uint64{}
-		for _, o := range slices.Concat(bn.done.got, bn.lb.out) {
+		for _, o := range slices.Concat(bn.done.Got, bn.lb.out) {
 			got[o.V.Tag] += o.V.Len
 		}
 		var open []string
@@ -1629,17 +1630,17 @@ func deepRun(t *testing.T, seed int64, seen map[prm.Status]int) (s Stats, end ui
 			"%d requests open %v; contexts busy %v; %d credits, outstanding by level %v, %d in Nested, %d in Loop, loopback holds %d, "+
 			"%d in In; reservations: %s %v",
 			ctx, bn.e.Now(), window, s.Children-before.Children, s.Entries-before.Entries, s.Cache.Hits-before.Cache.Hits,
-			s.Cache.Misses-before.Cache.Misses, len(bn.mem.reads)-readsBefore, len(open), open, busy, bn.u.Credits(), bn.outstanding,
+			s.Cache.Misses-before.Cache.Misses, len(bn.mem.Reads)-readsBefore, len(open), open, busy, bn.u.Credits(), bn.outstanding,
 			bn.p.Nested.Len(), bn.p.Loop.Len(), len(bn.lb.q), bn.p.In.Len(), bn.creditErr, bn.lb.errs)
 	}
 	if bn.creditErr != "" || len(bn.lb.errs) > 0 {
 		t.Fatalf("%s: reservations: %s %v", ctx, bn.creditErr, bn.lb.errs)
 	}
-	checkClosed(t, ctx, m, walks, closedResult{unit: bn.done.got, lb: bn.lb.out}, seen)
+	checkClosed(t, ctx, m, walks, closedResult{unit: bn.done.Got, lb: bn.lb.out}, seen)
 	s = bn.u.Stats()
-	if s.Cache.Misses != uint64(len(bn.mem.reads)) || s.Cache.Hits != s.Entries {
+	if s.Cache.Misses != uint64(len(bn.mem.Reads)) || s.Cache.Hits != s.Entries {
 		t.Fatalf("%s: cache hits %d misses %d, entries %d, reads %d: want a hit per entry read, a miss per line read",
-			ctx, s.Cache.Hits, s.Cache.Misses, s.Entries, len(bn.mem.reads))
+			ctx, s.Cache.Hits, s.Cache.Misses, s.Entries, len(bn.mem.Reads))
 	}
 	for l, n := range bn.maxOutstanding {
 		if n > 0 {

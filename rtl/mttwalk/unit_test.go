@@ -9,6 +9,7 @@ import (
 	"mkeysim/prm"
 	"mkeysim/ref"
 	"mkeysim/rtl/bus"
+	"mkeysim/rtl/internal/chantest"
 	"mkeysim/rtl/linecache"
 	"mkeysim/scenario"
 )
@@ -97,7 +98,7 @@ func (w *world) expected(wk *bus.Walk) ([]bus.Outcome, bool) {
 }
 
 // compare checks the walker's outcomes tag by tag against expected.
-func compare(t *testing.T, ctx string, w *world, walks []bus.Walk, got []rec[bus.Outcome]) {
+func compare(t *testing.T, ctx string, w *world, walks []bus.Walk, got []chantest.Rec[bus.Outcome]) {
 	t.Helper()
 	byTag := map[uint16][]bus.Outcome{}
 	for _, r := range got {
@@ -246,7 +247,7 @@ func genWalk(rng *rand.Rand, w *world, key prm.Key, tag uint16) bus.Walk {
 }
 
 type runResult struct {
-	done  []rec[bus.Outcome]
+	done  []chantest.Rec[bus.Outcome]
 	stats Stats
 	end   uint64
 }
@@ -261,22 +262,22 @@ func randomRun(t *testing.T, seed int64, cfg Config, shuffle int64, noSkip bool)
 		genKey(t, rng, w, uint32(i+1))
 	}
 	var walks []bus.Walk
-	b := newBench(cfg, w.m.ICM(), jitter(seed, 4, 30), stall(seed))
+	b := newBench(cfg, w.m.ICM(), chantest.Jitter(seed, 4, 30), chantest.Stall(seed))
 	at := uint64(0)
 	for i := range 80 {
 		wk := genWalk(rng, w, w.keys[rng.Intn(nKeys)], uint16(i))
 		walks = append(walks, wk)
 		at += uint64(rng.Intn(4))
-		b.in.add(at, wk)
+		b.in.Add(at, wk)
 	}
 	b.e.NoSkip = noSkip
 	if shuffle != 0 {
 		b.e.Shuffle(shuffle)
 	}
 	if !b.run(500000) {
-		t.Fatalf("seed %d: walker did not finish: %d outcomes, %d contexts busy", seed, len(b.done.got), b.u.InUse())
+		t.Fatalf("seed %d: walker did not finish: %d outcomes, %d contexts busy", seed, len(b.done.Got), b.u.InUse())
 	}
-	return w, walks, runResult{done: b.done.got, stats: b.u.Stats(), end: b.e.Now()}
+	return w, walks, runResult{done: b.done.Got, stats: b.u.Stats(), end: b.e.Now()}
 }
 
 var geometries = []Config{
@@ -406,13 +407,13 @@ func TestDirected(t *testing.T) {
 				tc.mod(&wk.MKC)
 				w.m.Object(key.Index()).MKC = wk.MKC
 			}
-			b := newBench(DefaultConfig(), w.m.ICM(), jitter(1, 5, 1), nil)
-			b.in.add(0, wk)
+			b := newBench(DefaultConfig(), w.m.ICM(), chantest.Jitter(1, 5, 1), nil)
+			b.in.Add(0, wk)
 			if !b.run(10000) {
 				t.Fatal("did not finish")
 			}
 			var got []bus.Outcome
-			for _, r := range b.done.got {
+			for _, r := range b.done.Got {
 				got = append(got, r.V)
 			}
 			for i := range tc.want {
@@ -424,7 +425,7 @@ func TestDirected(t *testing.T) {
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Fatalf("\n got %+v\nwant %+v", got, tc.want)
 			}
-			compare(t, tc.name, w, []bus.Walk{wk}, b.done.got)
+			compare(t, tc.name, w, []bus.Walk{wk}, b.done.Got)
 		})
 	}
 }
@@ -462,36 +463,36 @@ func TestInvalidateDuringFetch(t *testing.T) {
 			for _, sh := range []int64{0, 5} {
 				w := newWorld()
 				key := dirKey(t, w)
-				b := newBench(DefaultConfig(), w.m.ICM(), jitter(1, 30, 1), nil)
+				b := newBench(DefaultConfig(), w.m.ICM(), chantest.Jitter(1, 30, 1), nil)
 				if sh != 0 {
 					b.e.Shuffle(sh)
 				}
-				b.mem.writes = []memWrite{{At: tc.writeAt, Addr: ref.HandleBase, Data: newEntry}}
-				b.in.add(0, w.walk(key, 1, 0, prm.LocalRead, 0x10000, 0x100, 0))
+				b.mem.Writes = []chantest.Write{{At: tc.writeAt, Addr: ref.HandleBase, Data: newEntry}}
+				b.in.Add(0, w.walk(key, 1, 0, prm.LocalRead, 0x10000, 0x100, 0))
 				if tc.second {
-					b.in.add(200, w.walk(key, 2, 0, prm.LocalRead, 0x10000, 0x100, 0))
+					b.in.Add(200, w.walk(key, 2, 0, prm.LocalRead, 0x10000, 0x100, 0))
 				}
-				b.ctrl.add(tc.invalAt, tc.inval)
+				b.ctrl.Add(tc.invalAt, tc.inval)
 				if !b.run(10000) {
 					t.Fatal("did not finish")
 				}
-				if len(b.ack.got) != 1 || b.ack.got[0].V.ID != tc.inval.ID {
-					t.Fatalf("acks %+v, want one with ID %d", b.ack.got, tc.inval.ID)
+				if len(b.ack.Got) != 1 || b.ack.Got[0].V.ID != tc.inval.ID {
+					t.Fatalf("acks %+v, want one with ID %d", b.ack.Got, tc.inval.ID)
 				}
 				// The fetch really was in flight when the invalidation came.
-				if tc.invalAt == 5 && !(b.mem.cycles[0] < tc.writeAt && b.ack.got[0].Cycle < b.done.got[0].Cycle) {
-					t.Fatalf("test setup: read at %d, ack seen at %d, outcome at %d", b.mem.cycles[0], b.ack.got[0].Cycle, b.done.got[0].Cycle)
+				if tc.invalAt == 5 && !(b.mem.Cycles[0] < tc.writeAt && b.ack.Got[0].Cycle < b.done.Got[0].Cycle) {
+					t.Fatalf("test setup: read at %d, ack seen at %d, outcome at %d", b.mem.Cycles[0], b.ack.Got[0].Cycle, b.done.Got[0].Cycle)
 				}
-				if got := b.done.got[0].V.Seg.Addr; got != tc.want {
+				if got := b.done.Got[0].V.Seg.Addr; got != tc.want {
 					t.Fatalf("shuffle %d: first piece at %#x, want %#x", sh, got, tc.want)
 				}
 				if tc.second {
-					if got := b.done.got[1].V.Seg.Addr; got != tc.want2 {
+					if got := b.done.Got[1].V.Seg.Addr; got != tc.want2 {
 						t.Fatalf("shuffle %d: second piece at %#x, want %#x", sh, got, tc.want2)
 					}
 				}
-				if len(b.mem.reads) != tc.reads {
-					t.Fatalf("shuffle %d: %d reads of the list, want %d", sh, len(b.mem.reads), tc.reads)
+				if len(b.mem.Reads) != tc.reads {
+					t.Fatalf("shuffle %d: %d reads of the list, want %d", sh, len(b.mem.Reads), tc.reads)
 				}
 			}
 		})
@@ -507,18 +508,18 @@ func TestFailedReadRetried(t *testing.T) {
 		for i := range 3 {
 			genKey(t, rng, w, uint32(i+1))
 		}
-		b := newBench(geometries[int(seed)%len(geometries)], w.m.ICM(), jitter(seed, 3, 10), stall(seed))
-		b.mem.failFirst = true
+		b := newBench(geometries[int(seed)%len(geometries)], w.m.ICM(), chantest.Jitter(seed, 3, 10), chantest.Stall(seed))
+		b.mem.FailFirst = true
 		var walks []bus.Walk
 		for i := range 15 {
 			wk := genWalk(rng, w, w.keys[rng.Intn(3)], uint16(i))
 			walks = append(walks, wk)
-			b.in.add(uint64(i), wk)
+			b.in.Add(uint64(i), wk)
 		}
 		if !b.run(200000) {
 			t.Fatalf("seed %d: did not finish", seed)
 		}
-		compare(t, fmt.Sprintf("seed %d (first read of each line fails)", seed), w, walks, b.done.got)
+		compare(t, fmt.Sprintf("seed %d (first read of each line fails)", seed), w, walks, b.done.Got)
 	}
 }
 
@@ -526,10 +527,10 @@ func TestFailedReadRetried(t *testing.T) {
 // walked at once: outcomes of different pieces interleave on Done and the
 // run is shorter than with one context, with the same outcomes per piece.
 func TestWalkersOverlap(t *testing.T) {
-	run := func(walkers int) (*world, []bus.Walk, []rec[bus.Outcome], uint64, int) {
+	run := func(walkers int) (*world, []bus.Walk, []chantest.Rec[bus.Outcome], uint64, int) {
 		w := newWorld()
 		var walks []bus.Walk
-		b := newBench(Config{Cache: linecache.Config{Sets: 64, Ways: 4}, Walkers: walkers}, w.m.ICM(), jitter(1, 40, 1), nil)
+		b := newBench(Config{Cache: linecache.Config{Sets: 64, Ways: 4}, Walkers: walkers}, w.m.ICM(), chantest.Jitter(1, 40, 1), nil)
 		for k := range 4 {
 			entries := make([]prm.MTTEntry, 40)
 			for i := range entries {
@@ -541,15 +542,15 @@ func TestWalkersOverlap(t *testing.T) {
 			for p := range 4 {
 				wk := w.walk(key, uint16(k*4+p), 0, prm.LocalRead, uint64(p*8+7)<<12, 0x2000, 0)
 				walks = append(walks, wk)
-				b.in.add(0, wk)
+				b.in.Add(0, wk)
 			}
 		}
 		if !b.run(100000) {
 			t.Fatal("did not finish")
 		}
-		return w, walks, b.done.got, b.e.Now(), b.u.Stats().MaxBusy
+		return w, walks, b.done.Got, b.e.Now(), b.u.Stats().MaxBusy
 	}
-	interleaved := func(got []rec[bus.Outcome]) bool {
+	interleaved := func(got []chantest.Rec[bus.Outcome]) bool {
 		for i := 0; i+2 < len(got); i++ {
 			for j := i + 2; j < len(got); j++ {
 				if got[j].V.Tag == got[i].V.Tag && got[i+1].V.Tag != got[i].V.Tag {

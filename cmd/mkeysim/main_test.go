@@ -158,3 +158,37 @@ func TestRunScenario(t *testing.T) {
 		}
 	}
 }
+
+// TestWaveFlags: bad -vcd values are refused before the run, naming the
+// flag and value, and leave no file behind; a good one writes the VCD,
+// its save file and filters.
+func TestWaveFlags(t *testing.T) {
+	dir := t.TempDir()
+	vcdPath := filepath.Join(dir, "w.vcd")
+	f := "../../examples/pa-passthrough.json"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "-vcd-from", "5", f}, "-vcd-from 5: needs -vcd"},
+		{[]string{"run", "-vcd", filepath.Join(dir, "no", "w.vcd"), f}, "cannot write"},
+		{[]string{"run", "-vcd", vcdPath, "-vcd-from", "10", "-vcd-to", "5", f}, "-vcd-from 10 is after -vcd-to 5"},
+		{[]string{"run", "-vcd", vcdPath, "-vcd-scope", "top.nosuch", f}, "top.nosuch"},
+	} {
+		code, out, errs := runCLI(c.args...)
+		if code != exitUsage || out != "" || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2, nothing, and %q", c.args, code, out, errs, c.want)
+		}
+		if left, _ := filepath.Glob(filepath.Join(dir, "w.*")); len(left) > 0 {
+			t.Fatalf("%v left %v behind", c.args, left)
+		}
+	}
+	if code, _, errs := runCLI("run", "-quiet", "-vcd", vcdPath, f); code != 0 {
+		t.Fatalf("a good -vcd run failed: %s", errs)
+	}
+	for _, p := range []string{vcdPath, filepath.Join(dir, "w.gtkw")} {
+		if st, err := os.Stat(p); err != nil || st.Size() == 0 {
+			t.Errorf("%s not written: %v", p, err)
+		}
+	}
+}

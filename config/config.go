@@ -215,3 +215,24 @@ func (c *Config) JSON() json.RawMessage {
 	b.WriteByte('}')
 	return b.Bytes()
 }
+
+// FileArg returns the value of -config or --config among command-line
+// args (separate or with '='), or "" when there is none: commands read
+// the file first, so that the flags parsed after it override it.
+func FileArg(args []string) string {
+	for i, a := range args {
+		switch {
+		case a == "-config" || a == "--config":
+			if i+1 < len(args) {
+				return args[i+1]
+			}
+		case strings.HasPrefix(a, "-config="):
+			return strings.TrimPrefix(a, "-config=")
+		case strings.HasPrefix(a, "--config="):
+			return strings.TrimPrefix(a, "--config=")
+		case a == "--":
+			return ""
+		}
+	}
+	return ""
+}

@@ -108,7 +108,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&check, "check", true, "check every result against the golden model")
 	fs.BoolVar(&quiet, "quiet", false, "no progress and no summary on standard error")
 	cfg := config.Default()
-	if path := findConfigArg(args); path != "" {
+	if path := config.FileArg(args); path != "" {
 		c, err := config.Load(path)
 		if err != nil {
 			return fail("-config: %v", err)
@@ -251,26 +251,6 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return ExitFail
 	}
 	return ExitOK
-}
-
-// findConfigArg returns the value of -config/--config among args, if any,
-// so that the file is read before flags override it.
-func findConfigArg(args []string) string {
-	for i, a := range args {
-		switch {
-		case a == "-config" || a == "--config":
-			if i+1 < len(args) {
-				return args[i+1]
-			}
-		case strings.HasPrefix(a, "-config="):
-			return strings.TrimPrefix(a, "-config=")
-		case strings.HasPrefix(a, "--config="):
-			return strings.TrimPrefix(a, "--config=")
-		case a == "--":
-			return ""
-		}
-	}
-	return ""
 }
 
 // prepareDir makes dir if it is missing and checks that files can be

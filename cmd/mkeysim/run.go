@@ -58,7 +58,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	// Model parameters: parse the config file first, then let flags
 	// override it, so scan the arguments for -config before registering.
 	cfg := config.Default()
-	if path := findConfigArg(args); path != "" {
+	if path := config.FileArg(args); path != "" {
 		c, err := config.Load(path)
 		if err != nil {
 			fmt.Fprintln(stderr, "mkeysim run:", err)
@@ -186,23 +186,6 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		st.WriteSummary(stderr)
 	}
 	return status
-}
-
-// findConfigArg returns the value of -config/--config among args, if any.
-func findConfigArg(args []string) string {
-	for i, a := range args {
-		switch {
-		case a == "-config" || a == "--config":
-			if i+1 < len(args) {
-				return args[i+1]
-			}
-		case len(a) > 8 && (a[:8] == "-config=" || len(a) > 9 && a[:9] == "--config="):
-			return a[bytes.IndexByte([]byte(a), '=')+1:]
-		case a == "--":
-			return ""
-		}
-	}
-	return ""
 }
 
 // writeResultsTo writes result lines to path (atomically), or to stdout.

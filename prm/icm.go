@@ -25,3 +25,13 @@ func ICMCreated(b []byte) bool {
 	}
 	return binary.BigEndian.Uint32(b)&ICMCreatedBit != 0
 }
+
+// HandleReach is the end of the space a 48-bit mtt_handle can name: a
+// translation list must end at or below it (translation.md 3.2).
+const HandleReach = 1 << 48
+
+// ListFits reports whether a list of octwords 16-byte units at handle ends
+// at or below HandleReach, computed without wrap.
+func ListFits(handle, octwords uint64) bool {
+	return handle <= HandleReach && octwords <= (HandleReach-handle)/16
+}

@@ -63,8 +63,15 @@ func (m *Model) Create(k scenario.MKey) (uint32, *Refusal) {
 	if mkc.MTTHandle != 0 && (mkc.MTTHandle < HandleBase || mkc.MTTHandle%64 != 0) {
 		return 0, badParam("mtt_handle %#x below %#x or not a multiple of 64", mkc.MTTHandle, HandleBase)
 	}
+	handle := mkc.MTTHandle
+	if handle == 0 && size > 0 {
+		handle = m.nextHandle
+	}
+	if !prm.ListFits(handle, size) {
+		return 0, badParam("a list of %d octwords at %#x would end past 2^48, the reach of mtt_handle", size, handle)
+	}
 	if mkc.MTTHandle == 0 && size > 0 {
-		mkc.MTTHandle = m.nextHandle
+		mkc.MTTHandle = handle
 		m.nextHandle += size * 16
 	}
 	m.writeList(mkc.MTTHandle, k.MTT, k.KLM, !k.PgAccess, false)
@@ -160,7 +167,9 @@ func (m *Model) UMR(u scenario.UMR) *Refusal {
 	case u.CheckFree == prm.CheckFreeIfFree && !cur.Free,
 		u.CheckFree == prm.CheckFreeIfInUse && cur.Free:
 		return refuse(prm.UMRCheckFree)
-	case sq.PD != cur.PD:
+	case sq.PD != cur.PD && !sq.RegUMR:
+		// A REG_UMR QP skips the PD check (translation.md 3.2): the
+		// driver's own UMR QP, on a private PD, rewrites user MKeys.
 		return refuse(prm.PDMismatch)
 	case !cur.UMREn:
 		return refuse(prm.UMRDisabled)

@@ -122,8 +122,15 @@ func (f *firmware) create(k *scenario.MKey) (uint32, *inval, *refusal) {
 	if m.MTTHandle != 0 && (m.MTTHandle < handleBase || m.MTTHandle&63 != 0) {
 		return 0, nil, bad("mtt_handle %#x below %#x or not a multiple of 64", m.MTTHandle, uint64(handleBase))
 	}
+	handle := m.MTTHandle
+	if handle == 0 && size > 0 {
+		handle = f.next
+	}
+	if !prm.ListFits(handle, size) {
+		return 0, nil, bad("a list of %d octwords at %#x would end past 2^48, the reach of mtt_handle", size, handle)
+	}
 	if m.MTTHandle == 0 && size > 0 {
-		m.MTTHandle = f.next
+		m.MTTHandle = handle
 		f.next += 16 * size
 	}
 	n := f.writeList(m.MTTHandle, k.MTT, k.KLM, !k.PgAccess, false)
@@ -212,7 +219,8 @@ func (f *firmware) umr(u *scenario.UMR) (*inval, *refusal) {
 		return nil, no(prm.UMRCheckFree)
 	case u.CheckFree == prm.CheckFreeIfInUse && cur.Free:
 		return nil, no(prm.UMRCheckFree)
-	case sq.PD != cur.PD:
+	case sq.PD != cur.PD && !sq.RegUMR:
+		// A REG_UMR QP skips the PD check (translation.md 3.2).
 		return nil, no(prm.PDMismatch)
 	case !cur.UMREn:
 		return nil, no(prm.UMRDisabled)

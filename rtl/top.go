@@ -83,9 +83,22 @@ type Top struct {
 	pendingRerun []stalledAccess // a resume's accesses not yet issued
 
 	// statistics
-	Latencies    []uint64 // per retired access, cycles from issue to retirement
-	Translations uint64
+	Latencies []uint64 // per retired access, cycles from issue to retirement
+	stats     Stats
 }
+
+// Stats counts the top's work. Each field's tags are the counter's one
+// definition (sim.Counter), under the group core.
+type Stats struct {
+	Translations uint64 `counter:"translations" unit:"accesses" help:"access results that left the reorder buffer (a failure or segments; an access run again inside page_fault_resume counts again)"`
+	Commands     uint64 `counter:"commands" unit:"commands" help:"commands (every operation but access) whose result left the command path"`
+}
+
+// Counters lists the counters under the group core.
+func (t *Top) Counters() []sim.Counter { return sim.CountersOf("core", &t.stats) }
+
+// Translations is the number of access results retired (Stats).
+func (t *Top) Translations() uint64 { return t.stats.Translations }
 
 // New builds the model on engine e with ICM as its host memory backdoor.
 // log may be nil (no logging).
@@ -244,7 +257,7 @@ func (t *Top) retire(now uint64) {
 
 // note records statistics and stalls of a finished access.
 func (t *Top) note(e *robEntry, res *scenario.Result, now uint64) {
-	t.Translations++
+	t.stats.Translations++
 	t.Latencies = append(t.Latencies, now-e.start)
 	if res.Status == prm.PageFault {
 		t.fw.stalled = append(t.fw.stalled, stalledAccess{seq: e.seq, acc: e.acc, faultKey: res.FaultKey,
@@ -326,6 +339,7 @@ func (t *Top) command(now uint64) {
 			res := t.curRes
 			res.Cycle, res.HasCycle = now, true
 			t.Out.Push(&res)
+			t.stats.Commands++
 			t.cmd = cmdIdle
 		}
 	}

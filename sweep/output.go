@@ -7,23 +7,39 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"mkeysim/tb"
 )
 
-// Columns are the CSV columns after the point and the varied parameters;
-// mismatches follows when the sweep was checked.
-var Columns = []string{
-	"operations", "cycles", "translations", "translations_per_cycle", "wall_seconds",
-	"mkc_hit_rate", "mtt_hit_rate", "klm_hit_rate", "pcie_reads", "pcie_read_bytes",
-	"latency_p50", "latency_p90", "latency_p99", "latency_max",
+// Columns are the CSV columns after the point and the varied parameters:
+// operations, then every figure of the rows (tb.Stats.Figures), by the
+// names 'mkeysim run -stats' uses; mismatches follows when the sweep was
+// checked.
+func (r *Result) Columns() []string {
+	cols := []string{"operations"}
+	if len(r.Rows) > 0 {
+		for _, f := range r.Rows[0].Figures {
+			cols = append(cols, f.Name)
+		}
+	}
+	return cols
 }
 
 func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
-func fmtRate(r *float64) string {
-	if r == nil {
+// csvValue writes a figure for the CSV: counts in full, fractions and
+// other reals with every digit, empty when undefined.
+func csvValue(f tb.Figure) string {
+	switch v := f.Value.(type) {
+	case nil:
 		return ""
+	case float64:
+		if f.Name == "wall_seconds" {
+			return strconv.FormatFloat(v, 'f', 4, 64)
+		}
+		return fmtFloat(v)
 	}
-	return fmtFloat(*r)
+	return tb.FormatValue(f)
 }
 
 // CSV is one header line and one line per point. Hit rates are fractions
@@ -32,7 +48,7 @@ func (r *Result) CSV() []byte {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
 	head := append([]string{"point"}, r.Varied...)
-	head = append(head, Columns...)
+	head = append(head, r.Columns()...)
 	if r.Checked {
 		head = append(head, "mismatches")
 	}
@@ -42,17 +58,10 @@ func (r *Result) CSV() []byte {
 		for _, p := range row.Params {
 			rec = append(rec, p.Text)
 		}
-		rec = append(rec,
-			strconv.Itoa(row.Operations),
-			strconv.FormatUint(row.Cycles, 10),
-			strconv.FormatUint(row.Translations, 10),
-			fmtFloat(row.TranslationsPerCycle),
-			strconv.FormatFloat(row.WallSeconds, 'f', 4, 64),
-			fmtRate(row.MKCHitRate), fmtRate(row.MTTHitRate), fmtRate(row.KLMHitRate),
-			strconv.FormatUint(row.PCIeReads, 10),
-			strconv.FormatUint(row.PCIeReadBytes, 10),
-			fmtFloat(row.LatencyP50), fmtFloat(row.LatencyP90), fmtFloat(row.LatencyP99), fmtFloat(row.LatencyMax),
-		)
+		rec = append(rec, strconv.Itoa(row.Operations))
+		for _, f := range row.Figures {
+			rec = append(rec, csvValue(f))
+		}
 		if r.Checked && row.Mismatches != nil {
 			rec = append(rec, strconv.Itoa(*row.Mismatches))
 		}
@@ -92,12 +101,21 @@ func (r *Result) Caption() string {
 	return fmt.Sprintf("Sweep of %s: %d points, %s.", strings.Join(axes, " × "), len(r.Rows), r.Workload)
 }
 
+// MarkdownFigures are the figures of the Markdown table, by their names
+// in the statistics (the CSV and JSON hold every figure).
+var MarkdownFigures = []string{
+	"mkc_cache.hit_rate", "mtt_cache.hit_rate", "klm_cache.hit_rate",
+	"mkc_cache.misses", "mkc_cache.merged_misses", "mkc_cache.evictions",
+	"translations_per_cycle", "cycles", "pcie.reads",
+	"latency_cycles.p50", "latency_cycles.p99", "latency_cycles.max", "wall_seconds",
+}
+
 // Markdown is a caption and a table with one line per point: the varied
-// values, hit rates in percent, translations per cycle, cycles, PCIe
-// reads, latency percentiles in cycles and wall time.
+// values and the MarkdownFigures, headed by their names (hit rates in
+// percent, latencies in cycles).
 func (r *Result) Markdown() []byte {
 	head := append([]string{}, r.Varied...)
-	head = append(head, "MKC hit %", "MTT hit %", "KLM hit %", "transl./cycle", "cycles", "PCIe reads", "p50", "p90", "p99", "max", "wall s")
+	head = append(head, MarkdownFigures...)
 	total, _ := r.Mismatches()
 	if total > 0 {
 		head = append(head, "mismatches")
@@ -108,11 +126,9 @@ func (r *Result) Markdown() []byte {
 		for _, p := range row.Params {
 			line = append(line, p.Text)
 		}
-		line = append(line, pct(row.MKCHitRate), pct(row.MTTHitRate), pct(row.KLMHitRate),
-			strconv.FormatFloat(row.TranslationsPerCycle, 'f', 3, 64),
-			strconv.FormatUint(row.Cycles, 10), strconv.FormatUint(row.PCIeReads, 10),
-			fmtInt(row.LatencyP50), fmtInt(row.LatencyP90), fmtInt(row.LatencyP99), fmtInt(row.LatencyMax),
-			strconv.FormatFloat(row.WallSeconds, 'f', 2, 64))
+		for _, name := range MarkdownFigures {
+			line = append(line, mdValue(&row, name))
+		}
 		if total > 0 {
 			line = append(line, strconv.Itoa(*row.Mismatches))
 		}
@@ -151,11 +167,20 @@ func (r *Result) Markdown() []byte {
 	return b.Bytes()
 }
 
-func pct(r *float64) string {
-	if r == nil {
-		return "–"
+// mdValue is a figure as the Markdown table shows it: as the run summary
+// does (tb.FormatValue), "–" when undefined, wall time to 0.01 s.
+func mdValue(row *Row, name string) string {
+	for _, f := range row.Figures {
+		if f.Name != name {
+			continue
+		}
+		if v, ok := f.Value.(float64); ok && name == "wall_seconds" {
+			return strconv.FormatFloat(v, 'f', 2, 64)
+		}
+		if f.Value == nil {
+			return "–"
+		}
+		return tb.FormatValue(f)
 	}
-	return strconv.FormatFloat(100**r, 'f', 1, 64)
+	return "–"
 }
-
-func fmtInt(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }

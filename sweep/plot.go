@@ -37,17 +37,17 @@ type metric struct {
 	get   func(*Row) (float64, bool)
 }
 
-func rate(f func(*Row) *float64) func(*Row) (float64, bool) {
+// rate plots the fraction named name in percent.
+func rate(name string) func(*Row) (float64, bool) {
 	return func(r *Row) (float64, bool) {
-		if p := f(r); p != nil {
-			return 100 * *p, true
-		}
-		return 0, false
+		v, ok := r.Value(name)
+		return 100 * v, ok
 	}
 }
 
-func value(f func(*Row) float64) func(*Row) (float64, bool) {
-	return func(r *Row) (float64, bool) { return f(r), true }
+// value plots the figure named name.
+func value(name string) func(*Row) (float64, bool) {
+	return func(r *Row) (float64, bool) { return r.Value(name) }
 }
 
 // figure is one PNG: metrics against the first axis.
@@ -61,16 +61,16 @@ type figure struct {
 
 var figures = []figure{
 	{"hit_rates.png", "Hit rates", "hit rate (%)", 5, 0, []metric{
-		{"MKC cache", "MKC cache hit rate", rate(func(r *Row) *float64 { return r.MKCHitRate })},
-		{"MTT cache", "MTT cache hit rate", rate(func(r *Row) *float64 { return r.MTTHitRate })},
-		{"KLM cache", "KLM cache hit rate", rate(func(r *Row) *float64 { return r.KLMHitRate })},
+		{"mkc_cache.hit_rate", "mkc_cache.hit_rate", rate("mkc_cache.hit_rate")},
+		{"mtt_cache.hit_rate", "mtt_cache.hit_rate", rate("mtt_cache.hit_rate")},
+		{"klm_cache.hit_rate", "klm_cache.hit_rate", rate("klm_cache.hit_rate")},
 	}},
 	{"throughput.png", "Throughput", "translations per cycle", 0, 0.1, []metric{
-		{"translations per cycle", "Throughput", value(func(r *Row) float64 { return r.TranslationsPerCycle })},
+		{"translations_per_cycle", "translations_per_cycle", value("translations_per_cycle")},
 	}},
 	{"latency.png", "Latency", "latency (cycles)", 0, 0.1, []metric{
-		{"p50", "Latency p50", value(func(r *Row) float64 { return r.LatencyP50 })},
-		{"p99", "Latency p99", value(func(r *Row) float64 { return r.LatencyP99 })},
+		{"latency_cycles.p50", "latency_cycles.p50", value("latency_cycles.p50")},
+		{"latency_cycles.p99", "latency_cycles.p99", value("latency_cycles.p99")},
 	}},
 }
 

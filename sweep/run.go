@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"runtime"
@@ -43,29 +44,69 @@ type InputError struct{ Msg string }
 
 func (e *InputError) Error() string { return e.Msg }
 
-// Row is the statistics of one point.
+// Row is the statistics of one point: its figures are those of
+// tb.Stats.Figures, under the same names as in 'mkeysim run -stats' and
+// its summary (mkc_cache.hit_rate, pcie.reads, latency_cycles.p99, ...).
 type Row struct {
-	Point int `json:"point"`
+	Point int
 	// Params are the point's values of the varied parameters, typed as in
 	// the configuration, in axis order.
-	Params               Params   `json:"params"`
-	Operations           int      `json:"operations"`
-	Cycles               uint64   `json:"cycles"`
-	Translations         uint64   `json:"translations"`
-	TranslationsPerCycle float64  `json:"translations_per_cycle"`
-	WallSeconds          float64  `json:"wall_seconds"`
-	MKCHitRate           *float64 `json:"mkc_hit_rate"` // nil: no lookups
-	MTTHitRate           *float64 `json:"mtt_hit_rate"`
-	KLMHitRate           *float64 `json:"klm_hit_rate"`
-	PCIeReads            uint64   `json:"pcie_reads"`
-	PCIeReadBytes        uint64   `json:"pcie_read_bytes"`
-	LatencyP50           float64  `json:"latency_p50"`
-	LatencyP90           float64  `json:"latency_p90"`
-	LatencyP99           float64  `json:"latency_p99"`
-	LatencyMax           float64  `json:"latency_max"`
+	Params     Params
+	Operations int
+	Figures    []tb.Figure
 	// Mismatches counts results that differ from the golden model (nil
 	// when not checked).
-	Mismatches *int `json:"mismatches,omitempty"`
+	Mismatches *int
+}
+
+// Value returns the figure named name as a number; false when the row has
+// no such figure or it is undefined (the hit rate of a cache that saw no
+// lookup).
+func (r *Row) Value(name string) (float64, bool) {
+	for _, f := range r.Figures {
+		if f.Name != name {
+			continue
+		}
+		switch v := f.Value.(type) {
+		case uint64:
+			return float64(v), true
+		case int64:
+			return float64(v), true
+		case float64:
+			return v, true
+		}
+		return 0, false
+	}
+	return 0, false
+}
+
+// MarshalJSON writes the row as one object: point, params, operations,
+// every figure by its name, and mismatches when checked.
+func (r Row) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, `{"point":%d,"params":`, r.Point)
+	ps, err := r.Params.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	b.Write(ps)
+	fmt.Fprintf(&b, `,"operations":%d`, r.Operations)
+	for _, f := range r.Figures {
+		k, _ := json.Marshal(f.Name)
+		v, err := json.Marshal(f.Value)
+		if err != nil {
+			return nil, err
+		}
+		b.WriteByte(',')
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	if r.Mismatches != nil {
+		fmt.Fprintf(&b, `,"mismatches":%d`, *r.Mismatches)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
 }
 
 // Param is one varied parameter's value at a point.
@@ -320,35 +361,9 @@ func mismatches(got, want []scenario.Result) int {
 // configuration, ops the number of operations run.
 func NewRow(p Point, axes []Axis, cfg *config.Config, ops int, st tb.Stats) Row {
 	m := cfg.Map()
-	row := Row{
-		Point:         p.Index,
-		Operations:    ops,
-		Cycles:        st.Cycles,
-		Translations:  st.Translations,
-		WallSeconds:   st.WallSeconds,
-		MKCHitRate:    hitRate(st.MKCCache),
-		MTTHitRate:    hitRate(st.MTTCache),
-		KLMHitRate:    hitRate(st.KLMCache),
-		PCIeReads:     st.PCIe.Reads,
-		PCIeReadBytes: st.PCIe.ReadBytes,
-		LatencyP50:    st.LatencyCycles.P50,
-		LatencyP90:    st.LatencyCycles.P90,
-		LatencyP99:    st.LatencyCycles.P99,
-		LatencyMax:    st.LatencyCycles.Max,
-	}
-	if st.Cycles > 0 {
-		row.TranslationsPerCycle = float64(st.Translations) / float64(st.Cycles)
-	}
+	row := Row{Point: p.Index, Operations: ops, Figures: st.Figures()}
 	for i, a := range axes {
 		row.Params = append(row.Params, Param{Name: a.Label(), Value: m[a.Name], Text: p.Values[i]})
 	}
 	return row
-}
-
-func hitRate(c tb.CacheStats) *float64 {
-	if c.Hits+c.Misses == 0 {
-		return nil
-	}
-	r := c.HitRate()
-	return &r
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -52,10 +53,10 @@ func TestWaysMonotone(t *testing.T) {
 	}
 	prev := -1.0
 	for _, r := range res.Rows {
-		if r.MKCHitRate == nil {
+		h, ok := r.Value("mkc_cache.hit_rate")
+		if !ok {
 			t.Fatalf("point %d: no MKC lookups", r.Point)
 		}
-		h := *r.MKCHitRate
 		t.Logf("ways %s: MKC hit rate %.4f", r.Params[0].Text, h)
 		if h < prev {
 			t.Errorf("ways %s: MKC hit rate %.4f below %.4f of fewer ways", r.Params[0].Text, h, prev)
@@ -65,7 +66,8 @@ func TestWaysMonotone(t *testing.T) {
 			t.Errorf("point %d: mismatches %v", r.Point, r.Mismatches)
 		}
 	}
-	if lo, hi := *res.Rows[0].MKCHitRate, *res.Rows[3].MKCHitRate; hi < lo+0.05 {
+	lo, _ := res.Rows[0].Value("mkc_cache.hit_rate")
+	if hi, _ := res.Rows[3].Value("mkc_cache.hit_rate"); hi < lo+0.05 {
 		t.Errorf("8 ways %.3f vs 1 way %.3f: the sweep does not exercise the cache", hi, lo)
 	}
 }
@@ -87,25 +89,22 @@ func byHand(t *testing.T, c config.Config) tb.Stats {
 	return b.Stats(0)
 }
 
-// withoutWall drops wall_seconds, the one figure that depends on the
-// machine, from CSV text.
+// withoutWall drops wall_seconds and cycles_per_second, the figures that
+// depend on the machine, from CSV text.
 func withoutWall(t *testing.T, data []byte) [][]string {
 	t.Helper()
 	recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}
-	col := -1
-	for i, h := range recs[0] {
-		if h == "wall_seconds" {
-			col = i
+	for _, name := range []string{"wall_seconds", "cycles_per_second"} {
+		col := slices.Index(recs[0], name)
+		if col < 0 {
+			t.Fatalf("no %s column", name)
 		}
-	}
-	if col < 0 {
-		t.Fatal("no wall_seconds column")
-	}
-	for i := range recs {
-		recs[i] = append(recs[i][:col:col], recs[i][col+1:]...)
+		for i := range recs {
+			recs[i] = append(recs[i][:col:col], recs[i][col+1:]...)
+		}
 	}
 	return recs
 }
@@ -116,6 +115,7 @@ func TestDeterministic(t *testing.T) {
 	axes := mustVary(t, "mkc_cache.ways=1,4", "pcie.link_latency_cycles=25,150", "mtt.walkers=2,8")
 	s := &Sweep{Base: smallConfig(), Axes: axes}
 	var csvs [][][]string
+	var res0 *Result
 	var jsons []string
 	for _, w := range []int{1, 3, 8} {
 		res, err := s.Run(Options{Workers: w})
@@ -123,8 +123,9 @@ func TestDeterministic(t *testing.T) {
 			t.Fatal(err)
 		}
 		csvs = append(csvs, withoutWall(t, res.CSV()))
+		res0 = res
 		for i := range res.Rows {
-			res.Rows[i].WallSeconds = 0
+			res.Rows[i].Figures = withoutWallFigures(res.Rows[i].Figures)
 		}
 		jsons = append(jsons, string(res.JSON()))
 		if w != 1 {
@@ -139,12 +140,7 @@ func TestDeterministic(t *testing.T) {
 					c.Model.MKCCache.Ways, c.Model.PCIe.LinkLatencyCycles, c.Model.MTT.Walkers = ways, lat, walkers
 					st := byHand(t, c)
 					r := res.Rows[i]
-					want := Row{Point: i, Params: r.Params, Operations: r.Operations,
-						Cycles: st.Cycles, Translations: st.Translations,
-						TranslationsPerCycle: float64(st.Translations) / float64(st.Cycles),
-						MKCHitRate:           hitRate(st.MKCCache), MTTHitRate: hitRate(st.MTTCache), KLMHitRate: hitRate(st.KLMCache),
-						PCIeReads: st.PCIe.Reads, PCIeReadBytes: st.PCIe.ReadBytes,
-						LatencyP50: st.LatencyCycles.P50, LatencyP90: st.LatencyCycles.P90, LatencyP99: st.LatencyCycles.P99, LatencyMax: st.LatencyCycles.Max}
+					want := Row{Point: i, Params: r.Params, Operations: r.Operations, Figures: withoutWallFigures(st.Figures())}
 					if !reflect.DeepEqual(r, want) {
 						t.Errorf("point %d (ways %d, latency %d, walkers %d):\n got %s\nwant %s", i, ways, lat, walkers, js(r), js(want))
 					}
@@ -167,13 +163,20 @@ func TestDeterministic(t *testing.T) {
 			t.Errorf("JSON differs with the number of workers")
 		}
 	}
-	if len(csvs[0]) != 9 || len(csvs[0][0]) != 1+3+len(Columns)-1 {
+	if len(csvs[0]) != 9 || len(csvs[0][0]) != 1+3+len(res0.Columns()) {
 		t.Errorf("CSV shape %d x %d", len(csvs[0]), len(csvs[0][0]))
 	}
 	// The CSV's numbers are the rows'.
 	if got := csvs[0][1]; got[0] != "0" || got[1] != "1" || got[2] != "25" || got[3] != "2" {
 		t.Errorf("CSV row 0 = %v", got)
 	}
+}
+
+// withoutWallFigures drops the figures that depend on the machine.
+func withoutWallFigures(fs []tb.Figure) []tb.Figure {
+	return slices.DeleteFunc(slices.Clone(fs), func(f tb.Figure) bool {
+		return f.Name == "wall_seconds" || f.Name == "cycles_per_second"
+	})
 }
 
 func js(v any) string {
@@ -210,7 +213,7 @@ func TestJSONShape(t *testing.T) {
 	if doc.Config["workload.keys"] != 64.0 {
 		t.Errorf("config echo %v", doc.Config["workload.keys"])
 	}
-	for _, k := range append([]string{"point"}, Columns...) {
+	for _, k := range append([]string{"point"}, res.Columns()...) {
 		if _, ok := doc.Rows[0][k]; !ok {
 			t.Errorf("row has no %s", k)
 		}
@@ -233,7 +236,9 @@ func TestScenario(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range res.Rows {
-		if r.KLMHitRate == nil || r.MKCHitRate == nil || *r.Mismatches != 0 || r.Translations == 0 {
+		_, klm := r.Value("klm_cache.hit_rate")
+		_, mkc := r.Value("mkc_cache.hit_rate")
+		if n, _ := r.Value("translations"); !klm || !mkc || *r.Mismatches != 0 || n == 0 {
 			t.Errorf("row %s", js(r))
 		}
 	}
@@ -242,15 +247,15 @@ func TestScenario(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := res.Rows[0]; r.KLMHitRate != nil {
-		t.Fatalf("pa-passthrough: KLM hit rate %v", *r.KLMHitRate)
+	if v, ok := res.Rows[0].Value("klm_cache.hit_rate"); ok {
+		t.Fatalf("pa-passthrough: KLM hit rate %v", v)
 	}
 	recs, _ := csv.NewReader(bytes.NewReader(res.CSV())).ReadAll()
-	if recs[1][indexOf(recs[0], "klm_hit_rate")] != "" {
-		t.Errorf("CSV klm_hit_rate %q; want empty", recs[1][indexOf(recs[0], "klm_hit_rate")])
+	if recs[1][indexOf(recs[0], "klm_cache.hit_rate")] != "" {
+		t.Errorf("CSV klm_cache.hit_rate %q; want empty", recs[1][indexOf(recs[0], "klm_cache.hit_rate")])
 	}
-	if !bytes.Contains(res.JSON(), []byte(`"klm_hit_rate": null`)) {
-		t.Errorf("JSON klm_hit_rate not null")
+	if !bytes.Contains(res.JSON(), []byte(`"klm_cache.hit_rate": null`)) {
+		t.Errorf("JSON klm_cache.hit_rate not null")
 	}
 }
 
@@ -293,7 +298,8 @@ func TestMarkdown(t *testing.T) {
 			break
 		}
 	}
-	want := strconv.FormatFloat(100**res.Rows[1].MKCHitRate, 'f', 1, 64)
+	h, _ := res.Rows[1].Value("mkc_cache.hit_rate")
+	want := strconv.FormatFloat(100*h, 'f', 1, 64) + "%"
 	if !bytes.Contains(lines[5], []byte(" "+want+" ")) {
 		t.Errorf("row %q lacks MKC hit rate %s", lines[5], want)
 	}

@@ -33,7 +33,7 @@ func benchRun(b *testing.B, sc *scenario.Scenario) {
 		}
 		wall += time.Since(start)
 		cycles += bench.Eng.Now()
-		translations += bench.Top.Translations
+		translations += bench.Top.Translations()
 	}
 	b.ReportMetric(float64(cycles)/wall.Seconds(), "cycles/s")
 	b.ReportMetric(float64(translations)/wall.Seconds(), "translations/s")

@@ -28,7 +28,8 @@ func TestCacheGeometryMonotonic(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := b.Stats(time.Second)
-		return s.MKCCache.HitRate()
+		r, _ := s.HitRate("mkc_cache")
+		return r
 	}
 	prev := -1.0
 	for _, sets := range []int{4, 8, 16, 32, 64, 128, 256} {

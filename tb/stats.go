@@ -1,40 +1,20 @@
 package tb
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/stat"
+
+	"mkeysim/rtl/sim"
 )
-
-// CacheStats is the statistics contract's view of one cache.
-type CacheStats struct {
-	Hits          uint64 `json:"hits"`
-	Misses        uint64 `json:"misses"`
-	Fills         uint64 `json:"fills"`
-	Evictions     uint64 `json:"evictions"`
-	Invalidations uint64 `json:"invalidations"`
-}
-
-// HitRate is hits / (hits + misses), 0 with no lookups.
-func (c CacheStats) HitRate() float64 {
-	if c.Hits+c.Misses == 0 {
-		return 0
-	}
-	return float64(c.Hits) / float64(c.Hits+c.Misses)
-}
-
-// PCIeStats counts the link's traffic.
-type PCIeStats struct {
-	Reads       uint64 `json:"reads"`
-	ReadBytes   uint64 `json:"read_bytes"`
-	Writes      uint64 `json:"writes"`
-	WriteBytes  uint64 `json:"write_bytes"`
-	Completions uint64 `json:"completions"`
-}
 
 // Latency holds percentiles of access latency in cycles.
 type Latency struct {
@@ -44,35 +24,29 @@ type Latency struct {
 	Max float64 `json:"max"`
 }
 
-// Stats is a run's summary: the statistics contract of architecture.md.
+// Stats is a run's summary, the statistics contract of architecture.md:
+// the run's size and speed, every counter the units declare, and the
+// latency percentiles. Figures lists all of it with one definition per
+// number; the -stats JSON, the summary and sweep tables print those names.
 type Stats struct {
-	Cycles          uint64          `json:"cycles"`
-	WallSeconds     float64         `json:"wall_seconds"`
-	CyclesPerSecond float64         `json:"cycles_per_second"`
-	Translations    uint64          `json:"translations"`
-	MKCCache        CacheStats      `json:"mkc_cache"`
-	MTTCache        CacheStats      `json:"mtt_cache"`
-	KLMCache        CacheStats      `json:"klm_cache"`
-	PCIe            PCIeStats       `json:"pcie"`
-	LatencyCycles   Latency         `json:"latency_cycles"`
-	Seed            int64           `json:"seed"`
-	Config          json.RawMessage `json:"config"`
+	Cycles          uint64
+	WallSeconds     float64
+	CyclesPerSecond float64
+	// Translations is core.translations, kept at the top of the JSON
+	// object as the contract has it.
+	Translations  uint64
+	Counters      []sim.Counter // in unit order (sim.Engine.Counters)
+	LatencyCycles Latency
+	Seed          int64
+	Config        json.RawMessage // every parameter in force
 }
 
 // Stats gathers the bench's statistics after a run of wall duration.
 func (b *Bench) Stats(wall time.Duration) Stats {
-	s := Stats{Cycles: b.Eng.Now(), WallSeconds: wall.Seconds(), Translations: b.Top.Translations}
+	s := Stats{Cycles: b.Eng.Now(), WallSeconds: wall.Seconds(), Translations: b.Top.Translations(), Counters: b.Eng.Counters()}
 	if s.WallSeconds > 0 {
 		s.CyclesPerSecond = float64(s.Cycles) / s.WallSeconds
 	}
-	c := b.Top.Cache.Stats()
-	s.MKCCache = CacheStats{Hits: c.Hits, Misses: c.Misses + c.MSHRHits, Fills: c.Fills, Evictions: c.Evictions, Invalidations: c.Invalidations}
-	m := b.Top.MTT.Stats().Cache
-	s.MTTCache = CacheStats(m)
-	k := b.Top.KLM.Stats().Cache
-	s.KLMCache = CacheStats(k)
-	rc := b.RC.Stats()
-	s.PCIe = PCIeStats{Reads: rc.Reads, ReadBytes: rc.ReadBytes, Writes: rc.Writes, WriteBytes: rc.WriteBytes, Completions: rc.Completions}
 	lat := make([]float64, len(b.Top.Latencies))
 	for i, v := range b.Top.Latencies {
 		lat[i] = float64(v)
@@ -89,20 +63,265 @@ func (b *Bench) Stats(wall time.Duration) Stats {
 	return s
 }
 
-// WriteSummary prints the statistics for people.
-func (s *Stats) WriteSummary(w io.Writer) {
-	tpc := 0.0
-	if s.Cycles > 0 {
-		tpc = float64(s.Translations) / float64(s.Cycles)
+// Count returns the counter named name (sim.Counter.Name).
+func (s *Stats) Count(name string) (uint64, bool) {
+	c, ok := sim.Find(s.Counters, name)
+	return c.Value, ok
+}
+
+// cacheGroups are the caches whose hit rate is a figure.
+var cacheGroups = []string{"mkc_cache", "mtt_cache", "klm_cache"}
+
+// HitRate is the cache's hits / (hits + misses); false when the cache saw
+// no lookup (or has no such counters).
+func (s *Stats) HitRate(cache string) (float64, bool) {
+	h, ok1 := s.Count(cache + ".hits")
+	m, ok2 := s.Count(cache + ".misses")
+	if !ok1 || !ok2 || h+m == 0 {
+		return 0, false
 	}
-	fmt.Fprintf(w, "cycles %d, translations %d (%.3f per cycle), %.2f s wall, %.0f cycles/s\n",
-		s.Cycles, s.Translations, tpc, s.WallSeconds, s.CyclesPerSecond)
-	fmt.Fprintf(w, "MKC cache: %.1f%% hits (%d hits, %d misses, %d evictions, %d invalidations)\n",
-		100*s.MKCCache.HitRate(), s.MKCCache.Hits, s.MKCCache.Misses, s.MKCCache.Evictions, s.MKCCache.Invalidations)
-	fmt.Fprintf(w, "MTT cache: %.1f%% hits (%d hits, %d misses, %d evictions, %d invalidations)\n",
-		100*s.MTTCache.HitRate(), s.MTTCache.Hits, s.MTTCache.Misses, s.MTTCache.Evictions, s.MTTCache.Invalidations)
-	fmt.Fprintf(w, "KLM cache: %.1f%% hits (%d hits, %d misses)\n", 100*s.KLMCache.HitRate(), s.KLMCache.Hits, s.KLMCache.Misses)
-	fmt.Fprintf(w, "PCIe: %d reads, %d bytes read, %d completions, %d writes\n", s.PCIe.Reads, s.PCIe.ReadBytes, s.PCIe.Completions, s.PCIe.Writes)
-	fmt.Fprintf(w, "latency (cycles): p50 %.0f, p90 %.0f, p99 %.0f, max %.0f\n",
-		s.LatencyCycles.P50, s.LatencyCycles.P90, s.LatencyCycles.P99, s.LatencyCycles.Max)
+	return float64(h) / float64(h+m), true
+}
+
+// Figure is one number of the statistics with its definition: a counter
+// declared by a unit, or a figure defined here from the run or from
+// counters. Value is a uint64 (a count), a float64, or nil (undefined in
+// this run, such as the hit rate of a cache that saw no lookup).
+type Figure struct {
+	Name  string
+	Unit  string
+	Help  string
+	Value any
+}
+
+// Figures lists every number of the statistics in print order: the run,
+// the counters of each group (with its hit rate for a cache), latency.
+func (s *Stats) Figures() []Figure {
+	f := []Figure{
+		{"cycles", "cycles", "core clock cycles from the first operation entering the model to the last result leaving it", s.Cycles},
+		{"translations", "accesses", "the same as core.translations", s.Translations},
+		{"translations_per_cycle", "accesses/cycle", "translations / cycles", ratio(float64(s.Translations), float64(s.Cycles))},
+		{"wall_seconds", "s", "wall time the simulation loop took (not part of the model: varies from run to run)", s.WallSeconds},
+		{"cycles_per_second", "cycles/s", "cycles / wall_seconds: the simulator's speed", s.CyclesPerSecond},
+	}
+	for _, g := range groupOrder(s.Counters) {
+		for _, c := range s.Counters {
+			if c.Group() == g {
+				f = append(f, Figure{c.Name, c.Unit, c.Help, c.Value})
+			}
+		}
+		if slices.Contains(cacheGroups, g) {
+			var v any
+			if r, ok := s.HitRate(g); ok {
+				v = r
+			}
+			f = append(f, Figure{g + ".hit_rate", "fraction", g + ".hits / (" + g + ".hits + " + g + ".misses); absent when the cache saw no lookup", v})
+		}
+	}
+	const lat = "cycles from an access entering the reorder buffer to its result leaving it, over the accesses retired"
+	f = append(f,
+		Figure{"latency_cycles.p50", "cycles", "median of " + lat, s.LatencyCycles.P50},
+		Figure{"latency_cycles.p90", "cycles", "90th percentile of " + lat, s.LatencyCycles.P90},
+		Figure{"latency_cycles.p99", "cycles", "99th percentile of " + lat, s.LatencyCycles.P99},
+		Figure{"latency_cycles.max", "cycles", "the longest of " + lat, s.LatencyCycles.Max},
+	)
+	return f
+}
+
+// Figure returns the figure named name.
+func (s *Stats) Figure(name string) (Figure, bool) {
+	for _, f := range s.Figures() {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return Figure{}, false
+}
+
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+// summaryGroups are the groups the summary prints, in order, after the
+// run's line; every group is in the JSON.
+var summaryGroups = []string{"core", "mkc_cache", "mtt_cache", "klm_cache", "pcie"}
+
+// groupOrder lists the counter groups: the summary's first, then the
+// others in unit order.
+func groupOrder(cs []sim.Counter) []string {
+	var gs []string
+	for _, g := range summaryGroups {
+		for _, c := range cs {
+			if c.Group() == g {
+				gs = append(gs, g)
+				break
+			}
+		}
+	}
+	for _, c := range cs {
+		if g := c.Group(); !slices.Contains(gs, g) {
+			gs = append(gs, g)
+		}
+	}
+	return gs
+}
+
+// MarshalJSON writes the statistics as one object: the run's figures at
+// the top, each counter nested at the dots of its name (mkc_cache.hits is
+// "mkc_cache": {"hits": ...}), latency_cycles, seed and config.
+func (s Stats) MarshalJSON() ([]byte, error) {
+	root := &node{}
+	for _, f := range s.Figures() {
+		root.put(strings.Split(f.Name, "."), f.Value)
+	}
+	root.put([]string{"seed"}, s.Seed)
+	cfg := s.Config
+	if len(cfg) == 0 {
+		cfg = json.RawMessage("{}")
+	}
+	root.put([]string{"config"}, cfg)
+	var b bytes.Buffer
+	if err := root.write(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// node is a JSON object that keeps its keys in insertion order.
+type node struct {
+	keys []string
+	vals []any // *node or a leaf value
+}
+
+func (n *node) put(path []string, v any) {
+	i := slices.Index(n.keys, path[0])
+	if len(path) == 1 {
+		if i < 0 {
+			n.keys, n.vals = append(n.keys, path[0]), append(n.vals, v)
+		} else {
+			n.vals[i] = v
+		}
+		return
+	}
+	if i < 0 {
+		n.keys, n.vals = append(n.keys, path[0]), append(n.vals, &node{})
+		i = len(n.keys) - 1
+	}
+	child, ok := n.vals[i].(*node)
+	if !ok {
+		child = &node{}
+		n.vals[i] = child
+	}
+	child.put(path[1:], v)
+}
+
+func (n *node) write(b *bytes.Buffer) error {
+	b.WriteByte('{')
+	for i, k := range n.keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		b.Write(kb)
+		b.WriteByte(':')
+		if c, ok := n.vals[i].(*node); ok {
+			if err := c.write(b); err != nil {
+				return err
+			}
+			continue
+		}
+		if f, ok := n.vals[i].(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
+			b.WriteString("null")
+			continue
+		}
+		vb, err := json.Marshal(n.vals[i])
+		if err != nil {
+			return err
+		}
+		b.Write(vb)
+	}
+	b.WriteByte('}')
+	return nil
+}
+
+// FormatValue writes a figure's value as the summary and tables show it:
+// counts in full, hit rates as percentages, other fractions with three
+// decimals, "-" when undefined.
+func FormatValue(f Figure) string {
+	switch v := f.Value.(type) {
+	case nil:
+		return "-"
+	case uint64:
+		return strconv.FormatUint(v, 10)
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case float64:
+		switch {
+		case f.Unit == "fraction":
+			return strconv.FormatFloat(100*v, 'f', 1, 64) + "%"
+		case v == math.Trunc(v) && math.Abs(v) < 1e15:
+			return strconv.FormatFloat(v, 'f', 0, 64)
+		case math.Abs(v) >= 1000:
+			return strconv.FormatFloat(v, 'f', 0, 64)
+		default:
+			return strconv.FormatFloat(v, 'f', 3, 64)
+		}
+	}
+	return fmt.Sprint(f.Value)
+}
+
+// WriteSummary prints the statistics for people: the run's line, one line
+// per group of summaryGroups with every counter of it, the latency line;
+// each number follows its figure's name as the JSON and sweep tables
+// spell it.
+func (s *Stats) WriteSummary(w io.Writer) {
+	figs := s.Figures()
+	line := func(prefix string, names []Figure) {
+		parts := make([]string, len(names))
+		for i, f := range names {
+			parts[i] = f.Name[len(prefix):] + " " + FormatValue(f)
+		}
+		if prefix != "" {
+			fmt.Fprintf(w, "%s %s\n", strings.TrimSuffix(prefix, ".")+":", strings.Join(parts, ", "))
+		} else {
+			fmt.Fprintln(w, strings.Join(parts, ", "))
+		}
+	}
+	line("", figs[:5])
+	for _, g := range summaryGroups {
+		var fs []Figure
+		var rate []Figure
+		for _, f := range figs {
+			if strings.HasPrefix(f.Name, g+".") && !strings.Contains(f.Name[len(g)+1:], ".") {
+				if strings.HasSuffix(f.Name, ".hit_rate") {
+					rate = append(rate, f)
+				} else {
+					fs = append(fs, f)
+				}
+			}
+		}
+		if len(fs) > 0 {
+			line(g+".", append(rate, fs...))
+		}
+	}
+	var lat []Figure
+	for _, f := range figs {
+		if strings.HasPrefix(f.Name, "latency_cycles.") {
+			lat = append(lat, f)
+		}
+	}
+	line("latency_cycles.", lat)
+}
+
+// WriteCountersDoc writes the definition of every figure of s as a
+// Markdown table (docs/counters.md is made by it).
+func (s *Stats) WriteCountersDoc(w io.Writer) {
+	fmt.Fprintln(w, "| name | unit | definition |")
+	fmt.Fprintln(w, "|---|---|---|")
+	for _, f := range s.Figures() {
+		fmt.Fprintf(w, "| `%s` | %s | %s |\n", f.Name, f.Unit, strings.ReplaceAll(f.Help, "|", `\|`))
+	}
 }

@@ -38,14 +38,16 @@ type Ports struct {
 	Ack     *sim.Chan[bus.Ack]
 }
 
-// Stats counts the unit's work.
+// Stats counts the unit's work. Each field's tags are the counter's one
+// definition (sim.Counter): the group klmwalk, and the cache's counters
+// under klm_cache.
 type Stats struct {
-	Cache        linecache.Stats `json:"cache"`
-	Pieces       uint64          `json:"pieces"`
-	Entries      uint64          `json:"entries_read"`
-	Children     uint64          `json:"children"`
-	CreditStalls uint64          `json:"credit_stall_cycles"`
-	MaxContexts  int             `json:"max_contexts_in_use"`
+	Cache        linecache.Stats `counter:"-"`
+	Pieces       uint64          `counter:"pieces" unit:"pieces" help:"checked KLM and Fixed Buffer Size pieces taken from In or Nested into a context"`
+	Entries      uint64          `counter:"entries_read" unit:"entries" help:"list entries a context acted on: stepped over, used for a child, or found too deep"`
+	Children     uint64          `counter:"children" unit:"pieces" help:"pieces sent one level down through the loop-back channel"`
+	CreditStalls uint64          `counter:"credit_stall_cycles" unit:"cycles" help:"cycles the stepping context waited for a free context one level down to reserve"`
+	MaxContexts  int             `counter:"max_contexts_in_use" unit:"contexts" kind:"max" help:"the most contexts busy at once, all levels together"`
 }
 
 // context is one piece being walked.
@@ -111,6 +113,11 @@ func (u *Unit) Stats() Stats {
 	return s
 }
 
+// Counters lists the counters: klmwalk's, then the cache's as klm_cache.
+func (u *Unit) Counters() []sim.Counter {
+	return append(sim.CountersOf("klmwalk", &u.stats), u.cache.Counters("klm_cache")...)
+}
+
 // freeCtx returns a free context of the level, or -1.
 func (u *Unit) freeCtx(level uint8) int {
 	if u.free[level] == 0 {
@@ -152,7 +159,7 @@ func (u *Unit) Eval(now uint64) bool {
 			u.p.MemResp.Pop() // not ours any more
 		case c.slot.Stale():
 			if u.p.MemReq.Ready() {
-				u.p.MemReq.Push(pcie.ReadReq{ID: r.ID, Addr: c.slot.Restart(), Len: linecache.LineSize})
+				u.p.MemReq.Push(pcie.ReadReq{ID: r.ID, Addr: u.cache.Refetch(&c.slot), Len: linecache.LineSize})
 				memUsed = true
 				u.p.MemResp.Pop()
 			}
@@ -248,7 +255,7 @@ func (u *Unit) step(id int, c *context, memUsed *bool) bool {
 		if *memUsed || !u.p.MemReq.Ready() {
 			return false
 		}
-		u.cache.Use(addr, false)
+		u.cache.Use(&c.slot, addr, false)
 		*memUsed = true
 		c.state = Fetch
 		u.p.MemReq.Push(pcie.ReadReq{ID: uint32(id), Addr: c.slot.Start(addr), Len: linecache.LineSize})
@@ -264,7 +271,7 @@ func (u *Unit) step(id int, c *context, memUsed *bool) bool {
 	} else {
 		bc := uint64(e.ByteCount)
 		if pos >= c.tj+bc {
-			u.cache.Use(addr, true)
+			u.cache.Use(&c.slot, addr, true)
 			u.stats.Entries++
 			c.tj += bc
 			c.j++
@@ -280,7 +287,7 @@ func (u *Unit) step(id int, c *context, memUsed *bool) bool {
 		if !u.p.Done.Ready() {
 			return false
 		}
-		u.cache.Use(addr, true)
+		u.cache.Use(&c.slot, addr, true)
 		u.stats.Entries++
 		return u.fail(id, prm.IndirectionDepth, level, off, rest)
 	}
@@ -291,7 +298,7 @@ func (u *Unit) step(id int, c *context, memUsed *bool) bool {
 	if !u.p.Loop.Ready() {
 		return false
 	}
-	u.cache.Use(addr, true)
+	u.cache.Use(&c.slot, addr, true)
 	u.stats.Entries++
 	u.resv[level]++
 	u.p.Loop.Push(bus.Piece{Tag: w.Tag, Level: level, Type: w.Type, Key: e.MKey, Addr: lower, Len: n,

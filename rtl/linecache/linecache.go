@@ -4,7 +4,11 @@
 // a unit: it has no ports and no clock.
 package linecache
 
-import "fmt"
+import (
+	"fmt"
+
+	"mkeysim/rtl/sim"
+)
 
 // LineSize is the size of a cached line; lists are fetched in such lines.
 const LineSize = 64
@@ -29,13 +33,21 @@ func (c Config) Validate(prefix string) error {
 	return nil
 }
 
-// Stats counts what happened to the array.
+// Stats counts what happened to the array. A lookup is one list entry a
+// walker context needs (an MTT page, a KLM entry stepped over or used);
+// each is counted once, when the context acts on it: a hit if its line was
+// there, a miss if the context had to send a read for it. The lookup a
+// context repeats once its own read has filled the line is neither: it
+// was already counted as the miss that caused the fill. Each field's tags
+// are the counter's one definition (sim.Counter); the walker lists them
+// under its cache's group (mtt_cache, klm_cache).
 type Stats struct {
-	Hits          uint64 `json:"hits"`
-	Misses        uint64 `json:"misses"`
-	Fills         uint64 `json:"fills"`
-	Evictions     uint64 `json:"evictions"`
-	Invalidations uint64 `json:"invalidations"`
+	Hits          uint64 `counter:"hits" unit:"lookups" help:"entry lookups whose line was in the cache or the context's own line buffer, with no read needed"`
+	Misses        uint64 `counter:"misses" unit:"lookups" help:"entry lookups whose line was absent, so the context sent a 64-byte read (the lookup repeated after that read filled the line is not counted again)"`
+	Fills         uint64 `counter:"fills" unit:"lines" help:"lines installed from a successful read completion that was not stale"`
+	Evictions     uint64 `counter:"evictions" unit:"lines" help:"fills that replaced a valid line of another address"`
+	Invalidations uint64 `counter:"invalidations" unit:"lines" help:"valid lines dropped by invalidation commands (a UMR or a destroy rewrote list bytes they held)"`
+	Refetches     uint64 `counter:"refetches" unit:"reads" help:"reads sent again because an invalidation overlapped the line while its read was in flight (the data may predate it)"`
 }
 
 type line struct {
@@ -63,14 +75,6 @@ func (c *Cache) set(la uint64) []line {
 	return c.lines[s*c.cfg.Ways : (s+1)*c.cfg.Ways]
 }
 
-// Lookup returns the line holding addr (any byte of it), counting a hit or
-// a miss and, on a hit, making the line the most recently used.
-func (c *Cache) Lookup(addr uint64) (*[LineSize]byte, bool) {
-	data, ok := c.Probe(addr)
-	c.Use(addr, ok)
-	return data, ok
-}
-
 // Probe returns the line holding addr without counting anything or
 // touching the replacement state: a unit that may stall probes first and
 // calls Use once it acts.
@@ -85,15 +89,21 @@ func (c *Cache) Probe(addr uint64) (*[LineSize]byte, bool) {
 	return nil, false
 }
 
-// Use counts a lookup of addr that the unit acted on: a hit (making the
-// line the most recently used, if it is still cached: a unit may have used
-// its own copy of a line just filled) or a miss.
-func (c *Cache) Use(addr uint64, hit bool) {
+// Use counts a lookup of addr that the context of s acted on: a hit
+// (making the line the most recently used, if it is still cached: a
+// context may have used its own copy of a line just filled) or a miss
+// (the context sends a read). The first lookup after the context's own
+// fill counts nothing when it hits: its miss was counted already.
+func (c *Cache) Use(s *Slot, addr uint64, hit bool) {
+	replay := s.replay
+	s.replay = false
 	if !hit {
 		c.Stats.Misses++
 		return
 	}
-	c.Stats.Hits++
+	if !replay {
+		c.Stats.Hits++
+	}
 	la := addr / LineSize
 	set := c.set(la)
 	for i := range set {
@@ -135,6 +145,16 @@ func (c *Cache) Invalidate(lo, hi uint64, all bool) {
 			c.Stats.Invalidations++
 		}
 	}
+}
+
+// Counters lists the counters under group (mtt_cache, klm_cache).
+func (c *Cache) Counters(group string) []sim.Counter { return sim.CountersOf(group, &c.Stats) }
+
+// Refetch restarts the stale fetch of s (see Slot.Stale), counting it, and
+// returns the line's address to read again.
+func (c *Cache) Refetch(s *Slot) uint64 {
+	c.Stats.Refetches++
+	return s.Restart()
 }
 
 // Valid is the number of valid lines.

@@ -14,6 +14,7 @@ type Slot struct {
 	line     [LineSize]byte
 	lineAt   uint64
 	hasLine  bool
+	replay   bool // the next lookup repeats the one whose miss filled the line
 }
 
 // Start records a fetch of the line holding addr and returns the line's
@@ -42,7 +43,7 @@ func (s *Slot) Filled(data []byte, ok bool) {
 	s.fetching = false
 	if ok {
 		copy(s.line[:], data)
-		s.lineAt, s.hasLine = s.fetch, true
+		s.lineAt, s.hasLine, s.replay = s.fetch, true, true
 	}
 }
 

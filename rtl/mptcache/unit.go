@@ -21,36 +21,24 @@ type Ports struct {
 }
 
 // Stats counts the unit's events; the strobes show the same events per
-// cycle. Lookups = Hits + Misses.
+// cycle. Each field's tags are the counter's one definition (sim.Counter);
+// the unit lists them as the group mkc_cache. A lookup is one piece taking
+// its turn at the tag array: Hits + Misses of them.
 type Stats struct {
-	// Hits are lookups that found their line and left at once.
-	Hits uint64 `json:"hits"`
-	// Misses are lookups that did not find their line, merged or not.
-	Misses uint64 `json:"misses"`
-	// MSHRHits are the misses merged into an MSHR already fetching the
-	// index (secondary misses); Misses - MSHRHits allocated an MSHR.
-	MSHRHits uint64 `json:"mshr_hits"`
-	// Reads are MKC reads sent (primary misses and refetches).
-	Reads uint64 `json:"reads"`
-	// Refetches are reads sent again because an invalidation of the index
-	// arrived while the read was in flight or its targets were replaying.
-	Refetches uint64 `json:"refetches"`
-	// ReadErrors are reads answered with an error completion (UR, CA):
-	// nothing is installed and their targets leave with Created false.
-	ReadErrors uint64 `json:"read_errors"`
-	// Fills are lines installed.
-	Fills uint64 `json:"fills"`
-	// Evictions are fills that replaced a valid line of another index.
-	Evictions uint64 `json:"evictions"`
-	// Invalidations are Inval commands carried out (each answered by a
-	// token on Out).
-	Invalidations uint64 `json:"invalidations"`
-	// InvalidatedLines are the valid lines those commands dropped.
-	InvalidatedLines uint64 `json:"invalidated_lines"`
-	// StallCycles are cycles in which a piece waited at the head of In or
-	// Loop and no lookup completed (output busy, no MSHR, targets full,
-	// MemReq busy).
-	StallCycles uint64 `json:"stall_cycles"`
+	Hits uint64 `counter:"hits" unit:"lookups" help:"lookups that found a valid line of their index in the tag array"`
+	// Misses counts every lookup that did not hit, once: those that
+	// allocated an MSHR and those merged into one (MergedMisses).
+	Misses       uint64 `counter:"misses" unit:"lookups" help:"lookups that found no line of their index, whether they allocated an MSHR or merged into one"`
+	MergedMisses uint64 `counter:"merged_misses" unit:"lookups" help:"misses that joined the MSHR already reading their index (secondary misses); misses - merged_misses allocated an MSHR"`
+	Reads        uint64 `counter:"reads" unit:"reads" help:"64-byte MKC reads sent to PCIe: one per MSHR allocated, plus refetches"`
+	Refetches    uint64 `counter:"refetches" unit:"reads" help:"reads sent again because an invalidation of the index arrived while the read was in flight or the line was replaying"`
+	ReadErrors   uint64 `counter:"read_errors" unit:"reads" help:"reads answered with an error completion (UR, CA): nothing installed, targets leave as for an index never created"`
+	Fills        uint64 `counter:"fills" unit:"lines" help:"lines installed from a read completion that was not stale"`
+	Evictions    uint64 `counter:"evictions" unit:"lines" help:"fills that replaced a valid line of another index"`
+	// Invalidations are lines dropped; InvalCommands the commands.
+	Invalidations uint64 `counter:"invalidations" unit:"lines" help:"valid lines dropped by invalidation commands"`
+	InvalCommands uint64 `counter:"inval_commands" unit:"commands" help:"invalidation commands carried out on the control port, each answered by a token"`
+	StallCycles   uint64 `counter:"stall_cycles" unit:"cycles" help:"cycles in which a piece waited at the head of In or Loop and no lookup completed (output busy, no MSHR, targets full, MemReq busy)"`
 }
 
 // States of the FSM summary shown in waveforms (State).
@@ -119,6 +107,9 @@ func (u *Unit) Config() Config { return u.cfg }
 
 // Stats returns the counters.
 func (u *Unit) Stats() Stats { return u.stats }
+
+// Counters lists the counters under the group mkc_cache.
+func (u *Unit) Counters() []sim.Counter { return sim.CountersOf("mkc_cache", &u.stats) }
 
 // State is the FSM summary of the current cycle (StateIdle..StateInval);
 // sample it between Eval and Commit (sim.Engine.OnCycle).
@@ -259,9 +250,9 @@ func (u *Unit) invalStage() bool {
 	iv := *p.Ctrl.Peek()
 	p.Ctrl.Pop()
 	if iv.All {
-		u.stats.InvalidatedLines += uint64(u.arr.dropAll())
+		u.stats.Invalidations += uint64(u.arr.dropAll())
 	} else if u.arr.drop(iv.Index) {
-		u.stats.InvalidatedLines++
+		u.stats.Invalidations++
 	}
 	if u.mshrs.inUse > 0 {
 		for i := range u.mshrs.m {
@@ -279,7 +270,7 @@ func (u *Unit) invalStage() bool {
 		}
 	}
 	p.Out.Push(bus.Lookup{Token: true, TokenID: iv.ID})
-	u.stats.Invalidations++
+	u.stats.InvalCommands++
 	u.invalStrobe = true
 	return true
 }
@@ -367,7 +358,7 @@ func (u *Unit) lookup(ch *sim.Chan[bus.Piece], vc int) bool {
 		m.q[vc].push(*piece)
 		ch.Pop()
 		u.stats.Misses++
-		u.stats.MSHRHits++
+		u.stats.MergedMisses++
 		u.miss = true
 		return true
 	}

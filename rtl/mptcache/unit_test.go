@@ -514,7 +514,7 @@ func TestHitsAfterWarmup(t *testing.T) {
 			if st != want {
 				t.Errorf("stats %+v, want %+v", st, want)
 			}
-			if b.strobes != [4]uint64{st.Hits, st.Misses, st.Fills, st.Invalidations} {
+			if b.strobes != [4]uint64{st.Hits, st.Misses, st.Fills, st.InvalCommands} {
 				t.Errorf("strobes %v disagree with stats %+v", b.strobes, st)
 			}
 			for _, s := range []uint8{StateIdle, StateLookup, StateMiss, StateReplay} {
@@ -682,7 +682,7 @@ func TestMSHRMerge(t *testing.T) {
 			if n := len(b.port("req")); n != 1 || st.Reads != 1 {
 				t.Errorf("%d reads (stat %d), want 1", n, st.Reads)
 			}
-			if st.MSHRHits != tc.mshrHits || st.Hits != tc.hits || (tc.stalls > 0) != (st.StallCycles > 0) {
+			if st.MergedMisses != tc.mshrHits || st.Hits != tc.hits || (tc.stalls > 0) != (st.StallCycles > 0) {
 				t.Errorf("stats %+v: want %d MSHR hits, %d hits, stalls %v", st, tc.mshrHits, tc.hits, tc.stalls > 0)
 			}
 			first := b.port("out")[0].Cycle
@@ -841,7 +841,7 @@ func TestInvalDuringFill(t *testing.T) {
 				t.Errorf("the invalidation did not land during the replay: token at %d of %d", tok, len(outs))
 			}
 			st := b.u.Stats()
-			if st.Reads != 2 || st.Refetches != tc.refetches || st.Invalidations != 1 {
+			if st.Reads != 2 || st.Refetches != tc.refetches || st.InvalCommands != 1 {
 				t.Errorf("stats %+v: want 2 reads, %d refetch, 1 invalidation", st, tc.refetches)
 			}
 		})
@@ -1005,9 +1005,9 @@ func TestRandomInvariants(t *testing.T) {
 		}
 		st := b.u.Stats()
 		n := uint64(len(s.in) + len(s.loop))
-		if st.Hits+st.Misses != n || st.Reads != st.Misses-st.MSHRHits+st.Refetches ||
-			int(st.Reads) != b.mem.reads || st.Invalidations != uint64(len(s.ctrl)) ||
-			b.strobes != [4]uint64{st.Hits, st.Misses, st.Fills, st.Invalidations} {
+		if st.Hits+st.Misses != n || st.Reads != st.Misses-st.MergedMisses+st.Refetches ||
+			int(st.Reads) != b.mem.reads || st.InvalCommands != uint64(len(s.ctrl)) ||
+			b.strobes != [4]uint64{st.Hits, st.Misses, st.Fills, st.InvalCommands} {
 			t.Errorf("seed %d: counters do not add up: %+v (pieces %d, memory reads %d, strobes %v)",
 				seed, st, n, b.mem.reads, b.strobes)
 		}

@@ -35,13 +35,15 @@ type Ports struct {
 	Ack     *sim.Chan[bus.Ack]
 }
 
-// Stats counts the walker's work.
+// Stats counts the walker's work. Each field's tags are the counter's one
+// definition (sim.Counter): the group mttwalk, and the cache's counters
+// under mtt_cache.
 type Stats struct {
-	Cache   linecache.Stats `json:"cache"`
-	Pieces  uint64          `json:"pieces"`
-	Pages   uint64          `json:"pages"`
-	Faults  uint64          `json:"page_bit_misses"`
-	MaxBusy int             `json:"max_walkers_in_use"`
+	Cache   linecache.Stats `counter:"-"`
+	Pieces  uint64          `counter:"pieces" unit:"pieces" help:"checked MTT pieces taken from In into a walker context"`
+	Pages   uint64          `counter:"pages" unit:"pages" help:"MTT entries read and judged for a page of a piece (a segment or a page-bit failure)"`
+	Faults  uint64          `counter:"page_bit_misses" unit:"pages" help:"pages whose entry lacked the rd_en/wr_en bit the access needs (PAGE_ACCESS, or PAGE_FAULT on an ODP key)"`
+	MaxBusy int             `counter:"max_walkers_in_use" unit:"contexts" kind:"max" help:"the most walker contexts busy at once"`
 }
 
 // walker is one piece being walked.
@@ -99,6 +101,11 @@ func (u *Unit) Stats() Stats {
 	return s
 }
 
+// Counters lists the counters: mttwalk's, then the cache's as mtt_cache.
+func (u *Unit) Counters() []sim.Counter {
+	return append(sim.CountersOf("mttwalk", &u.stats), u.cache.Counters("mtt_cache")...)
+}
+
 // Eval runs one cycle: invalidation, fill, intake, then one page of one
 // context.
 func (u *Unit) Eval(now uint64) bool {
@@ -127,7 +134,7 @@ func (u *Unit) Eval(now uint64) bool {
 		case c.slot.Stale():
 			// The data may predate the invalidation: fetch again.
 			if u.p.MemReq.Ready() {
-				u.p.MemReq.Push(pcie.ReadReq{ID: r.ID, Addr: c.slot.Restart(), Len: linecache.LineSize})
+				u.p.MemReq.Push(pcie.ReadReq{ID: r.ID, Addr: u.cache.Refetch(&c.slot), Len: linecache.LineSize})
 				memUsed = true
 				u.p.MemResp.Pop()
 			}
@@ -195,7 +202,7 @@ func (u *Unit) page(id int, memUsed *bool) bool {
 		if *memUsed || !u.p.MemReq.Ready() {
 			return false
 		}
-		u.cache.Use(addr, false)
+		u.cache.Use(&c.slot, addr, false)
 		*memUsed = true
 		u.p.MemReq.Push(pcie.ReadReq{ID: uint32(id), Addr: c.slot.Start(addr), Len: linecache.LineSize})
 		c.state = Fetch
@@ -205,7 +212,7 @@ func (u *Unit) page(id int, memUsed *bool) bool {
 	if !u.p.Done.Ready() {
 		return false
 	}
-	u.cache.Use(addr, true)
+	u.cache.Use(&c.slot, addr, true)
 	at := addr % linecache.LineSize
 	e := prm.DecodeMTTEntry(data[at : at+8])
 	pg := lo & (size - 1)

@@ -142,6 +142,20 @@ func (l *Link) Config() LinkConfig { return l.cfg }
 // Stats returns the counters.
 func (l *Link) Stats() LinkStats { return l.stats }
 
+// Counters lists the link's counters under its name (pcie.up, pcie.down):
+// the totals over TLP types. They are declared here, the one place that
+// says what each counts.
+func (l *Link) Counters() []sim.Counter {
+	t := l.stats.Total()
+	return []sim.Counter{
+		{Name: l.name + ".tlps", Unit: "TLPs", Help: "TLPs that entered the link's serializer", Value: t.TLPs},
+		{Name: l.name + ".wire_bytes", Unit: "bytes", Help: "bytes those TLPs took on the wire, headers and framing included", Value: t.WireBytes},
+		{Name: l.name + ".payload_bytes", Unit: "bytes", Help: "payload bytes those TLPs carried", Value: t.PayloadBytes},
+		{Name: l.name + ".busy_cycles", Unit: "cycles", Help: "cycles the serializer was sending: divided by the cycles run, the link's utilization", Value: l.stats.BusyCycles},
+		{Name: l.name + ".stall_cycles", Unit: "cycles", Help: "cycles a serialized TLP waited for room on the wire because the far end did not take what arrived", Value: l.stats.StallCycles},
+	}
+}
+
 // Wire is the internal channel of TLPs in flight (for tracers).
 func (l *Link) Wire() *sim.Chan[TLP] { return l.wire }
 

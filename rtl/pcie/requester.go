@@ -73,16 +73,18 @@ type ReadResp struct {
 	Status CplStatus
 }
 
-// RequesterStats are the read engine's counters.
+// RequesterStats are the read engine's counters. Each field's tags are
+// the counter's one definition (sim.Counter), under the group
+// pcie.requester.
 type RequesterStats struct {
-	Reads          uint64 `json:"reads"`            // MRd TLPs sent
-	ReadBytes      uint64 `json:"read_bytes"`       // bytes those MRds asked for
-	Completions    uint64 `json:"completions"`      // TLPs received on Rx
-	Responses      uint64 `json:"responses"`        // ReadResps delivered
-	FailedReads    uint64 `json:"failed_reads"`     // responses with a status other than SC
-	MaxTagsInUse   int    `json:"max_tags_in_use"`  // high-water mark of MRds in flight
-	TagStallCycles uint64 `json:"tag_stall_cycles"` // cycles a client could not issue for want of a tag
-	Errors         uint64 `json:"errors"`           // protocol errors, see Errors
+	Reads          uint64 `counter:"reads" unit:"TLPs" help:"MRd TLPs the device sent"`
+	ReadBytes      uint64 `counter:"read_bytes" unit:"bytes" help:"bytes the device's MRd TLPs asked for"`
+	Completions    uint64 `counter:"completions" unit:"TLPs" help:"completion TLPs the device received"`
+	Responses      uint64 `counter:"responses" unit:"reads" help:"whole read responses delivered to the units (one per ReadReq)"`
+	FailedReads    uint64 `counter:"failed_reads" unit:"reads" help:"read responses delivered with a status other than SC"`
+	MaxTagsInUse   int    `counter:"max_tags_in_use" unit:"tags" kind:"max" help:"the most MRd TLPs in flight at once"`
+	TagStallCycles uint64 `counter:"tag_stall_cycles" unit:"cycles" help:"cycles a unit's read waited for a free tag"`
+	Errors         uint64 `counter:"errors" unit:"TLPs" help:"completions that broke a PCIe rule (see Requester.Errors)"`
 }
 
 // ErrorKind classifies a protocol error seen by the Requester.
@@ -265,6 +267,9 @@ func (r *Requester) Config() RequesterConfig { return r.cfg }
 
 // Stats returns the counters.
 func (r *Requester) Stats() RequesterStats { return r.stats }
+
+// Counters lists the counters under the group pcie.requester.
+func (r *Requester) Counters() []sim.Counter { return sim.CountersOf("pcie.requester", &r.stats) }
 
 // Errors returns the protocol errors seen (the first 1000; Stats().Errors
 // counts them all).

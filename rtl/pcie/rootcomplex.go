@@ -42,16 +42,18 @@ func (c RootComplexConfig) Validate() error {
 	return errors.Join(errs...)
 }
 
-// RootComplexStats are the host side's counters.
+// RootComplexStats are the host side's counters: what the host saw of the
+// device's traffic. Each field's tags are the counter's one definition
+// (sim.Counter), under the group pcie.
 type RootComplexStats struct {
-	Reads       uint64 `json:"reads"`        // MRd TLPs taken
-	Writes      uint64 `json:"writes"`       // MWr TLPs applied to memory
-	Completions uint64 `json:"completions"`  // CplD and Cpl TLPs sent
-	ReadBytes   uint64 `json:"read_bytes"`   // bytes returned (byte counts of reads answered SC)
-	WriteBytes  uint64 `json:"write_bytes"`  // bytes written (enabled bytes)
-	Unsupported uint64 `json:"unsupported"`  // reads answered with UR
-	Dropped     uint64 `json:"dropped"`      // malformed MWr and completions received, dropped
-	StallCycles uint64 `json:"stall_cycles"` // cycles a completion waited for Tx
+	Reads       uint64 `counter:"reads" unit:"TLPs" help:"MRd TLPs the host took from the link"`
+	Writes      uint64 `counter:"writes" unit:"TLPs" help:"MWr TLPs the host applied to memory"`
+	Completions uint64 `counter:"completions" unit:"TLPs" help:"CplD and Cpl TLPs the host sent"`
+	ReadBytes   uint64 `counter:"read_bytes" unit:"bytes" help:"bytes the host returned: the byte counts of the reads it answered with SC"`
+	WriteBytes  uint64 `counter:"write_bytes" unit:"bytes" help:"bytes the host wrote: the enabled bytes of the MWr TLPs it applied"`
+	Unsupported uint64 `counter:"unsupported" unit:"TLPs" help:"MRd TLPs the host answered with UR (they broke a rule of RootComplexConfig.Validate)"`
+	Dropped     uint64 `counter:"dropped" unit:"TLPs" help:"malformed MWr TLPs and stray completions the host dropped"`
+	StallCycles uint64 `counter:"stall_cycles" unit:"cycles" help:"cycles a completion waited because the downstream link did not take it"`
 }
 
 func (s *RootComplexStats) add(d *RootComplexStats) {
@@ -123,6 +125,10 @@ func (r *RootComplex) Config() RootComplexConfig { return r.cfg }
 
 // Stats returns the counters.
 func (r *RootComplex) Stats() RootComplexStats { return r.stats }
+
+// Counters lists the counters under the group pcie: the host's view of the
+// link's traffic.
+func (r *RootComplex) Counters() []sim.Counter { return sim.CountersOf("pcie", &r.stats) }
 
 // Pipe is the internal channel of requests inside the host latency (for
 // tracers).

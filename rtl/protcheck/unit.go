@@ -17,11 +17,14 @@ type Ports struct {
 	Ack        *sim.Chan[bus.Ack]
 }
 
-// Stats counts the stage's outcomes.
+// Stats counts the stage's outcomes. Each field's tags are the counter's
+// one definition (sim.Counter), under the group protcheck.
 type Stats struct {
-	Checked  uint64                `json:"checked"`
-	Failures map[prm.Status]uint64 `json:"-"`
-	Stalls   uint64                `json:"stall_cycles"`
+	Checked uint64 `counter:"checked" unit:"pieces" help:"pieces checked and sent on (to a walker, to the reorder buffer as a segment or a failure)"`
+	Failed  uint64 `counter:"failed" unit:"pieces" help:"checked pieces that failed a check (translation.md 4, checks 2 to 10)"`
+	// Failures breaks Failed down by status.
+	Failures map[prm.Status]uint64 `counter:"-"`
+	Stalls   uint64                `counter:"stall_cycles" unit:"cycles" help:"cycles in which a piece waited at an input because its destination was not ready"`
 }
 
 // Unit is the protection checker.
@@ -46,6 +49,9 @@ func (u *Unit) Name() string { return u.name }
 
 // Stats returns the counters.
 func (u *Unit) Stats() Stats { return u.stats }
+
+// Counters lists the counters under the group protcheck.
+func (u *Unit) Counters() []sim.Counter { return sim.CountersOf("protcheck", &u.stats) }
 
 // Fired reports whether a piece was checked this cycle, with its key and
 // status (for waveforms).
@@ -117,6 +123,7 @@ func (u *Unit) try(in *sim.Chan[bus.Lookup]) bool {
 	u.fired, u.lastKey, u.lastStatus = true, l.Key, st
 	u.stats.Checked++
 	if st != prm.OK {
+		u.stats.Failed++
 		u.stats.Failures[st]++
 	}
 	in.Pop()

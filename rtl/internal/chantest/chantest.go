@@ -61,6 +61,9 @@ type Memory struct {
 	Cycles []uint64
 }
 
+// Failures is the number of reads FailFirst answered with UR.
+func (m *Memory) Failures() int { return len(m.failed) }
+
 // NewMemory returns a Memory that takes requests from req and answers on
 // resp from mem, the answer to the seq-th request (from 0) lat(seq) cycles
 // after it is taken.

@@ -1,0 +1,114 @@
+package tb
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"mkeysim/rtl"
+)
+
+var updateDocs = flag.Bool("update", false, "rewrite docs/counters.md from the counters the units declare")
+
+// TestCountersDoc: docs/counters.md is the definition of every figure the
+// statistics print, made from the declarations in the units (go test
+// ./tb -run TestCountersDoc -update rewrites it).
+func TestCountersDoc(t *testing.T) {
+	b, err := New(rtl.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := b.Stats(time.Second)
+	var doc bytes.Buffer
+	doc.WriteString(countersDocHead)
+	st.WriteCountersDoc(&doc)
+	const path = "../docs/counters.md"
+	if *updateDocs {
+		if err := os.WriteFile(path, doc.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	have, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(have, doc.Bytes()) {
+		t.Fatalf("%s is not what the units declare: run go test ./tb -run TestCountersDoc -update", path)
+	}
+	seen := map[string]bool{}
+	for _, f := range st.Figures() {
+		if seen[f.Name] || f.Unit == "" || f.Help == "" {
+			t.Errorf("figure %q: repeated, or without unit or definition", f.Name)
+		}
+		seen[f.Name] = true
+	}
+}
+
+const countersDocHead = `# Counters and figures
+
+Every number that ` + "`mkeysim run`" + ` prints in its summary, writes with
+` + "`-stats FILE.json`" + ` (nested at the dots of its name:
+` + "`mkc_cache.hits`" + ` is ` + "`\"mkc_cache\": {\"hits\": ...}`" + `) and that ` + "`mkeysim sweep`" + `
+puts in its tables, under the same name. A counter is declared once, in
+the tags of the unit's Stats struct (` + "`rtl/sim.Counter`" + `); the figures
+that are not counters are defined in ` + "`tb/stats.go`" + `. This page is
+generated from those declarations (` + "`go test ./tb -run TestCountersDoc -update`" + `),
+and ` + "`examples/counters/`" + ` has traces whose counts are worked out by hand.
+
+A *lookup* is one piece (MKC cache) or one list entry (MTT and KLM caches)
+taking its turn at a tag array; it is a hit or a miss, counted once, when
+the unit acts on it: a piece that stalls is not counted again, and the
+lookup a walker repeats after its own read filled the line is not a hit
+(its miss was counted). A merged miss is a miss.
+
+`
+
+// TestStatsJSON: the statistics object nests each counter at its dots,
+// keeps the contract's top-level names and carries every figure.
+func TestStatsJSON(t *testing.T) {
+	b, err := New(rtl.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := b.Stats(0)
+	st.Seed = 7
+	data, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"cycles", "wall_seconds", "cycles_per_second", "translations", "latency_cycles", "seed", "config"} {
+		if _, ok := doc[k]; !ok {
+			t.Errorf("no %s in %s", k, data)
+		}
+	}
+	for _, g := range []string{"mkc_cache", "mtt_cache"} {
+		m, _ := doc[g].(map[string]any)
+		for _, k := range []string{"hits", "misses", "fills", "evictions", "invalidations"} {
+			if _, ok := m[k]; !ok {
+				t.Errorf("no %s.%s (architecture.md's contract)", g, k)
+			}
+		}
+		if v, ok := m["hit_rate"]; !ok || v != nil {
+			t.Errorf("%s.hit_rate = %v, want null with no lookup", g, v)
+		}
+	}
+	pc, _ := doc["pcie"].(map[string]any)
+	for _, k := range []string{"reads", "read_bytes", "writes", "write_bytes", "completions"} {
+		if _, ok := pc[k]; !ok {
+			t.Errorf("no pcie.%s (architecture.md's contract)", k)
+		}
+	}
+	var sum strings.Builder
+	st.WriteSummary(&sum)
+	if !strings.Contains(sum.String(), "mkc_cache: hit_rate -, hits 0, misses 0") {
+		t.Errorf("summary:\n%s", sum.String())
+	}
+}

@@ -216,10 +216,13 @@ func (t *Top) Eval(now uint64) bool {
 	if t.cmd == cmdIdle {
 		t.ingress(now)
 	}
-	// Work that needs no input: the firmware's timer, a result to send, a
-	// finished request to retire, re-runs to issue. Everything else waits
-	// on a channel, which wakes the engine.
-	return t.cmd == cmdExec || t.cmd == cmdDone || len(t.pendingRerun) > 0 ||
+	// The firmware's timer wakes the engine at its end; work that needs no
+	// input: a result to send, a finished request to retire, re-runs to
+	// issue. Everything else waits on a channel, which wakes the engine.
+	if t.cmd == cmdExec {
+		t.eng.WakeAt(t.wait)
+	}
+	return t.cmd == cmdDone || len(t.pendingRerun) > 0 ||
 		t.count > 0 && t.rob[t.head].done()
 }
 

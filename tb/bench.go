@@ -1,6 +1,7 @@
 package tb
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -25,19 +26,30 @@ type Bench struct {
 	sink *sink
 	log  hclog.Logger
 
-	// Watchdog is the number of cycles without a result after which Run
-	// gives up and names the stuck units (0: the default, 2 million).
+	// Watchdog is the number of cycles with no progress and nothing
+	// pending after which Stream gives up and names the stuck unit (0:
+	// WatchdogCycles of the configuration).
 	Watchdog uint64
 }
 
 // New builds the bench. Logging goes to log's sub-loggers ("tb", "top",
 // "top.firmware"); nil logs nothing.
 func New(cfg rtl.Config, log ...hclog.Logger) (*Bench, error) {
+	var l hclog.Logger
+	if len(log) > 0 {
+		l = log[0]
+	}
+	return build(cfg, l, nil)
+}
+
+// build makes the bench; host, if not nil, replaces the root complex
+// between the two link directions (tests use it to break the host).
+func build(cfg rtl.Config, log hclog.Logger, host func(e *sim.Engine, rx, tx *sim.Chan[pcie.TLP]) sim.Component) (*Bench, error) {
 	e := sim.New()
 	mem := pcie.NewMemory()
 	l := hclog.NewNullLogger()
-	if len(log) > 0 && log[0] != nil {
-		l = log[0]
+	if log != nil {
+		l = log
 	}
 	top, err := rtl.New(cfg, e, mem, l)
 	if err != nil {
@@ -48,11 +60,17 @@ func New(cfg rtl.Config, log ...hclog.Logger) (*Bench, error) {
 	upOut := sim.NewChan[pcie.TLP](e, "pcie.up_out", d, 1)
 	downIn := sim.NewChan[pcie.TLP](e, "pcie.down_in", d, 1)
 	b.Up = pcie.NewLink(e, "pcie.up", cfg.PCIe.Link(), top.Tx, upOut)
-	b.RC = pcie.NewRootComplex(e, "host", cfg.PCIe.RootComplex(), mem, upOut, downIn)
+	var rc sim.Component
+	if host != nil {
+		rc = host(e, upOut, downIn)
+	} else {
+		b.RC = pcie.NewRootComplex(e, "host", cfg.PCIe.RootComplex(), mem, upOut, downIn)
+		rc = b.RC
+	}
 	b.Down = pcie.NewLink(e, "pcie.down", cfg.PCIe.Link(), downIn, top.Rx)
 	b.src = &source{out: top.In}
 	b.sink = &sink{in: top.Out}
-	e.Add(b.Up, b.RC, b.Down, b.src, b.sink)
+	e.Add(b.Up, rc, b.Down, b.src, b.sink)
 	return b, nil
 }
 
@@ -70,42 +88,97 @@ func (b *Bench) Load(sc *scenario.Scenario) error {
 	return nil
 }
 
-// Run streams ops through the model until every result is out. progress,
-// if not nil, is called now and then with the results so far.
+// RunOptions are how Stream runs the operations; none changes a result.
+type RunOptions struct {
+	// OnResult, if not nil, is called with each result as it leaves the
+	// model, in the order results leave; an error from it stops the run
+	// and is returned. The result is the caller's to keep.
+	OnResult func(*scenario.Result) error
+	// Progress, if not nil, is called now and then with the number of
+	// results so far.
+	Progress func(done int)
+	// Stop, if not nil, stops the run at the next cycle boundary when it
+	// is closed: Stream returns ErrStopped, every result that left the
+	// model before having been passed to OnResult.
+	Stop <-chan struct{}
+}
+
+// ErrStopped is Stream's error when RunOptions.Stop closed.
+var ErrStopped = errors.New("stopped")
+
+// WatchdogCycles is the default watchdog bound for cfg: the cycles the
+// model may go with no handshake on any channel, no unit acting and
+// nothing pending (no payload on its way, no timer running) before Stream
+// gives up. Every legal stretch without any of those is a few cycles of a
+// unit's own state machine; a model that does nothing with nothing on its
+// way can never move again, so the bound only has to exceed the longest
+// such stretch: 1000 cycles plus 16 channel stage latencies.
+func WatchdogCycles(cfg rtl.Config) uint64 { return 1000 + 16*uint64(cfg.StageLat) }
+
+// Run streams ops through the model and returns every result, in the
+// order they left it. On an error it returns the results that left the
+// model before it.
 func (b *Bench) Run(ops []scenario.Op, progress func(done int)) ([]scenario.Result, error) {
+	results := make([]scenario.Result, 0, len(ops))
+	err := b.Stream(ops, RunOptions{Progress: progress, OnResult: func(r *scenario.Result) error {
+		results = append(results, *r)
+		return nil
+	}})
+	return results, err
+}
+
+// Stream runs ops through the model until every result is out, handing
+// each to opt.OnResult as it leaves. It stops early, with an error, when
+// the sink sees a lost, duplicated or reordered result, when OnResult
+// fails, when opt.Stop closes, or when the watchdog finds the model stuck
+// (no progress and nothing pending for Watchdog cycles, WatchdogCycles by
+// default): its error names the stuck unit and the oldest operation.
+func (b *Bench) Stream(ops []scenario.Op, opt RunOptions) error {
 	b.src.ops, b.src.next = ops, 0
-	b.sink.results = make([]scenario.Result, 0, len(ops))
 	b.sink.seen = make([]bool, len(ops))
 	b.sink.inOrder = !b.Top.Config().OverlapInvalidate
-	b.sink.err = nil
+	b.sink.err, b.sink.n = nil, 0
+	b.sink.onResult = opt.OnResult
 	limit := b.Watchdog
 	if limit == 0 {
-		limit = 2_000_000
+		limit = WatchdogCycles(b.Top.Config())
 	}
-	last, lastN := b.Eng.Now(), 0
-	for len(b.sink.results) < len(ops) {
+	var still uint64 // cycles without progress and with nothing pending
+	lastN := 0
+	for b.sink.n < len(ops) {
 		busy := b.Eng.Step()
+		if b.sink.err != nil {
+			return b.sink.err
+		}
+		if opt.Stop != nil {
+			select {
+			case <-opt.Stop:
+				return ErrStopped
+			default:
+			}
+		}
+		if n := b.sink.n; n != lastN {
+			lastN = n
+			if opt.Progress != nil && n%4096 == 0 {
+				opt.Progress(n)
+			}
+		}
+		if b.Eng.Progressed() || b.Eng.Pending() {
+			still = 0
+		} else if still++; still > limit {
+			where := b.Stuck()
+			b.log.Error("watchdog", "cycle", b.Eng.Now(), "done", lastN, "of", len(ops), "where", where)
+			return fmt.Errorf("watchdog: nothing moved for %d cycles and nothing is on its way, at cycle %d (%d of %d operations done); oldest operation: %s; %s",
+				limit, b.Eng.Now(), lastN, len(ops), b.Top.Oldest(), where)
+		}
 		if !busy {
 			b.Eng.SkipIdle()
 		}
-		if b.sink.err != nil {
-			return b.sink.results, b.sink.err
-		}
-		if n := len(b.sink.results); n != lastN {
-			lastN, last = n, b.Eng.Now()
-			if progress != nil && n%4096 == 0 {
-				progress(n)
-			}
-		} else if b.Eng.Now()-last > limit {
-			b.log.Error("watchdog", "cycle", b.Eng.Now(), "done", lastN, "of", len(ops), "where", b.Stuck())
-			return b.sink.results, fmt.Errorf("watchdog: no result for %d cycles at cycle %d (%d of %d done): %s",
-				limit, b.Eng.Now(), lastN, len(ops), b.Stuck())
-		}
 	}
-	if progress != nil {
-		progress(len(b.sink.results))
+	if opt.Progress != nil {
+		opt.Progress(b.sink.n)
 	}
-	return b.sink.results, nil
+	return nil
 }
 
 // Stuck names the unit where work sits: the consumer of the first
@@ -140,6 +213,19 @@ func (b *Bench) Stuck() string {
 	if len(parts) == 0 {
 		return "nothing is held anywhere"
 	}
+	// Reads sent and nothing on the link or in the host: the host never
+	// answered them.
+	if n := b.Top.Req.TagsInUse(); n > 0 {
+		onLink := false
+		for _, p := range b.Eng.Ports() {
+			if name := p.Name(); p.Len() > 0 && (strings.HasPrefix(name, "pcie.") || strings.HasPrefix(name, "host.") || name == "top.rx" || name == "top.tx") {
+				onLink = true
+			}
+		}
+		if !onLink {
+			unit = fmt.Sprintf("host (%d reads sent, none answered or on the link)", n)
+		}
+	}
 	if unit == "" {
 		unit = strings.SplitN(parts[0], " ", 2)[0]
 	}
@@ -165,33 +251,43 @@ func (s *source) Eval(now uint64) bool {
 
 func (s *source) Commit() {}
 
-// sink collects results and fails on a lost, duplicated or reordered
-// completion (out of order is allowed only with overlapping invalidation).
+// sink takes results as they leave the model, hands each to onResult and
+// fails on a lost, duplicated or reordered completion (out of order is
+// allowed only with overlapping invalidation).
 type sink struct {
-	in      *sim.Chan[*scenario.Result]
-	results []scenario.Result
-	seen    []bool
-	inOrder bool
-	err     error
+	in       *sim.Chan[*scenario.Result]
+	onResult func(*scenario.Result) error
+	seen     []bool
+	n        int // results taken
+	inOrder  bool
+	err      error
 }
 
 func (s *sink) Name() string { return "tb.sink" }
 
 func (s *sink) Eval(now uint64) bool {
-	if s.in.Valid() {
-		r := *s.in.Peek()
-		s.in.Pop()
-		switch {
-		case r.Seq < 0 || r.Seq >= len(s.seen):
-			s.err = fmt.Errorf("cycle %d: completion of seq %d, which was never issued", now, r.Seq)
-		case s.seen[r.Seq]:
-			s.err = fmt.Errorf("cycle %d: seq %d completed twice", now, r.Seq)
-		case s.inOrder && r.Seq != len(s.results):
-			s.err = fmt.Errorf("cycle %d: seq %d completed before seq %d (reordered or lost)", now, r.Seq, len(s.results))
-		default:
-			s.seen[r.Seq] = true
+	if !s.in.Valid() || s.err != nil {
+		return false
+	}
+	r := *s.in.Peek()
+	s.in.Pop()
+	switch {
+	case r.Seq < 0 || r.Seq >= len(s.seen):
+		s.err = fmt.Errorf("cycle %d: completion of seq %d, which was never issued", now, r.Seq)
+		return false
+	case s.seen[r.Seq]:
+		s.err = fmt.Errorf("cycle %d: seq %d completed twice", now, r.Seq)
+		return false
+	case s.inOrder && r.Seq != s.n:
+		s.err = fmt.Errorf("cycle %d: seq %d completed before seq %d (reordered or lost)", now, r.Seq, s.n)
+		return false
+	}
+	s.seen[r.Seq] = true
+	s.n++
+	if s.onResult != nil {
+		if err := s.onResult(r); err != nil {
+			s.err = err
 		}
-		s.results = append(s.results, *r)
 	}
 	return false
 }

@@ -9,6 +9,8 @@ import (
 
 	"mkeysim/prm"
 	"mkeysim/rtl"
+	"mkeysim/rtl/pcie"
+	"mkeysim/rtl/sim"
 	"mkeysim/scenario"
 	"mkeysim/vcd"
 )
@@ -73,24 +75,45 @@ func TestInvalidateInFlight(t *testing.T) {
 	}
 }
 
-// TestWatchdogNamesStuckUnit: a host that never answers stops the model;
-// the watchdog ends the run and names the host as the stuck unit.
+// deafHost takes every TLP and never answers: a host that hangs.
+type deafHost struct{ rx *sim.Chan[pcie.TLP] }
+
+func (h *deafHost) Name() string { return "host" }
+func (h *deafHost) Eval(uint64) bool {
+	if h.rx.Valid() {
+		h.rx.Pop()
+	}
+	return false
+}
+func (h *deafHost) Commit() {}
+
+// TestWatchdogNamesStuckUnit: a host that never answers hangs the model;
+// the watchdog ends the run as soon as nothing has moved and nothing is on
+// its way for its bound, and names the stuck unit and the oldest
+// operation. A host that is merely slow (60,000 cycles a read) is not a
+// hang: the run completes.
 func TestWatchdogNamesStuckUnit(t *testing.T) {
 	cfg := rtl.DefaultConfig()
-	cfg.PCIe.HostLatencyCycles = 60_000
-	b, err := New(cfg)
+	sc := Generate(Workload{Seed: 3, Keys: 16, Accesses: 10})
+	b, err := build(cfg, nil, func(e *sim.Engine, rx, tx *sim.Chan[pcie.TLP]) sim.Component { return &deafHost{rx: rx} })
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.Watchdog = 5000
-	sc := Generate(Workload{Seed: 3, Keys: 16, Accesses: 10})
 	if err := b.Load(sc); err != nil {
 		t.Fatal(err)
 	}
 	_, err = b.Run(sc.Ops, nil)
-	if err == nil || !strings.Contains(err.Error(), "watchdog") || !strings.Contains(err.Error(), "stuck unit: host") {
-		t.Fatalf("got %v, want the watchdog naming the host", err)
+	if err == nil || !strings.Contains(err.Error(), "watchdog") || !strings.Contains(err.Error(), "stuck unit: host") ||
+		!strings.Contains(err.Error(), "oldest operation: seq 0") {
+		t.Fatalf("got %v, want the watchdog naming the host and seq 0", err)
 	}
+	if now, bound := b.Eng.Now(), WatchdogCycles(cfg); now > 2000+bound {
+		t.Errorf("the watchdog fired at cycle %d, long after the hang (bound %d)", now, bound)
+	}
+
+	cfg.PCIe.HostLatencyCycles = 60_000
+	sc = Generate(Workload{Seed: 3, Keys: 16, Accesses: 10})
+	runBoth(t, "slow host", sc, cfg, nil)
 }
 
 // TestInvalidateInFlightWaveform: the same run traced; the waveform shows

@@ -307,7 +307,7 @@ func (t *Tracer) sampleUnits() {
 		t.set(u.fstatus, uint64(status))
 	}
 	t.set(u.sent, uint64(b.src.next))
-	t.set(u.results, uint64(len(b.sink.results)))
+	t.set(u.results, uint64(b.sink.n))
 	if scanM {
 		for i := range u.mctx {
 			st, w, _ := mw.Current(i)

@@ -204,6 +204,7 @@ func (u *Unit) Eval(now uint64) bool {
 		}
 		if u.step(i, c, &memUsed) {
 			u.rr = (i + 1) % len(u.ctx)
+			u.fired = true
 			return true
 		}
 	}
@@ -320,6 +321,11 @@ func (u *Unit) fail(id int, st prm.Status, level uint8, off, n uint64) bool {
 	u.finish(id)
 	return true
 }
+
+// Acted reports whether a context stepped this cycle, which may move no
+// channel (an entry stepped over in a cached line): the engine counts it
+// as progress (sim.Actor).
+func (u *Unit) Acted() bool { return u.fired }
 
 // Commit has nothing to latch: the unit's registers are its own and are
 // updated in Eval after they are read.

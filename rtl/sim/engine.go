@@ -16,13 +16,28 @@ type Component interface {
 	Commit()
 }
 
+// Actor is a component that can change its state in a cycle without a
+// handshake on any channel (a walker stepping over cached list entries):
+// Acted reports whether it did in the cycle just evaluated, so that the
+// engine can tell progress from a hang (Progressed).
+type Actor interface {
+	Acted() bool
+}
+
 // Engine is the clock: it evaluates every component, then commits every
 // component and every channel touched, once a cycle.
 type Engine struct {
-	now   uint64
-	comps []Component
-	ports []Port
-	dirty []Port
+	now    uint64
+	comps  []Component
+	actors []Actor
+	ports  []Port
+	dirty  []Port
+
+	// progressed: the last cycle had a handshake or an actor acted.
+	progressed bool
+	// wake is the earliest cycle a component asked to be evaluated at
+	// (WakeAt) in the last cycle; wakeNext gathers this cycle's requests.
+	wake, wakeNext uint64
 
 	// NoSkip disables idle skipping (for tests that compare traces).
 	NoSkip bool
@@ -35,14 +50,54 @@ type Engine struct {
 }
 
 // New returns an engine at cycle 0.
-func New() *Engine { return &Engine{} }
+func New() *Engine { return &Engine{wake: noWake, wakeNext: noWake} }
+
+const noWake = ^uint64(0)
 
 // Now is the current cycle.
 func (e *Engine) Now() uint64 { return e.now }
 
 // Add registers components, evaluated in the order added (unless
 // shuffled).
-func (e *Engine) Add(cs ...Component) { e.comps = append(e.comps, cs...) }
+func (e *Engine) Add(cs ...Component) {
+	e.comps = append(e.comps, cs...)
+	for _, c := range cs {
+		if a, ok := c.(Actor); ok {
+			e.actors = append(e.actors, a)
+		}
+	}
+}
+
+// WakeAt asks, from a component's Eval, that the engine evaluate a cycle
+// no later than at even if nothing else happens before: a timer of the
+// component's own (the firmware's command latency). A component waiting
+// on a timer asks again each cycle it is evaluated. Idle skipping stops
+// at the earliest request, and a pending request is not a hang.
+func (e *Engine) WakeAt(at uint64) {
+	if at < e.wakeNext {
+		e.wakeNext = at
+	}
+}
+
+// Progressed reports whether the last cycle stepped moved anything: a
+// handshake on some channel, or an Actor that acted.
+func (e *Engine) Progressed() bool { return e.progressed }
+
+// Pending reports whether something is bound to happen without any
+// component acting: a payload on its way that is not yet visible, or a
+// component's timer (WakeAt) not yet reached. A model that neither
+// progresses nor has anything pending is stuck.
+func (e *Engine) Pending() bool {
+	if e.wake != noWake && e.wake >= e.now {
+		return true
+	}
+	for _, p := range e.ports {
+		if at, ok := p.nextVisible(); ok && at > e.now {
+			return true
+		}
+	}
+	return false
+}
 
 func (e *Engine) addPort(p Port) { e.ports = append(e.ports, p) }
 
@@ -87,6 +142,13 @@ func (e *Engine) Step() bool {
 	for _, h := range e.hooks {
 		h(e.now)
 	}
+	e.progressed = len(e.dirty) > 0
+	for _, a := range e.actors {
+		if a.Acted() {
+			e.progressed = true
+		}
+	}
+	e.wake, e.wakeNext = e.wakeNext, noWake
 	for _, c := range e.comps {
 		c.Commit()
 	}
@@ -128,6 +190,12 @@ func (e *Engine) SkipIdle() {
 		if at < next {
 			next = at
 		}
+	}
+	if e.wake < next {
+		if e.wake <= e.now {
+			return
+		}
+		next = e.wake
 	}
 	if next == ^uint64(0) || next <= e.now+1 {
 		return

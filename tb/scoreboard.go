@@ -1,0 +1,129 @@
+package tb
+
+import (
+	"fmt"
+	"strings"
+
+	"mkeysim/ref"
+	"mkeysim/scenario"
+)
+
+// Scoreboard checks the clocked model's results against the golden model,
+// the one place that does: it runs the golden model along with the
+// scenario, operation by operation, and matches each result by its
+// sequence number (results may leave out of order with overlapping
+// invalidation), comparing field by field as conformance runs do
+// (scenario.Diff). It holds only the golden results not yet matched, so a
+// run of any length costs memory for its reorder window, not its length.
+//
+// mkeysim run, mkeysim sweep and the tests all check through it.
+type Scoreboard struct {
+	model *ref.Model
+	ops   []scenario.Op
+	next  int                      // golden results computed: seqs 0..next-1
+	want  map[int]*scenario.Result // computed, not yet matched
+	seen  int                      // results checked
+
+	// Mismatches counts results that differ; First holds the first few,
+	// described with their operation.
+	Mismatches int
+	First      []string
+	// Keep is how many differences First keeps (default 5).
+	Keep int
+}
+
+// NewScoreboard loads the scenario's QPs and initial MKeys into a fresh
+// golden model with cfg; ops are the operations whose results will be
+// checked (normally sc.Ops).
+func NewScoreboard(sc *scenario.Scenario, cfg ref.Config) (*Scoreboard, error) {
+	m := ref.New(cfg)
+	if err := m.Load(sc); err != nil {
+		return nil, err
+	}
+	return &Scoreboard{model: m, ops: sc.Ops, want: map[int]*scenario.Result{}, Keep: 5}, nil
+}
+
+// Check compares got with the golden model's result of the same
+// operation and returns the difference ("" when they agree), counting and
+// keeping it. A sequence number that names no operation, or one checked
+// twice, is a difference too.
+func (s *Scoreboard) Check(got *scenario.Result) string {
+	s.seen++
+	if got.Seq < 0 || got.Seq >= len(s.ops) {
+		return s.differ(fmt.Sprintf("seq %d: a result for no operation (there are %d)", got.Seq, len(s.ops)))
+	}
+	for s.next <= got.Seq {
+		r := s.model.Apply(s.next, &s.ops[s.next])
+		s.want[s.next] = &r
+		s.next++
+	}
+	want, ok := s.want[got.Seq]
+	if !ok {
+		return s.differ(fmt.Sprintf("seq %d: a second result for %s", got.Seq, describeOp(&s.ops[got.Seq])))
+	}
+	delete(s.want, got.Seq)
+	if d := scenario.Diff(got, want); d != "" {
+		return s.differ(fmt.Sprintf("%s (%s)", d, describeOp(&s.ops[got.Seq])))
+	}
+	return ""
+}
+
+func (s *Scoreboard) differ(d string) string {
+	s.Mismatches++
+	if len(s.First) < s.Keep {
+		s.First = append(s.First, d)
+	}
+	return d
+}
+
+// Missing lists, at the end of a run, the operations that got no result
+// (at most n of them) and how many there are in all.
+func (s *Scoreboard) Missing(n int) ([]string, int) {
+	var out []string
+	total := 0
+	for seq := range s.ops {
+		if _, pending := s.want[seq]; pending || seq >= s.next {
+			total++
+			if len(out) < n {
+				out = append(out, fmt.Sprintf("seq %d (%s)", seq, describeOp(&s.ops[seq])))
+			}
+		}
+	}
+	return out, total
+}
+
+// Checked is the number of results checked.
+func (s *Scoreboard) Checked() int { return s.seen }
+
+// Summary says how the check went, in one line: "all N results agree with
+// the golden model", or the count of differences and the first of them.
+func (s *Scoreboard) Summary() string {
+	if s.Mismatches == 0 {
+		return fmt.Sprintf("all %d results agree with the golden model", s.seen)
+	}
+	return fmt.Sprintf("%d of %d results differ from the golden model; first: %s", s.Mismatches, s.seen, strings.Join(s.First, "; "))
+}
+
+// describeOp names an operation in a difference report.
+func describeOp(op *scenario.Op) string {
+	switch op.Kind {
+	case scenario.OpAccess:
+		a := &op.Access
+		return fmt.Sprintf("access qpn %d key %v addr %#x len %d %v", a.QPN, a.Key, a.Addr, a.Len, a.Type)
+	case scenario.OpCreateMKey:
+		if op.Create.HasIndex {
+			return fmt.Sprintf("create_mkey index %d", op.Create.Index)
+		}
+		return "create_mkey"
+	case scenario.OpDestroyMKey, scenario.OpQueryMKey:
+		return fmt.Sprintf("%v index %d", op.Kind, op.Index)
+	case scenario.OpUMR:
+		return fmt.Sprintf("umr qpn %d key %v mask %#x", op.UMR.QPN, op.UMR.Key, uint64(op.UMR.Mask))
+	case scenario.OpLocalInvalidate, scenario.OpSendWithInvalidate:
+		return fmt.Sprintf("%v qpn %d key %v", op.Kind, op.QPN, op.Key)
+	case scenario.OpPageFaultResume:
+		return fmt.Sprintf("page_fault_resume key %v ok %v", op.Key, op.OK)
+	}
+	return op.Kind.String()
+}
+

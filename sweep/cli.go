@@ -248,6 +248,11 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	if n, pts := res.Mismatches(); n > 0 {
 		fmt.Fprintf(stderr, "%s %d results differ from the golden model, at points %v (see the mismatches column)\n", me, n, pts)
+		for _, p := range pts {
+			for _, d := range res.Rows[p].Differences {
+				fmt.Fprintf(stderr, "%s point %d: %s\n", me, p, d)
+			}
+		}
 		return ExitFail
 	}
 	return ExitOK

@@ -55,8 +55,9 @@ type Row struct {
 	Operations int
 	Figures    []tb.Figure
 	// Mismatches counts results that differ from the golden model (nil
-	// when not checked).
-	Mismatches *int
+	// when not checked); Differences describes the first few.
+	Mismatches  *int
+	Differences []string
 }
 
 // Value returns the figure named name as a number; false when the row has
@@ -316,45 +317,28 @@ func (s *Sweep) RunPoint(p Point) (Row, error) {
 	if err := bench.Load(sc); err != nil {
 		return Row{}, &InputError{Msg: fmt.Sprintf("%s: %s: %v", where, s.Describe(), err)}
 	}
-	var want []scenario.Result
+	var board *tb.Scoreboard
 	if s.Check {
-		if want, err = ref.Run(sc, ref.Config{MaxIndirection: cfg.Model.KLM.MaxIndirection}); err != nil {
+		if board, err = tb.NewScoreboard(sc, ref.Config{MaxIndirection: cfg.Model.KLM.MaxIndirection}); err != nil {
 			return Row{}, &InputError{Msg: fmt.Sprintf("%s: %s: %v", where, s.Describe(), err)}
 		}
 	}
+	var opt tb.RunOptions
+	if board != nil {
+		opt.OnResult = func(r *scenario.Result) error { board.Check(r); return nil }
+	}
 	start := time.Now()
-	got, err := bench.Run(sc.Ops, nil)
+	err = bench.Stream(sc.Ops, opt)
 	wall := time.Since(start)
 	if err != nil {
 		return Row{}, fmt.Errorf("%s: %v", where, err)
 	}
 	row := NewRow(p, s.Axes, &cfg, len(sc.Ops), bench.Stats(wall))
-	if s.Check {
-		bad := mismatches(got, want)
-		row.Mismatches = &bad
+	if board != nil {
+		bad := board.Mismatches
+		row.Mismatches, row.Differences = &bad, board.First
 	}
 	return row, nil
-}
-
-// mismatches counts results that differ from the golden model's, matched
-// by sequence number (with overlapping invalidation they may leave out of
-// order).
-func mismatches(got, want []scenario.Result) int {
-	bad := len(want) - len(got)
-	bySeq := make(map[int]*scenario.Result, len(got))
-	for i := range got {
-		bySeq[got[i].Seq] = &got[i]
-	}
-	for i := range want {
-		g, ok := bySeq[want[i].Seq]
-		if !ok {
-			continue
-		}
-		if scenario.Diff(g, &want[i]) != "" {
-			bad++
-		}
-	}
-	return max(bad, 0)
 }
 
 // NewRow is a point's row from its run's statistics; cfg is the point's

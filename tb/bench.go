@@ -44,7 +44,7 @@ func New(cfg rtl.Config, log ...hclog.Logger) (*Bench, error) {
 
 // build makes the bench; host, if not nil, replaces the root complex
 // between the two link directions (tests use it to break the host).
-func build(cfg rtl.Config, log hclog.Logger, host func(e *sim.Engine, rx, tx *sim.Chan[pcie.TLP]) sim.Component) (*Bench, error) {
+func build(cfg rtl.Config, log hclog.Logger, host func(e *sim.Engine, mem *pcie.Memory, rx, tx *sim.Chan[pcie.TLP]) sim.Component) (*Bench, error) {
 	e := sim.New()
 	mem := pcie.NewMemory()
 	l := hclog.NewNullLogger()
@@ -62,7 +62,7 @@ func build(cfg rtl.Config, log hclog.Logger, host func(e *sim.Engine, rx, tx *si
 	b.Up = pcie.NewLink(e, "pcie.up", cfg.PCIe.Link(), top.Tx, upOut)
 	var rc sim.Component
 	if host != nil {
-		rc = host(e, upOut, downIn)
+		rc = host(e, mem, upOut, downIn)
 	} else {
 		b.RC = pcie.NewRootComplex(e, "host", cfg.PCIe.RootComplex(), mem, upOut, downIn)
 		rc = b.RC

@@ -2,6 +2,7 @@ package tb
 
 import (
 	"bytes"
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -95,7 +96,9 @@ func (h *deafHost) Commit() {}
 func TestWatchdogNamesStuckUnit(t *testing.T) {
 	cfg := rtl.DefaultConfig()
 	sc := Generate(Workload{Seed: 3, Keys: 16, Accesses: 10})
-	b, err := build(cfg, nil, func(e *sim.Engine, rx, tx *sim.Chan[pcie.TLP]) sim.Component { return &deafHost{rx: rx} })
+	b, err := build(cfg, nil, func(e *sim.Engine, _ *pcie.Memory, rx, tx *sim.Chan[pcie.TLP]) sim.Component {
+		return &deafHost{rx: rx}
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,5 +208,65 @@ func TestInvalidateInFlightWaveform(t *testing.T) {
 	if !(inflightPass < inval[0] && inval[0] < out2 && inval[0] < fails[0]) {
 		t.Fatalf("waveform order: in-flight pass at %d, invalidation at %d, its completion at %d, the later failure at %d",
 			inflightPass, inval[0], out2, fails[0])
+	}
+}
+
+// forgetfulHost answers the first n reads through a real root complex,
+// then takes every TLP and answers none.
+type forgetfulHost struct {
+	rx, fwd *sim.Chan[pcie.TLP]
+	n       int
+}
+
+func (h *forgetfulHost) Name() string { return "host.gate" }
+func (h *forgetfulHost) Eval(uint64) bool {
+	if !h.rx.Valid() || h.n > 0 && !h.fwd.Ready() {
+		return false
+	}
+	if h.n > 0 {
+		h.fwd.Push(*h.rx.Peek())
+		h.n--
+	}
+	h.rx.Pop()
+	return false
+}
+func (h *forgetfulHost) Commit() {}
+
+// TestStopKeepsRetiredResults: when the watchdog stops a run, every
+// result that left the model before has been handed on (and mkeysim run
+// writes them), in order.
+func TestStopKeepsRetiredResults(t *testing.T) {
+	cfg := rtl.DefaultConfig()
+	b, err := build(cfg, nil, func(e *sim.Engine, mem *pcie.Memory, rx, tx *sim.Chan[pcie.TLP]) sim.Component {
+		fwd := sim.NewChan[pcie.TLP](e, "host.fwd", 4, 1)
+		rc := pcie.NewRootComplex(e, "host", cfg.PCIe.RootComplex(), mem, fwd, tx)
+		e.Add(rc)
+		return &forgetfulHost{rx: rx, fwd: fwd, n: 1}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pa := func(i uint32) scenario.MKey {
+		return scenario.MKey{Index: i, HasIndex: true, PgAccess: true,
+			MKC: prm.MKC{AccessMode: prm.ModePA, QPN: prm.QPNNone, PD: 1, LR: true, Len: 4096}}
+	}
+	acc := func(i uint32) scenario.Op {
+		return scenario.Op{Kind: scenario.OpAccess, Access: scenario.Access{QPN: 1, Key: prm.MakeKey(i, 0), Len: 8, Type: prm.LocalRead}}
+	}
+	sc := &scenario.Scenario{QPs: []scenario.QP{{QPN: 1, PD: 1}}, MKeys: []scenario.MKey{pa(1), pa(2)},
+		Ops: []scenario.Op{acc(1), {Kind: scenario.OpQueryMKey, Index: 1}, acc(1), acc(2), acc(1)}}
+	if err := b.Load(sc); err != nil {
+		t.Fatal(err)
+	}
+	var seqs []int
+	err = b.Stream(sc.Ops, RunOptions{OnResult: func(r *scenario.Result) error {
+		seqs = append(seqs, r.Seq)
+		return nil
+	}})
+	if err == nil || !strings.Contains(err.Error(), "watchdog") || !strings.Contains(err.Error(), "oldest operation: seq 3") {
+		t.Fatalf("err %v, want the watchdog at seq 3", err)
+	}
+	if fmt.Sprint(seqs) != "[0 1 2]" {
+		t.Fatalf("results handed on before the stop: %v, want [0 1 2]", seqs)
 	}
 }

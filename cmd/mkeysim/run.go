@@ -2,11 +2,11 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -100,6 +100,28 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mkeysim run: -log-level %q: want trace, debug, info, warn, error or off\n", *logLevel)
 		return exitUsage
 	}
+	// Every file the run will write is checked (created beside its final
+	// name) before anything runs.
+	var out io.Writer = stdout
+	var outFile, statsFile *atomicFile
+	if rf.out != "" {
+		f, err := createAtomic(rf.out)
+		if err != nil {
+			fmt.Fprintf(stderr, "mkeysim run: -out %q: %v\n", rf.out, err)
+			return exitUsage
+		}
+		defer f.abort()
+		outFile, out = f, f
+	}
+	if rf.stats != "" {
+		f, err := createAtomic(rf.stats)
+		if err != nil {
+			fmt.Fprintf(stderr, "mkeysim run: -stats %q: %v\n", rf.stats, err)
+			return exitUsage
+		}
+		defer f.abort()
+		statsFile = f
+	}
 	logger := hclog.New(&hclog.LoggerOptions{Name: "mkeysim", Level: level, Output: stderr, DisableTime: true})
 	bench, err := tb.New(cfg.Model, logger)
 	if err != nil {
@@ -110,9 +132,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mkeysim run: %s: %v\n", name, err)
 		return exitUsage
 	}
-	var want []scenario.Result
+	var board *tb.Scoreboard
 	if rf.check {
-		if want, err = ref.Run(sc, ref.Config{MaxIndirection: cfg.Model.KLM.MaxIndirection}); err != nil {
+		if board, err = tb.NewScoreboard(sc, ref.Config{MaxIndirection: cfg.Model.KLM.MaxIndirection}); err != nil {
 			fmt.Fprintf(stderr, "mkeysim run: %s: %v\n", name, err)
 			return exitUsage
 		}
@@ -138,47 +160,61 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 			bar.Set(done)
 		}
 	}
-	got, runErr := bench.Run(sc.Ops, progress)
+	// Results are written as they leave the model, so a run that stops
+	// early keeps every result retired before the stop.
+	w := bufio.NewWriterSize(out, 1<<16)
+	var line []byte
+	retired := 0
+	onResult := func(r *scenario.Result) error {
+		retired++
+		if board != nil {
+			if d := board.Check(r); d != "" && board.Mismatches <= 5 {
+				fmt.Fprintln(stderr, "mkeysim run: clocked model differs from the golden model:", d)
+			}
+		}
+		line = r.AppendJSON(line[:0])
+		line = append(line, '\n')
+		_, err := w.Write(line)
+		return err
+	}
+	runErr := bench.Stream(sc.Ops, tb.RunOptions{OnResult: onResult, Progress: progress})
 	wall := time.Since(start)
 	if bar != nil {
 		bar.Finish()
 	}
+	status := 0
+	if err := w.Flush(); err != nil && runErr == nil {
+		runErr = err
+	}
+	if outFile != nil {
+		if err := outFile.commit(); err != nil && runErr == nil {
+			runErr = err
+		}
+	}
 	if err := tracer.close(); err != nil {
 		fmt.Fprintln(stderr, "mkeysim run:", err)
-		return 1
+		status = 1
 	}
 	if runErr != nil {
 		fmt.Fprintln(stderr, "mkeysim run:", runErr)
-		return 1
+		fmt.Fprintf(stderr, "mkeysim run: stopped at cycle %d; the %d results retired before the stop are written\n", bench.Eng.Now(), retired)
+		status = 1
 	}
-	status := 0
-	if rf.check {
-		bad := 0
-		for i := range want {
-			if d := scenario.Diff(&got[i], &want[i]); d != "" {
-				if bad < 5 {
-					fmt.Fprintln(stderr, "mkeysim run: clocked model differs from the golden model:", d)
-				}
-				bad++
-			}
-		}
-		if bad > 0 {
-			fmt.Fprintf(stderr, "mkeysim run: %d of %d results differ from the golden model\n", bad, len(want))
+	if board != nil {
+		if board.Mismatches > 0 {
+			fmt.Fprintf(stderr, "mkeysim run: %d of %d results differ from the golden model\n", board.Mismatches, board.Checked())
 			status = 1
 		}
-	}
-	if err := writeResultsTo(rf.out, stdout, got); err != nil {
-		fmt.Fprintln(stderr, "mkeysim run:", err)
-		return 1
 	}
 	st := bench.Stats(wall)
 	st.Seed = cfg.Workload.Seed
 	st.Config = cfg.JSON()
-	if rf.stats != "" {
+	if statsFile != nil {
 		data, _ := json.MarshalIndent(st, "", "  ")
-		if err := writeFileAtomic(rf.stats, append(data, '\n')); err != nil {
-			fmt.Fprintln(stderr, "mkeysim run:", err)
-			return 1
+		statsFile.Write(append(data, '\n'))
+		if err := statsFile.commit(); err != nil {
+			fmt.Fprintf(stderr, "mkeysim run: -stats %q: %v\n", rf.stats, err)
+			status = 1
 		}
 	}
 	if !rf.quiet {
@@ -188,30 +224,40 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	return status
 }
 
-// writeResultsTo writes result lines to path (atomically), or to stdout.
-func writeResultsTo(path string, stdout io.Writer, results []scenario.Result) error {
-	var buf bytes.Buffer
-	w := bufio.NewWriter(&buf)
-	var line []byte
-	for i := range results {
-		line = results[i].AppendJSON(line[:0])
-		line = append(line, '\n')
-		w.Write(line)
-	}
-	w.Flush()
-	if path == "" {
-		_, err := stdout.Write(buf.Bytes())
-		return err
-	}
-	return writeFileAtomic(path, buf.Bytes())
+// atomicFile is an output file written under a temporary name beside its
+// own and renamed over it by commit, so that nothing is ever left written
+// half: creating it checks that the path can be written before a run.
+type atomicFile struct {
+	*os.File
+	path string
+	done bool
 }
 
-// writeFileAtomic writes data to path through a temporary file, so that
-// nothing is ever written half.
-func writeFileAtomic(path string, data []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+func createAtomic(path string) (*atomicFile, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return nil, fmt.Errorf("%s is a directory", path)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return nil, fmt.Errorf("cannot write in %s: %v", filepath.Dir(path), unwrapPath(err))
+	}
+	return &atomicFile{File: f, path: path}, nil
+}
+
+// commit closes the file and puts it in place.
+func (f *atomicFile) commit() error {
+	f.done = true
+	if err := f.File.Close(); err != nil {
+		os.Remove(f.File.Name())
 		return err
 	}
-	return os.Rename(tmp, path)
+	return os.Rename(f.File.Name(), f.path)
+}
+
+// abort removes the file unless it was committed.
+func (f *atomicFile) abort() {
+	if !f.done {
+		f.File.Close()
+		os.Remove(f.File.Name())
+	}
 }

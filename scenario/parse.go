@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -54,15 +54,20 @@ func ReadFile(path string) (*Scenario, error) {
 }
 
 // Parse parses a scenario document.
+//
+// Memory: Parse reads data in place and keeps nothing of it. Besides the
+// Scenario it returns, with its slices sized exactly, it allocates only
+// for strings written with escapes or outside ASCII, and for an error.
+// Its peak heap beyond data is therefore the Scenario plus a constant:
+// one Op (unsafe.Sizeof(Op{}), 392 bytes) an operation. For a file made
+// mostly of access ops written as in scenario.md (about 110 bytes each)
+// that is under 4 bytes per byte of file (TestParseMemory); the worst is
+// a file of the shortest op, {"op":"create_mkey"}, at about 19. A long
+// array of short bad elements costs no more than that before its error.
 func Parse(data []byte) (*Scenario, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var doc any
-	if err := dec.Decode(&doc); err != nil {
-		return nil, &Error{Msg: jsonError(data, err)}
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, &Error{Msg: fmt.Sprintf("malformed JSON: extra data after the document at byte %d", dec.InputOffset())}
+	doc, ok := validDocument(data)
+	if !ok {
+		return nil, syntaxError(data)
 	}
 	p := &parser{}
 	sc := p.scenario(doc)
@@ -70,6 +75,21 @@ func Parse(data []byte) (*Scenario, error) {
 		return nil, p.err
 	}
 	return sc, nil
+}
+
+// syntaxError describes why data is not one JSON document, with the
+// messages of encoding/json. It runs only on a document already found
+// malformed.
+func syntaxError(data []byte) *Error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		return &Error{Msg: jsonError(data, err)}
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return &Error{Msg: fmt.Sprintf("malformed JSON: extra data after the document at byte %d", dec.InputOffset())}
+	}
+	return &Error{Msg: "malformed JSON"} // not reached: the two readers agree (FuzzValid)
 }
 
 func jsonError(data []byte, err error) string {
@@ -95,101 +115,164 @@ func jsonError(data []byte, err error) string {
 	return fmt.Sprintf("malformed JSON at line %d column %d: %v", line, col, err)
 }
 
-// parser walks the decoded document, keeping the first error.
-type parser struct {
-	err *Error
+// path is a JSON path (ops[3].len), kept as its parts and written out only
+// for an error, so that walking a document builds no strings.
+type path struct {
+	n     int
+	parts [8]pathPart // deeper than any path of the format
 }
 
-func (p *parser) fail(path, format string, a ...any) {
+// pathPart is a field name or an array index.
+type pathPart struct {
+	name  string
+	index int // -1 for a name
+}
+
+func (p path) dot(name string) path {
+	if p.n < len(p.parts) {
+		p.parts[p.n] = pathPart{name: name, index: -1}
+		p.n++
+	}
+	return p
+}
+
+func (p path) at(i int) path {
+	if p.n < len(p.parts) {
+		p.parts[p.n] = pathPart{index: i}
+		p.n++
+	}
+	return p
+}
+
+func (p path) String() string {
+	var b []byte
+	for _, part := range p.parts[:p.n] {
+		if part.index >= 0 {
+			b = fmt.Appendf(b, "[%d]", part.index)
+			continue
+		}
+		if len(b) > 0 {
+			b = append(b, '.')
+		}
+		b = append(b, part.name...)
+	}
+	return string(b)
+}
+
+// parser walks the checked document, keeping the first error.
+type parser struct {
+	err     *Error
+	mkcVals []value // scratch: an mkc object's members by mkcFields position
+}
+
+func (p *parser) fail(at path, format string, a ...any) {
 	if p.err == nil {
-		p.err = &Error{Path: path, Msg: fmt.Sprintf(format, a...)}
+		p.err = &Error{Path: at.String(), Msg: fmt.Sprintf(format, a...)}
 	}
 }
 
-func kindOf(v any) string {
-	switch v.(type) {
-	case nil:
+func kindOf(v value) string {
+	switch v.kind {
+	case jsonNull:
 		return "null"
-	case bool:
+	case jsonBool:
 		return "a boolean"
-	case json.Number:
+	case jsonNumber:
 		return "a number"
-	case string:
+	case jsonString:
 		return "a string"
-	case []any:
+	case jsonArray:
 		return "an array"
-	case map[string]any:
+	case jsonObject:
 		return "an object"
 	}
 	return "a value"
 }
 
-// object checks that v is an object whose keys are all in allowed.
-func (p *parser) object(path string, v any, allowed ...string) map[string]any {
-	m, ok := v.(map[string]any)
-	if !ok {
-		p.fail(path, "want an object, got %s", kindOf(v))
-		return nil
+// obj is an object's members that a caller asked for, by position in its
+// list of names.
+type obj struct {
+	ok    bool // the value was an object
+	names []string
+	vals  [16]value // no object of the format has more fields
+}
+
+func (o *obj) get(name string) (value, bool) {
+	for i, n := range o.names {
+		if n == name {
+			return o.vals[i], o.vals[i].kind != absent
+		}
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+	return value{}, false
+}
+
+// object checks that v is an object whose keys are all in allowed and
+// returns its members; an unknown key is reported by the first in sorted
+// order.
+func (p *parser) object(at path, v value, allowed ...string) obj {
+	o := obj{names: allowed}
+	if v.kind != jsonObject {
+		p.fail(at, "want an object, got %s", kindOf(v))
+		return o
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		found := false
-		for _, a := range allowed {
-			if a == k {
-				found = true
-				break
+	o.ok = true
+	var unknown []byte
+	hasUnknown := false
+	for k, val := range v.members() {
+		i := indexOf(allowed, k)
+		if i < 0 {
+			if !hasUnknown || bytes.Compare(k, unknown) < 0 {
+				unknown, hasUnknown = k, true
 			}
+			continue
 		}
-		if !found {
-			p.fail(join(path, k), "unknown field %q", k)
-		}
+		o.vals[i] = val // the last of a repeated key, as encoding/json
 	}
-	return m
+	if hasUnknown {
+		p.fail(at.dot(string(unknown)), "unknown field %q", unknown)
+	}
+	return o
 }
 
-func join(path, field string) string {
-	if path == "" {
-		return field
+// indexOf is the position of name in names, or -1.
+func indexOf(names []string, name []byte) int {
+	for i, n := range names {
+		if n == string(name) {
+			return i
+		}
 	}
-	return path + "." + field
+	return -1
 }
 
-func index(path string, i int) string { return fmt.Sprintf("%s[%d]", path, i) }
-
-func (p *parser) array(path string, v any) []any {
-	a, ok := v.([]any)
-	if !ok {
-		p.fail(path, "want an array, got %s", kindOf(v))
+// array checks that v is an array.
+func (p *parser) array(at path, v value) {
+	if v.kind != jsonArray {
+		p.fail(at, "want an array, got %s", kindOf(v))
 	}
-	return a
 }
 
 // number parses an unsigned value of width bits: a JSON integer literal, or
 // a string of decimal digits or 0x and hex digits.
-func (p *parser) number(path string, v any, width int) uint64 {
-	var s string
+func (p *parser) number(at path, v value, width int) uint64 {
+	var s []byte
 	hexOK := false
-	switch x := v.(type) {
-	case json.Number:
-		s = string(x)
-	case string:
-		s = x
+	switch v.kind {
+	case jsonNumber:
+		s = v.raw
+	case jsonString:
+		s = v.str()
 		hexOK = true
 	default:
-		p.fail(path, "want a number, got %s", kindOf(v))
+		p.fail(at, "want a number, got %s", kindOf(v))
 		return 0
 	}
-	n, err := ParseUint(s, hexOK)
+	n, err := parseUint(s, hexOK)
 	if err != nil {
-		p.fail(path, "%v", err)
+		p.fail(at, "%v", err)
 		return 0
 	}
 	if width < 64 && n>>uint(width) != 0 {
-		p.fail(path, "value %s wider than %d bits", s, width)
+		p.fail(at, "value %s wider than %d bits", s, width)
 		return 0
 	}
 	return n
@@ -197,248 +280,334 @@ func (p *parser) number(path string, v any, width int) uint64 {
 
 // ParseUint parses decimal digits, or (with hexOK) 0x/0X and hex digits,
 // exactly into 64 bits.
-func ParseUint(s string, hexOK bool) (uint64, error) {
-	digits, base := s, 10
+func ParseUint(s string, hexOK bool) (uint64, error) { return parseUint(s, hexOK) }
+
+func parseUint[S ~string | ~[]byte](s S, hexOK bool) (uint64, error) {
+	digits, base := s, uint64(10)
 	if hexOK && len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') {
 		digits, base = s[2:], 16
 	}
-	if digits == "" {
+	if len(digits) == 0 {
 		return 0, fmt.Errorf("bad number %q", s)
 	}
-	for _, c := range digits {
-		if !(c >= '0' && c <= '9' || base == 16 && (c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F')) {
+	var n uint64
+	overflow := false
+	for i := 0; i < len(digits); i++ {
+		c := digits[i]
+		var d uint64
+		switch {
+		case c >= '0' && c <= '9':
+			d = uint64(c - '0')
+		case base == 16 && c >= 'a' && c <= 'f':
+			d = uint64(c-'a') + 10
+		case base == 16 && c >= 'A' && c <= 'F':
+			d = uint64(c-'A') + 10
+		default:
 			return 0, fmt.Errorf("bad number %q: want unsigned decimal digits or 0x and hex digits", s)
 		}
+		if n > (^uint64(0)-d)/base {
+			overflow = true
+		}
+		n = n*base + d
 	}
-	n, err := strconv.ParseUint(digits, base, 64)
-	if err != nil {
+	if overflow {
 		return 0, fmt.Errorf("value %s wider than 64 bits", s)
 	}
 	return n, nil
 }
 
 // flag parses true, false, 0 or 1.
-func (p *parser) flag(path string, v any) bool {
-	switch x := v.(type) {
-	case bool:
-		return x
-	case json.Number:
-		switch string(x) {
+func (p *parser) flag(at path, v value) bool {
+	switch v.kind {
+	case jsonBool:
+		return v.raw[0] == 't'
+	case jsonNumber:
+		switch string(v.raw) {
 		case "0":
 			return false
 		case "1":
 			return true
 		}
 	}
-	p.fail(path, "want true, false, 0 or 1, got %s", describe(v))
+	p.fail(at, "want true, false, 0 or 1, got %s", describe(v))
 	return false
 }
 
-func describe(v any) string {
-	switch x := v.(type) {
-	case json.Number:
-		return string(x)
-	case string:
-		return strconv.Quote(x)
+func describe(v value) string {
+	switch v.kind {
+	case jsonNumber:
+		return string(v.raw)
+	case jsonString:
+		return strconv.Quote(string(v.str()))
 	}
 	return kindOf(v)
 }
 
-func (p *parser) name(path string, v any) string {
-	s, ok := v.(string)
-	if !ok {
-		p.fail(path, "want a name, got %s", kindOf(v))
+// name is the text of a name (a string value).
+func (p *parser) name(at path, v value) []byte {
+	if v.kind != jsonString {
+		p.fail(at, "want a name, got %s", kindOf(v))
 	}
-	return s
+	return v.str()
 }
 
-func (p *parser) required(path string, m map[string]any, field string) (any, bool) {
-	v, ok := m[field]
-	if !ok && m != nil {
-		p.fail(join(path, field), "missing required field")
+func (p *parser) required(at path, o *obj, field string) (value, bool) {
+	v, ok := o.get(field)
+	if !ok && o.ok {
+		p.fail(at.dot(field), "missing required field")
 	}
 	return v, ok
 }
 
-func (p *parser) scenario(doc any) *Scenario {
-	m := p.object("", doc, "qps", "mkeys", "ops")
-	if m == nil {
+func (p *parser) scenario(doc value) *Scenario {
+	var root path
+	o := p.object(root, doc, "qps", "mkeys", "ops")
+	if !o.ok {
 		return nil
 	}
 	sc := &Scenario{}
 	qpns := map[uint32]bool{}
-	if v, ok := m["qps"]; ok {
-		for i, q := range p.array("qps", v) {
-			path := index("qps", i)
-			qm := p.object(path, q, "qpn", "pd", "type")
+	if v, ok := o.get("qps"); ok {
+		p.array(root.dot("qps"), v)
+		sc.QPs = makeFor[QP](v, len(`{"qpn":0,"pd":0}`))
+		for i, q := range v.elems() {
+			at := root.dot("qps").at(i)
+			qo := p.object(at, q, "qpn", "pd", "type")
 			var qp QP
-			if v, ok := p.required(path, qm, "qpn"); ok {
-				qp.QPN = uint32(p.number(join(path, "qpn"), v, 24))
+			if v, ok := p.required(at, &qo, "qpn"); ok {
+				qp.QPN = uint32(p.number(at.dot("qpn"), v, 24))
 			}
-			if v, ok := p.required(path, qm, "pd"); ok {
-				qp.PD = uint32(p.number(join(path, "pd"), v, 24))
+			if v, ok := p.required(at, &qo, "pd"); ok {
+				qp.PD = uint32(p.number(at.dot("pd"), v, 24))
 			}
-			if v, ok := qm["type"]; ok {
-				switch t := p.name(join(path, "type"), v); t {
+			if v, ok := qo.get("type"); ok {
+				switch t := p.name(at.dot("type"), v); string(t) {
 				case "RC":
 				case "REG_UMR":
 					qp.RegUMR = true
 				default:
-					p.fail(join(path, "type"), "unknown QP type %q (want RC or REG_UMR)", t)
+					p.fail(at.dot("type"), "unknown QP type %q (want RC or REG_UMR)", t)
 				}
 			}
 			if p.err == nil && qpns[qp.QPN] {
-				p.fail(join(path, "qpn"), "duplicate qpn %d", qp.QPN)
+				p.fail(at.dot("qpn"), "duplicate qpn %d", qp.QPN)
+			}
+			if p.err != nil {
+				return sc
 			}
 			qpns[qp.QPN] = true
 			sc.QPs = append(sc.QPs, qp)
 		}
 	}
-	if v, ok := m["mkeys"]; ok {
-		for i, mk := range p.array("mkeys", v) {
-			path := index("mkeys", i)
-			k := p.mkey(path, mk, true)
-			sc.MKeys = append(sc.MKeys, k)
+	if v, ok := o.get("mkeys"); ok {
+		p.array(root.dot("mkeys"), v)
+		sc.MKeys = makeFor[MKey](v, len(`{"index":0}`))
+		for i, mk := range v.elems() {
+			sc.MKeys = append(sc.MKeys, p.mkey(root.dot("mkeys").at(i), mk, true))
+			if p.err != nil {
+				return sc
+			}
 		}
 	}
-	if v, ok := m["ops"]; ok {
-		for i, o := range p.array("ops", v) {
-			sc.Ops = append(sc.Ops, p.op(index("ops", i), o, qpns))
+	if v, ok := o.get("ops"); ok {
+		p.array(root.dot("ops"), v)
+		sc.Ops = makeFor[Op](v, len(`{"op":"create_mkey"}`))
+		for i, op := range v.elems() {
+			sc.Ops = append(sc.Ops, Op{})
+			p.op(&sc.Ops[i], root.dot("ops").at(i), op, qpns)
+			if p.err != nil {
+				return sc
+			}
 		}
 	}
 	return sc
 }
 
+// makeFor makes room for the elements of array v: for all of them, but
+// no more than could be valid if each takes at least shortest bytes, so
+// that a long array of short bad elements costs little before its first
+// error. Sized exactly, the Scenario holds no spare capacity. It is nil
+// for no elements, as appending none would leave it.
+func makeFor[T any](v value, shortest int) []T {
+	n := min(v.n, len(v.raw)/shortest)
+	if n == 0 {
+		return nil
+	}
+	return make([]T, 0, n)
+}
+
 var mkeyFields = []string{"index", "variant", "mkc", "mkc_hex", "mtt", "klm", "pg_access", "odp"}
 
-// mkey parses an MKey of the mkeys list or a create_mkey op (extra names the
-// op's own fields).
-func (p *parser) mkey(path string, v any, needIndex bool, extra ...string) MKey {
-	m := p.object(path, v, append(extra, mkeyFields...)...)
+// createFields are the fields of a create_mkey op.
+var createFields = append([]string{"op"}, mkeyFields...)
+
+// mkey parses an MKey of the mkeys list (needIndex) or of a create_mkey op
+// (with the op's own fields).
+func (p *parser) mkey(at path, v value, needIndex bool) MKey {
+	fields := mkeyFields
+	if !needIndex {
+		fields = createFields
+	}
+	o := p.object(at, v, fields...)
 	k := MKey{PgAccess: true}
-	if m == nil {
+	if !o.ok {
 		return k
 	}
 	if needIndex {
-		if v, ok := p.required(path, m, "index"); ok {
-			k.Index, k.HasIndex = uint32(p.number(join(path, "index"), v, 24)), true
+		if v, ok := p.required(at, &o, "index"); ok {
+			k.Index, k.HasIndex = uint32(p.number(at.dot("index"), v, 24)), true
 		}
-	} else if v, ok := m["index"]; ok {
-		k.Index, k.HasIndex = uint32(p.number(join(path, "index"), v, 24)), true
+	} else if v, ok := o.get("index"); ok {
+		k.Index, k.HasIndex = uint32(p.number(at.dot("index"), v, 24)), true
 	}
-	mkcV, hasMKC := m["mkc"]
-	hexV, hasHex := m["mkc_hex"]
+	mkcV, hasMKC := o.get("mkc")
+	hexV, hasHex := o.get("mkc_hex")
 	if hasMKC && hasHex {
-		p.fail(join(path, "mkc_hex"), "give mkc or mkc_hex, not both")
+		p.fail(at.dot("mkc_hex"), "give mkc or mkc_hex, not both")
 	}
 	// Variant: the top-level one, mkc.variant, or mkc_hex's mkey[7:0].
 	defaultSize := false
-	var variants []struct {
-		path string
-		v    uint8
-	}
+	variantFrom := "" // the path of a variant given before the top-level one
 	if hasHex {
-		s := p.name(join(path, "mkc_hex"), hexV)
+		s := p.name(at.dot("mkc_hex"), hexV)
 		if p.err == nil {
-			mkc, err := prm.ParseMKCHex(s)
+			mkc, err := prm.ParseMKCHex(string(s))
 			if err != nil {
-				p.fail(join(path, "mkc_hex"), "%v", err)
+				p.fail(at.dot("mkc_hex"), "%v", err)
 			}
 			k.MKC = mkc
-			variants = append(variants, struct {
-				path string
-				v    uint8
-			}{join(path, "mkc_hex"), mkc.Variant})
+			variantFrom = at.dot("mkc_hex").String()
 		}
 	} else {
-		var given map[string]bool
-		k.MKC, given = p.mkc(join(path, "mkc"), mkcV, hasMKC)
-		if !given["qpn"] {
+		var given mkcGiven
+		k.MKC, given = p.mkc(at.dot("mkc"), mkcV, hasMKC)
+		if !given.has("qpn") {
 			k.MKC.QPN = prm.QPNNone
 		}
-		if given["variant"] {
-			variants = append(variants, struct {
-				path string
-				v    uint8
-			}{join(path, "mkc.variant"), k.MKC.Variant})
+		if given.has("variant") {
+			variantFrom = at.dot("mkc").dot("variant").String()
 		}
-		defaultSize = !given["translations_octword_size"]
+		defaultSize = !given.has("translations_octword_size")
 	}
-	if v, ok := m["variant"]; ok {
-		tv := uint8(p.number(join(path, "variant"), v, 8))
-		for _, o := range variants {
-			if o.v != tv && p.err == nil {
-				p.fail(join(path, "variant"), "variant %#x disagrees with %s (%#x)", tv, o.path, o.v)
-			}
+	if v, ok := o.get("variant"); ok {
+		tv := uint8(p.number(at.dot("variant"), v, 8))
+		if variantFrom != "" && k.MKC.Variant != tv && p.err == nil {
+			p.fail(at.dot("variant"), "variant %#x disagrees with %s (%#x)", tv, variantFrom, k.MKC.Variant)
 		}
 		k.MKC.Variant = tv
 	}
-	k.MTT, k.KLM = p.lists(path, m)
+	k.MTT, k.KLM = p.lists(at, &o)
 	if defaultSize {
 		k.MKC.TranslationsOctwordSize = OctwordsFor(len(k.MTT), len(k.KLM))
 	}
-	if v, ok := m["pg_access"]; ok {
-		k.PgAccess = p.flag(join(path, "pg_access"), v)
+	if v, ok := o.get("pg_access"); ok {
+		k.PgAccess = p.flag(at.dot("pg_access"), v)
 	}
-	if v, ok := m["odp"]; ok {
-		k.ODP = p.flag(join(path, "odp"), v)
+	if v, ok := o.get("odp"); ok {
+		k.ODP = p.flag(at.dot("odp"), v)
 	}
 	return k
 }
 
+// mkcFields are the MKC's fields sorted by name: an mkc object's fields
+// are parsed, and its errors found, in this order.
+var mkcFields = func() []prm.Field {
+	f := prm.MKCFields()
+	slices.SortFunc(f, func(a, b prm.Field) int { return strings.Compare(a.Name, b.Name) })
+	if len(f) > 64 {
+		panic("scenario: mkcGiven holds 64 fields")
+	}
+	return f
+}()
+
+// mkcGiven tells which fields an mkc object gave, by mkcFields position.
+type mkcGiven uint64
+
+func (g mkcGiven) has(name string) bool {
+	i := indexOfField(name)
+	return i >= 0 && g&(1<<i) != 0
+}
+
+func indexOfField[S ~string | ~[]byte](name S) int {
+	for i := range mkcFields {
+		if mkcFields[i].Name == string(name) {
+			return i
+		}
+	}
+	return -1
+}
+
 // mkc parses MKC fields by name; it returns which were given.
-func (p *parser) mkc(path string, v any, present bool) (prm.MKC, map[string]bool) {
+func (p *parser) mkc(at path, v value, present bool) (prm.MKC, mkcGiven) {
 	var mkc prm.MKC
-	given := map[string]bool{}
+	var given mkcGiven
 	if !present {
 		return mkc, given
 	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		p.fail(path, "want an object, got %s", kindOf(v))
+	if v.kind != jsonObject {
+		p.fail(at, "want an object, got %s", kindOf(v))
 		return mkc, given
 	}
-	names := make([]string, 0, len(m))
-	for n := range m {
-		names = append(names, n)
+	if p.mkcVals == nil {
+		p.mkcVals = make([]value, len(mkcFields))
 	}
-	sort.Strings(names)
-	for _, n := range names {
-		fpath := join(path, n)
-		f, ok := prm.LookupMKCField(n)
-		if !ok {
-			p.fail(fpath, "unknown MKC field %q", n)
+	vals := p.mkcVals
+	clear(vals)
+	var unknown []byte
+	hasUnknown := false
+	for k, val := range v.members() {
+		i := indexOfField(k)
+		if i < 0 {
+			if !hasUnknown || bytes.Compare(k, unknown) < 0 {
+				unknown, hasUnknown = k, true
+			}
 			continue
 		}
+		vals[i] = val // the last of a repeated key, as encoding/json
+	}
+	for i := range mkcFields {
+		f := &mkcFields[i]
+		v := vals[i]
+		if v.kind == absent {
+			continue
+		}
+		if hasUnknown && string(unknown) < f.Name {
+			p.fail(at.dot(string(unknown)), "unknown MKC field %q", unknown)
+			hasUnknown = false
+		}
+		fat := at.dot(f.Name)
 		var val uint64
 		switch {
-		case n == "access_mode":
-			if s, isStr := m[n].(string); isStr && !strings.HasPrefix(s, "0x") && !strings.HasPrefix(s, "0X") && !isDigits(s) {
-				mode, ok := prm.ParseAccessMode(s)
+		case f.Name == "access_mode":
+			if s := v.str(); v.kind == jsonString && !bytes.HasPrefix(s, []byte("0x")) && !bytes.HasPrefix(s, []byte("0X")) && !isDigits(s) {
+				mode, ok := prm.ParseAccessMode(string(s))
 				if !ok {
-					p.fail(fpath, "unknown access mode %q (want one of %s, or a number)", s, strings.Join(prm.ModeNames(), ", "))
+					p.fail(fat, "unknown access mode %q (want one of %s, or a number)", s, strings.Join(prm.ModeNames(), ", "))
 				}
 				val = uint64(mode)
 			} else {
-				val = p.number(fpath, m[n], f.Width)
+				val = p.number(fat, v, f.Width)
 			}
 		case f.Width == 1:
-			val = b2u(p.flag(fpath, m[n]))
+			val = b2u(p.flag(fat, v))
 		default:
-			val = p.number(fpath, m[n], f.Width)
+			val = p.number(fat, v, f.Width)
 		}
 		if p.err == nil {
 			if err := f.Set(&mkc, val); err != nil {
-				p.fail(fpath, "%v", err)
+				p.fail(fat, "%v", err)
 			}
 		}
-		given[n] = true
+		given |= 1 << i
+	}
+	if hasUnknown {
+		p.fail(at.dot(string(unknown)), "unknown MKC field %q", unknown)
 	}
 	return mkc, given
 }
 
-func isDigits(s string) bool {
-	if s == "" {
+func isDigits(s []byte) bool {
+	if len(s) == 0 {
 		return false
 	}
 	for _, c := range s {
@@ -456,49 +625,59 @@ func b2u(b bool) uint64 {
 	return 0
 }
 
-// lists parses the mtt and klm fields of m (at most one of them).
-func (p *parser) lists(path string, m map[string]any) ([]prm.MTTEntry, []prm.KLMEntry) {
+// lists parses the mtt and klm fields of o (at most one of them).
+func (p *parser) lists(at path, o *obj) ([]prm.MTTEntry, []prm.KLMEntry) {
 	var mtt []prm.MTTEntry
 	var klm []prm.KLMEntry
-	mv, hasM := m["mtt"]
-	kv, hasK := m["klm"]
+	mv, hasM := o.get("mtt")
+	kv, hasK := o.get("klm")
 	if hasM && hasK && nonEmpty(mv) && nonEmpty(kv) {
-		p.fail(join(path, "klm"), "give mtt or klm, not both")
+		p.fail(at.dot("klm"), "give mtt or klm, not both")
 		return nil, nil
 	}
 	if hasM {
-		for i, e := range p.array(join(path, "mtt"), mv) {
-			ep := index(join(path, "mtt"), i)
-			em := p.object(ep, e, "ptag", "rd_en", "wr_en")
+		p.array(at.dot("mtt"), mv)
+		mtt = makeFor[prm.MTTEntry](mv, len(`{"ptag":0}`))
+		for i, e := range mv.elems() {
+			ep := at.dot("mtt").at(i)
+			eo := p.object(ep, e, "ptag", "rd_en", "wr_en")
 			ent := prm.MTTEntry{RdEn: true, WrEn: true}
-			if v, ok := p.required(ep, em, "ptag"); ok {
-				ent.PTag = p.number(join(ep, "ptag"), v, 64)
+			if v, ok := p.required(ep, &eo, "ptag"); ok {
+				ent.PTag = p.number(ep.dot("ptag"), v, 64)
 				if ent.PTag&0xff != 0 && p.err == nil {
-					p.fail(join(ep, "ptag"), "ptag %#x has bits 7:0 set", ent.PTag)
+					p.fail(ep.dot("ptag"), "ptag %#x has bits 7:0 set", ent.PTag)
 				}
 			}
-			if v, ok := em["rd_en"]; ok {
-				ent.RdEn = p.flag(join(ep, "rd_en"), v)
+			if v, ok := eo.get("rd_en"); ok {
+				ent.RdEn = p.flag(ep.dot("rd_en"), v)
 			}
-			if v, ok := em["wr_en"]; ok {
-				ent.WrEn = p.flag(join(ep, "wr_en"), v)
+			if v, ok := eo.get("wr_en"); ok {
+				ent.WrEn = p.flag(ep.dot("wr_en"), v)
+			}
+			if p.err != nil {
+				return nil, nil
 			}
 			mtt = append(mtt, ent)
 		}
 	}
 	if hasK {
-		for i, e := range p.array(join(path, "klm"), kv) {
-			ep := index(join(path, "klm"), i)
-			em := p.object(ep, e, "byte_count", "mkey", "address")
+		p.array(at.dot("klm"), kv)
+		klm = makeFor[prm.KLMEntry](kv, len(`{"mkey":0,"address":0}`))
+		for i, e := range kv.elems() {
+			ep := at.dot("klm").at(i)
+			eo := p.object(ep, e, "byte_count", "mkey", "address")
 			var ent prm.KLMEntry
-			if v, ok := em["byte_count"]; ok {
-				ent.ByteCount = uint32(p.number(join(ep, "byte_count"), v, 32))
+			if v, ok := eo.get("byte_count"); ok {
+				ent.ByteCount = uint32(p.number(ep.dot("byte_count"), v, 32))
 			}
-			if v, ok := p.required(ep, em, "mkey"); ok {
-				ent.MKey = prm.Key(p.number(join(ep, "mkey"), v, 32))
+			if v, ok := p.required(ep, &eo, "mkey"); ok {
+				ent.MKey = prm.Key(p.number(ep.dot("mkey"), v, 32))
 			}
-			if v, ok := p.required(ep, em, "address"); ok {
-				ent.Address = p.number(join(ep, "address"), v, 64)
+			if v, ok := p.required(ep, &eo, "address"); ok {
+				ent.Address = p.number(ep.dot("address"), v, 64)
+			}
+			if p.err != nil {
+				return nil, nil
 			}
 			klm = append(klm, ent)
 		}
@@ -506,138 +685,146 @@ func (p *parser) lists(path string, m map[string]any) ([]prm.MTTEntry, []prm.KLM
 	return mtt, klm
 }
 
-func (p *parser) qpn(path string, m map[string]any, qpns map[uint32]bool) uint32 {
-	v, ok := p.required(path, m, "qpn")
+func (p *parser) qpn(at path, o *obj, qpns map[uint32]bool) uint32 {
+	v, ok := p.required(at, o, "qpn")
 	if !ok {
 		return 0
 	}
-	q := uint32(p.number(join(path, "qpn"), v, 24))
+	q := uint32(p.number(at.dot("qpn"), v, 24))
 	if p.err == nil && !qpns[q] {
-		p.fail(join(path, "qpn"), "qpn %d is not in qps", q)
+		p.fail(at.dot("qpn"), "qpn %d is not in qps", q)
 	}
 	return q
 }
 
-func (p *parser) key(path string, m map[string]any) prm.Key {
-	if v, ok := p.required(path, m, "key"); ok {
-		return prm.Key(p.number(join(path, "key"), v, 32))
+func (p *parser) key(at path, o *obj) prm.Key {
+	if v, ok := p.required(at, o, "key"); ok {
+		return prm.Key(p.number(at.dot("key"), v, 32))
 	}
 	return 0
 }
 
-func (p *parser) op(path string, v any, qpns map[uint32]bool) Op {
-	m, ok := v.(map[string]any)
-	if !ok {
-		p.fail(path, "want an object, got %s", kindOf(v))
-		return Op{}
+// opFields are the fields of each op, but create_mkey's (createFields).
+var opFields = [numOpKind][]string{
+	OpAccess:             {"op", "qpn", "key", "addr", "len", "type"},
+	OpDestroyMKey:        {"op", "index"},
+	OpQueryMKey:          {"op", "index"},
+	OpUMR:                {"op", "qpn", "key", "check_free", "mask", "mkc", "translation_offset", "mtt", "klm"},
+	OpLocalInvalidate:    {"op", "qpn", "key"},
+	OpSendWithInvalidate: {"op", "qpn", "key"},
+	OpPageFaultResume:    {"op", "key", "ok"},
+}
+
+// op parses an operation into *op, which is zero.
+func (p *parser) op(op *Op, at path, v value, qpns map[uint32]bool) {
+	if v.kind != jsonObject {
+		p.fail(at, "want an object, got %s", kindOf(v))
+		return
 	}
-	nv, ok := p.required(path, m, "op")
+	// The op's name tells which fields are known.
+	nv, ok := v.member("op")
 	if !ok {
-		return Op{}
+		p.fail(at.dot("op"), "missing required field")
+		return
 	}
-	name := p.name(join(path, "op"), nv)
-	kind, ok := ParseOpKind(name)
+	name := p.name(at.dot("op"), nv)
+	kind, ok := ParseOpKind(string(name))
 	if !ok {
 		if p.err == nil {
-			p.fail(join(path, "op"), "unknown op %q (want one of %s)", name, strings.Join(opNames[:], ", "))
+			p.fail(at.dot("op"), "unknown op %q (want one of %s)", name, strings.Join(opNames[:], ", "))
 		}
-		return Op{}
+		return
 	}
-	op := Op{Kind: kind}
+	op.Kind = kind
+	if kind == OpCreateMKey {
+		op.Create = p.mkey(at, v, false)
+		return
+	}
+	o := p.object(at, v, opFields[kind]...)
 	switch kind {
 	case OpAccess:
-		m = p.object(path, v, "op", "qpn", "key", "addr", "len", "type")
 		a := &op.Access
-		a.QPN = p.qpn(path, m, qpns)
-		a.Key = p.key(path, m)
-		if v, ok := p.required(path, m, "addr"); ok {
-			a.Addr = p.number(join(path, "addr"), v, 64)
+		a.QPN = p.qpn(at, &o, qpns)
+		a.Key = p.key(at, &o)
+		if v, ok := p.required(at, &o, "addr"); ok {
+			a.Addr = p.number(at.dot("addr"), v, 64)
 		}
-		if v, ok := p.required(path, m, "len"); ok {
-			a.Len = uint32(p.number(join(path, "len"), v, 32))
+		if v, ok := p.required(at, &o, "len"); ok {
+			a.Len = uint32(p.number(at.dot("len"), v, 32))
 		}
-		if v, ok := p.required(path, m, "type"); ok {
-			t := p.name(join(path, "type"), v)
-			at, ok := prm.ParseAccessType(t)
+		if v, ok := p.required(at, &o, "type"); ok {
+			t := p.name(at.dot("type"), v)
+			typ, ok := prm.ParseAccessType(string(t))
 			if !ok && p.err == nil {
-				p.fail(join(path, "type"), "unknown access type %q", t)
+				p.fail(at.dot("type"), "unknown access type %q", t)
 			}
-			a.Type = at
+			a.Type = typ
 		}
-	case OpCreateMKey:
-		op.Create = p.mkey(path, v, false, "op")
 	case OpDestroyMKey, OpQueryMKey:
-		m = p.object(path, v, "op", "index")
-		if v, ok := p.required(path, m, "index"); ok {
-			op.Index = uint32(p.number(join(path, "index"), v, 24))
+		if v, ok := p.required(at, &o, "index"); ok {
+			op.Index = uint32(p.number(at.dot("index"), v, 24))
 		}
 	case OpUMR:
-		m = p.object(path, v, "op", "qpn", "key", "check_free", "mask", "mkc", "translation_offset", "mtt", "klm")
 		u := &op.UMR
-		u.QPN = p.qpn(path, m, qpns)
-		u.Key = p.key(path, m)
-		if v, ok := m["check_free"]; ok {
-			cf := p.number(join(path, "check_free"), v, 64)
+		u.QPN = p.qpn(at, &o, qpns)
+		u.Key = p.key(at, &o)
+		if v, ok := o.get("check_free"); ok {
+			cf := p.number(at.dot("check_free"), v, 64)
 			if cf > 2 && p.err == nil {
-				p.fail(join(path, "check_free"), "check_free %d above 2", cf)
+				p.fail(at.dot("check_free"), "check_free %d above 2", cf)
 			}
 			u.CheckFree = prm.CheckFree(cf)
 		}
-		if v, ok := m["mask"]; ok {
-			u.Mask = p.mask(join(path, "mask"), v)
+		if v, ok := o.get("mask"); ok {
+			u.Mask = p.mask(at.dot("mask"), v)
 		}
-		mv, has := m["mkc"]
-		u.Image, _ = p.mkc(join(path, "mkc"), mv, has)
-		if v, ok := m["translation_offset"]; ok {
-			u.Offset = p.number(join(path, "translation_offset"), v, 43)
+		mv, has := o.get("mkc")
+		u.Image, _ = p.mkc(at.dot("mkc"), mv, has)
+		if v, ok := o.get("translation_offset"); ok {
+			u.Offset = p.number(at.dot("translation_offset"), v, 43)
 		}
-		u.MTT, u.KLM = p.lists(path, m)
+		u.MTT, u.KLM = p.lists(at, &o)
 		if oct := (uint64(len(u.MTT))+1)/2 + uint64(len(u.KLM)); oct > 65535 && p.err == nil {
-			p.fail(path, "UMR list of %d octwords is longer than 65535", oct)
+			p.fail(at, "UMR list of %d octwords is longer than 65535", oct)
 		}
 	case OpLocalInvalidate, OpSendWithInvalidate:
-		m = p.object(path, v, "op", "qpn", "key")
-		op.QPN = p.qpn(path, m, qpns)
-		op.Key = p.key(path, m)
+		op.QPN = p.qpn(at, &o, qpns)
+		op.Key = p.key(at, &o)
 	case OpPageFaultResume:
-		m = p.object(path, v, "op", "key", "ok")
-		op.Key = p.key(path, m)
+		op.Key = p.key(at, &o)
 		op.OK = true
-		if v, ok := m["ok"]; ok {
-			op.OK = p.flag(join(path, "ok"), v)
+		if v, ok := o.get("ok"); ok {
+			op.OK = p.flag(at.dot("ok"), v)
 		}
 	}
-	return op
 }
 
 // mask parses a list of mask names or a 64-bit number.
-func (p *parser) mask(path string, v any) prm.MKeyMask {
-	if list, ok := v.([]any); ok {
-		var mask prm.MKeyMask
-		for i, e := range list {
-			n := p.name(index(path, i), e)
-			bit, ok := prm.ParseMaskName(n)
-			if !ok && p.err == nil {
-				p.fail(index(path, i), "unknown mask name %q (want one of %s)", n, strings.Join(prm.MaskNames(), ", "))
-			}
-			mask |= bit
-		}
-		return mask
+func (p *parser) mask(at path, v value) prm.MKeyMask {
+	if v.kind != jsonArray {
+		return prm.MKeyMask(p.number(at, v, 64))
 	}
-	return prm.MKeyMask(p.number(path, v, 64))
+	var mask prm.MKeyMask
+	for i, e := range v.elems() {
+		n := p.name(at.at(i), e)
+		bit, ok := prm.ParseMaskName(string(n))
+		if !ok && p.err == nil {
+			p.fail(at.at(i), "unknown mask name %q (want one of %s)", n, strings.Join(prm.MaskNames(), ", "))
+		}
+		mask |= bit
+	}
+	return mask
 }
 
 // ParseMKC parses a JSON object of MKC fields by their scenario names, as
 // `mkeysim mkc pack` reads them. Unset fields are 0.
 func ParseMKC(data []byte) (prm.MKC, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var doc any
-	if err := dec.Decode(&doc); err != nil {
-		return prm.MKC{}, &Error{Msg: jsonError(data, err)}
+	doc, ok := validDocument(data)
+	if !ok {
+		return prm.MKC{}, syntaxError(data)
 	}
 	p := &parser{}
-	mkc, _ := p.mkc("", doc, true)
+	mkc, _ := p.mkc(path{}, doc, true)
 	if p.err != nil {
 		return prm.MKC{}, p.err
 	}
@@ -646,7 +833,6 @@ func ParseMKC(data []byte) (prm.MKC, error) {
 
 // nonEmpty reports whether v is anything but an empty array: an empty list
 // is the same as none.
-func nonEmpty(v any) bool {
-	a, ok := v.([]any)
-	return !ok || len(a) > 0
+func nonEmpty(v value) bool {
+	return v.kind != jsonArray || v.n > 0
 }

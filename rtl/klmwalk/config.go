@@ -9,9 +9,9 @@ import (
 // Config is the unit's parameters.
 type Config struct {
 	Cache          linecache.Config `toml:"cache" json:"cache" help:"KLM entry cache"`
-	Contexts       int              `toml:"contexts" json:"contexts" help:"pieces the KLM walker works on at once, all levels together"`
-	NestedContexts int              `toml:"nested_contexts" json:"nested_contexts" help:"contexts for nested (loop-back) pieces, shared out over levels 1..max_indirection (at least one each)"`
-	MaxIndirection int              `toml:"max_indirection" json:"max_indirection" help:"deepest KLM level whose key may be looked up (translation.md 4: 4)"`
+	Contexts       int              `toml:"contexts" json:"contexts" range:"2..4096" help:"pieces the KLM walker works on at once, all levels together (more than nested_contexts)"`
+	NestedContexts int              `toml:"nested_contexts" json:"nested_contexts" range:"0..4095" help:"contexts for nested (loop-back) pieces, shared out over levels 1..max_indirection (at least one each)"`
+	MaxIndirection int              `toml:"max_indirection" json:"max_indirection" range:"0..64" help:"deepest KLM level whose key may be looked up (translation.md 4: 4)"`
 }
 
 // DefaultConfig: 8 KB of cached entries, 16 contexts of which 8 nested
@@ -30,6 +30,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("klm.max_indirection = %d: want 0..64", c.MaxIndirection)
 	case c.Contexts < 2 || c.Contexts > 4096:
 		return fmt.Errorf("klm.contexts = %d: want 2..4096", c.Contexts)
+	case c.NestedContexts < 0 || c.NestedContexts > 4095:
+		return fmt.Errorf("klm.nested_contexts = %d: want 0..4095", c.NestedContexts)
 	case c.NestedContexts < c.MaxIndirection || c.NestedContexts >= c.Contexts:
 		return fmt.Errorf("klm.nested_contexts = %d: want max_indirection (%d) .. contexts-1 (%d)", c.NestedContexts, c.MaxIndirection, c.Contexts-1)
 	}

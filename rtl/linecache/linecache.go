@@ -15,20 +15,22 @@ const LineSize = 64
 
 // Config is the geometry of a line cache.
 type Config struct {
-	Sets int `toml:"sets" json:"sets" help:"sets (a power of two) of 64-byte lines"` // a power of two
-	Ways int `toml:"ways" json:"ways" help:"ways per set (LRU replacement)"`
+	Sets int `toml:"sets" json:"sets" range:"power of two in 1..2^20" help:"sets of 64-byte lines; lines = sets x ways (at most 2^20)"`
+	Ways int `toml:"ways" json:"ways" range:"1..64" help:"ways per set (LRU replacement)"`
 }
 
-// Validate names the first bad field.
+// Validate names the first bad field (prefix, then its key), with its
+// value and what it may be: the bounds of the range tags above, and the
+// rule that ties the two together.
 func (c Config) Validate(prefix string) error {
-	if c.Sets < 1 || c.Sets&(c.Sets-1) != 0 {
-		return fmt.Errorf("%ssets = %d: want a power of two >= 1", prefix, c.Sets)
+	if c.Sets < 1 || c.Sets > 1<<20 || c.Sets&(c.Sets-1) != 0 {
+		return fmt.Errorf("%ssets = %d: want power of two in 1..2^20", prefix, c.Sets)
 	}
 	if c.Ways < 1 || c.Ways > 64 {
 		return fmt.Errorf("%sways = %d: want 1..64", prefix, c.Ways)
 	}
 	if c.Sets > 1<<20/c.Ways {
-		return fmt.Errorf("%ssets x ways = %d x %d: at most %d lines", prefix, c.Sets, c.Ways, 1<<20)
+		return fmt.Errorf("%ssets x ways = %d x %d: want at most 2^20 lines", prefix, c.Sets, c.Ways)
 	}
 	return nil
 }

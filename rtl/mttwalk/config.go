@@ -9,7 +9,7 @@ import (
 // Config is the walker's parameters.
 type Config struct {
 	Cache   linecache.Config `toml:"cache" json:"cache" help:"MTT entry cache"`
-	Walkers int              `toml:"walkers" json:"walkers" help:"pieces the MTT walker works on at once (a miss in one does not stop the others)"`
+	Walkers int              `toml:"walkers" json:"walkers" range:"1..1024" help:"pieces the MTT walker works on at once (a miss in one does not stop the others)"`
 }
 
 // DefaultConfig is a 16 KB MTT cache: 64 sets of 4 lines of 8 entries.

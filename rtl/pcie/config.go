@@ -17,43 +17,56 @@ const (
 )
 
 // Config is every parameter of the PCIe side of the model, as read from the
-// [pcie] table of the configuration file. Zero fields take their defaults
-// (see DefaultConfig); the component configurations are derived from it so
-// that both ends agree on RCB and Max_Payload_Size.
+// [pcie] table of the configuration file; each field's range tag is what it
+// may be. The component configurations are derived from it so that both
+// ends agree on RCB and Max_Payload_Size. The run's configuration holds
+// every value written out (DefaultConfig) and refuses a zero out of range;
+// only the unit's own tests lean on WithDefaults, which reads a zero field
+// as its default.
 type Config struct {
 	// Tags is the number of read tags of the device, so the bound on MRd
 	// TLPs in flight: 1..256 (5- or 8-bit tags) or 257..768 (10-bit tags,
 	// which use the values with tag bits 9:8 not 00b).
-	Tags int `toml:"tags" json:"tags" help:"PCIe read tags: reads in flight"`
+	Tags int `toml:"tags" json:"tags" range:"1..768" help:"PCIe read tags: reads in flight (above 256: 10-bit tags)"`
 	// MaxReadRequest is the device's Max_Read_Request_Size in bytes: a
 	// power of two, 128..4096.
-	MaxReadRequest int `toml:"max_read_request" json:"max_read_request" help:"Max_Read_Request_Size in bytes (128..4096, a power of two)"`
+	MaxReadRequest int `toml:"max_read_request" json:"max_read_request" range:"power of two in 128..4096" help:"Max_Read_Request_Size in bytes"`
 	// MaxPayload is the Max_Payload_Size in bytes, bounding every TLP's
 	// payload, completions included: a power of two, 128..4096.
-	MaxPayload int `toml:"max_payload" json:"max_payload" help:"Max_Payload_Size in bytes (128..4096, a power of two)"`
+	MaxPayload int `toml:"max_payload" json:"max_payload" range:"power of two in 128..4096" help:"Max_Payload_Size in bytes"`
 	// RCB is the root port's Read Completion Boundary in bytes: 64 or 128.
-	RCB int `toml:"rcb" json:"rcb" help:"read completion boundary in bytes (64 or 128)"`
+	RCB int `toml:"rcb" json:"rcb" range:"64 or 128" help:"read completion boundary in bytes"`
 	// SplitOnAllRCB makes the root complex end a completion at every RCB
 	// boundary (64-byte completions, as many hosts return) instead of
 	// sending the largest completions Max_Payload_Size allows.
-	SplitOnAllRCB bool `toml:"split_on_all_rcb" json:"split_on_all_rcb" help:"the host ends a completion at every RCB boundary"`
+	SplitOnAllRCB bool `toml:"split_on_all_rcb" json:"split_on_all_rcb" range:"false or true" help:"the host ends a completion at every RCB boundary"`
 	// RequesterID is the device's bus/device/function; CompleterID is the
 	// root port's.
-	RequesterID uint16 `toml:"requester_id" json:"requester_id" help:"the device bus/device/function"`
-	CompleterID uint16 `toml:"completer_id" json:"completer_id" help:"the root port bus/device/function"`
+	RequesterID uint16 `toml:"requester_id" json:"requester_id" range:"0..0xffff" help:"the device bus/device/function"`
+	CompleterID uint16 `toml:"completer_id" json:"completer_id" range:"0..0xffff" help:"the root port bus/device/function"`
 	// LinkLatencyCycles is each direction's flight time, after
 	// serialization, in core cycles (>= 1).
-	LinkLatencyCycles int `toml:"link_latency_cycles" json:"link_latency_cycles" help:"flight time of each link direction in cycles"`
+	LinkLatencyCycles int `toml:"link_latency_cycles" json:"link_latency_cycles" range:"1..2^16" help:"flight time of each link direction in cycles"`
 	// LinkBytesPerCycle is each direction's bandwidth in bytes per core
 	// cycle (>= 1).
-	LinkBytesPerCycle int `toml:"link_bytes_per_cycle" json:"link_bytes_per_cycle" help:"bandwidth of each link direction in bytes per cycle"`
+	LinkBytesPerCycle int `toml:"link_bytes_per_cycle" json:"link_bytes_per_cycle" range:"1..4096" help:"bandwidth of each link direction in bytes per cycle"`
 	// HostLatencyCycles is the root complex's time from taking an MRd to
 	// sending its first completion (>= 1).
-	HostLatencyCycles int `toml:"host_latency_cycles" json:"host_latency_cycles" help:"cycles from an MRd at the root complex to its first completion"`
+	HostLatencyCycles int `toml:"host_latency_cycles" json:"host_latency_cycles" range:"1..2^16" help:"cycles from an MRd at the root complex to its first completion"`
 }
 
-// DefaultConfig is the configuration with every default filled in.
-func DefaultConfig() Config { return Config{}.WithDefaults() }
+// DefaultConfig is the configuration with every default written out.
+func DefaultConfig() Config {
+	return Config{
+		Tags:              DefaultTags,
+		MaxReadRequest:    DefaultMaxReadRequest,
+		MaxPayload:        DefaultMaxPayload,
+		RCB:               DefaultRCB,
+		LinkLatencyCycles: DefaultLinkLatency,
+		LinkBytesPerCycle: DefaultBytesPerCycle,
+		HostLatencyCycles: DefaultHostLatency,
+	}
+}
 
 // WithDefaults returns c with zero fields set to their defaults.
 func (c Config) WithDefaults() Config {
@@ -103,13 +116,13 @@ func pow2In(v, lo, hi int) bool { return v >= lo && v <= hi && v&(v-1) == 0 }
 func checkSizes(mrrs, mps, rcb int) error {
 	var errs []error
 	if mrrs != 0 && !pow2In(mrrs, 128, 4096) {
-		errs = append(errs, fmt.Errorf("pcie: max_read_request %d: not a power of two in 128..4096", mrrs))
+		errs = append(errs, fmt.Errorf("pcie.max_read_request = %d: want power of two in 128..4096", mrrs))
 	}
 	if !pow2In(mps, 128, 4096) {
-		errs = append(errs, fmt.Errorf("pcie: max_payload %d: not a power of two in 128..4096", mps))
+		errs = append(errs, fmt.Errorf("pcie.max_payload = %d: want power of two in 128..4096", mps))
 	}
 	if rcb != 64 && rcb != 128 {
-		errs = append(errs, fmt.Errorf("pcie: rcb %d: not 64 or 128", rcb))
+		errs = append(errs, fmt.Errorf("pcie.rcb = %d: want 64 or 128", rcb))
 	}
 	return errors.Join(errs...)
 }

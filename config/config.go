@@ -12,10 +12,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math/big"
+	"os"
 	"reflect"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
 
@@ -34,43 +37,37 @@ func Default() Config {
 	return Config{Model: rtl.DefaultConfig(), Workload: tb.DefaultWorkload()}
 }
 
-// Validate names the first bad parameter.
+// Validate names the first bad parameter, its value and what it may be:
+// the model's (rtl.Config.Validate: declared ranges, host memory layout,
+// the units' rules), then the workload's ranges and rule.
 func (c *Config) Validate() error {
 	if err := c.Model.Validate(); err != nil {
 		return err
 	}
+	if err := rtl.CheckRanges(&c.Workload, "workload."); err != nil {
+		return err
+	}
 	w := c.Workload
-	switch {
-	case w.Keys < 8 || w.Keys > 1<<24-2:
-		return fmt.Errorf("workload.keys = %d: want 8..16777214", w.Keys)
-	case w.Accesses < 0:
-		return fmt.Errorf("workload.accesses = %d: want >= 0", w.Accesses)
-	case w.UMRPerMille < 0 || w.InvalPerMille < 0 || w.QueryPerMille < 0 || w.UMRPerMille+w.InvalPerMille+w.QueryPerMille > 1000:
-		return fmt.Errorf("workload: umr_per_mille + inval_per_mille + query_per_mille = %d: want 0..1000", w.UMRPerMille+w.InvalPerMille+w.QueryPerMille)
-	case w.HotKeys < 0 || w.HotPerMille < 0 || w.HotPerMille > 1000:
-		return fmt.Errorf("workload: hot_keys = %d, hot_per_mille = %d: want hot_keys >= 0 and hot_per_mille 0..1000", w.HotKeys, w.HotPerMille)
-	case w.ResumePerMille < 0 || w.ResumePerMille > 1000:
-		return fmt.Errorf("workload.resume_per_mille = %d: want 0..1000", w.ResumePerMille)
-	case w.BadPerMille < 0 || w.BadPerMille > 1000:
-		return fmt.Errorf("workload.bad_per_mille = %d: want 0..1000", w.BadPerMille)
+	if sum := w.UMRPerMille + w.InvalPerMille + w.QueryPerMille; sum > 1000 {
+		return fmt.Errorf("workload.umr_per_mille + inval_per_mille + query_per_mille = %d + %d + %d = %d: want at most 1000", w.UMRPerMille, w.InvalPerMille, w.QueryPerMille, sum)
 	}
 	return nil
 }
 
-// Load reads a TOML file over the defaults. Unknown keys are errors naming
-// the file and the key.
+// Load reads a TOML file over the defaults. Every error names the file;
+// one about a value names its line, its key as the file spells it
+// (model.pcie.tags), the value and the range: a value of the wrong type,
+// a negative number for an unsigned parameter or one too wide for it is
+// refused, never wrapped. Unknown keys (spelled in any other case too)
+// are errors naming the key.
 func Load(path string) (Config, error) {
 	c := Default()
-	md, err := toml.DecodeFile(path, &c)
+	data, err := os.ReadFile(path)
 	if err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return c, fmt.Errorf("%s: line %d: %s", path, pe.Position.Line, pe.Message)
-		}
-		return c, fmt.Errorf("%s: %v", path, err)
+		return c, err
 	}
-	if und := md.Undecoded(); len(und) > 0 {
-		return c, fmt.Errorf("%s: unknown parameter %q (see 'mkeysim config --defaults')", path, und[0].String())
+	if err := c.decode(string(data)); err != nil {
+		return c, fmt.Errorf("%s: %v", path, err)
 	}
 	if err := c.Validate(); err != nil {
 		return c, fmt.Errorf("%s: %v", path, err)
@@ -78,11 +75,147 @@ func Load(path string) (Config, error) {
 	return c, nil
 }
 
-// Param is one leaf parameter: its dotted name, help text and place.
+// decode sets the parameters that text gives.
+func (c *Config) decode(text string) error {
+	// First the syntax and the keys, against the parameters by exact name.
+	params := map[string]Param{}
+	tables := map[string]bool{}
+	for _, p := range c.Params() {
+		parts := strings.Split(p.Name, ".")
+		params[strings.Join(parts, "\x00")] = p
+		for i := 1; i < len(parts); i++ {
+			tables[strings.Join(parts[:i], "\x00")] = true
+		}
+	}
+	var raw map[string]any
+	md, err := toml.Decode(text, &raw)
+	if err != nil {
+		return tomlError(err, nil, params)
+	}
+	for _, k := range md.Keys() {
+		id := strings.Join(k, "\x00")
+		if _, ok := params[id]; ok {
+			continue
+		}
+		if !tables[id] {
+			return fmt.Errorf("unknown parameter %q (see 'mkeysim config --defaults')", k.String())
+		}
+		if v := lookup(raw, k); v != nil {
+			if _, ok := v.(map[string]any); !ok {
+				return fmt.Errorf("%s = %s: want a table of parameters ([%s])", k.String(), tomlValue(v, rtl.Range{}), k.String())
+			}
+		}
+	}
+	// Then the values, each through its parameter's setTOML, so that a
+	// bad one is reported with its line.
+	var l loader
+	m := l.mirror(reflect.ValueOf(c).Elem(), "")
+	if _, err := toml.Decode(text, m.Addr().Interface()); err != nil {
+		return tomlError(err, l.err, params)
+	}
+	return nil
+}
+
+// tomlError words a decoding error: its line, then the parameter's own
+// error (valueErr) or the parser's message with the key it was at.
+func tomlError(err, valueErr error, params map[string]Param) error {
+	var pe toml.ParseError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	switch {
+	case valueErr != nil:
+		return fmt.Errorf("line %d: %v", pe.Position.Line, valueErr)
+	case pe.LastKey == "":
+		return fmt.Errorf("line %d: %s", pe.Position.Line, pe.Message)
+	}
+	if p, ok := params[strings.ReplaceAll(pe.LastKey, ".", "\x00")]; ok && strings.HasSuffix(pe.Message, "is out of range for int64") {
+		lit := strings.TrimSuffix(pe.Message, " is out of range for int64")
+		return fmt.Errorf("line %d: %s = %s: want %s (a TOML integer is at most 2^63-1)", pe.Position.Line, pe.LastKey, lit, p.Range)
+	}
+	return fmt.Errorf("line %d: %s: %s", pe.Position.Line, pe.LastKey, pe.Message)
+}
+
+// lookup finds the value at key k in a decoded TOML table.
+func lookup(m map[string]any, k toml.Key) any {
+	var v any = m
+	for _, part := range k {
+		t, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = t[part]
+	}
+	return v
+}
+
+// loader builds, for one decoding, a struct shaped like Config whose
+// leaves set the parameters (leaf.UnmarshalTOML), and keeps the first
+// value error.
+type loader struct{ err error }
+
+// leaf is a parameter as the TOML decoder sees it.
+type leaf struct {
+	p Param
+	l *loader
+}
+
+// UnmarshalTOML sets the parameter from its TOML value.
+func (f *leaf) UnmarshalTOML(v any) error {
+	if err := f.p.setTOML(v); err != nil {
+		f.l.err = err
+		return err
+	}
+	return nil
+}
+
+// mirror returns a new value shaped like v (same toml keys) with a leaf
+// for every parameter of v, the parameters named from prefix.
+func (l *loader) mirror(v reflect.Value, prefix string) reflect.Value {
+	t := v.Type()
+	var fields []reflect.StructField
+	var values []reflect.Value
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		key := tomlKey(f)
+		if key == "" {
+			continue
+		}
+		var x reflect.Value
+		if f.Type.Kind() == reflect.Struct {
+			x = l.mirror(v.Field(i), prefix+key+".")
+		} else {
+			x = reflect.ValueOf(leaf{p: newParam(f, prefix+key, v.Field(i)), l: l})
+		}
+		fields = append(fields, reflect.StructField{Name: f.Name, Type: x.Type(), Tag: reflect.StructTag(fmt.Sprintf("toml:%q", key))})
+		values = append(values, x)
+	}
+	m := reflect.New(reflect.StructOf(fields)).Elem()
+	for i, x := range values {
+		m.Field(i).Set(x)
+	}
+	return m
+}
+
+// tomlKey is the field's TOML key, "" for a field that is not a parameter.
+func tomlKey(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
+	if name == "-" || !f.IsExported() {
+		return ""
+	}
+	return name
+}
+
+// Param is one leaf parameter: its dotted name, help text (ending with its
+// range), declared range and place.
 type Param struct {
-	Name string
-	Help string
-	v    reflect.Value
+	Name  string
+	Help  string
+	Range rtl.Range
+	// RangeErr is set when the field declares no valid range (a bug that
+	// the tests catch; Validate reports it too).
+	RangeErr error
+	v        reflect.Value
 }
 
 // Params lists every parameter of c, in declaration order.
@@ -92,12 +225,23 @@ func (c *Config) Params() []Param {
 	return out
 }
 
+// Param finds a parameter by its full name (model.pcie.tags) or its flag
+// name (pcie.tags).
+func (c *Config) Param(name string) (Param, bool) {
+	for _, p := range c.Params() {
+		if p.Name == name || p.Name == "model."+name {
+			return p, true
+		}
+	}
+	return Param{}, false
+}
+
 func walk(v reflect.Value, prefix string, out *[]Param) {
 	t := v.Type()
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
-		name := strings.Split(f.Tag.Get("toml"), ",")[0]
-		if name == "" || name == "-" || !f.IsExported() {
+		name := tomlKey(f)
+		if name == "" {
 			continue
 		}
 		full := prefix + name
@@ -106,8 +250,17 @@ func walk(v reflect.Value, prefix string, out *[]Param) {
 			walk(fv, full+".", out)
 			continue
 		}
-		*out = append(*out, Param{Name: full, Help: f.Tag.Get("help"), v: fv})
+		*out = append(*out, newParam(f, full, fv))
 	}
+}
+
+func newParam(f reflect.StructField, name string, v reflect.Value) Param {
+	p := Param{Name: name, Help: f.Tag.Get("help"), v: v}
+	p.Range, p.RangeErr = rtl.RangeOf(f)
+	if p.RangeErr == nil {
+		p.Help += " [" + p.Range.String() + "]"
+	}
+	return p
 }
 
 // String is the parameter's value as a flag shows it.
@@ -118,28 +271,34 @@ func (p Param) String() string {
 	return fmt.Sprint(p.v.Interface())
 }
 
-// Set parses s into the parameter, naming it on error.
+func isInt(k reflect.Kind) bool  { return k >= reflect.Int && k <= reflect.Int64 }
+func isUint(k reflect.Kind) bool { return k >= reflect.Uint && k <= reflect.Uint64 }
+
+// Set parses s into the parameter, naming it on error: a value that is not
+// of the parameter's type or too wide for it is refused (whether it is in
+// the parameter's range is Validate's to say).
 func (p Param) Set(s string) error {
-	switch p.v.Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+	k := p.v.Kind()
+	switch {
+	case isInt(k):
 		n, err := strconv.ParseInt(s, 0, p.v.Type().Bits())
 		if err != nil {
-			return fmt.Errorf("%s = %q: want an integer", p.Name, s)
+			return fmt.Errorf("%s = %s: want an integer in %s", p.Name, rtl.Quote(s), p.Range)
 		}
 		p.v.SetInt(n)
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+	case isUint(k):
 		n, err := strconv.ParseUint(s, 0, p.v.Type().Bits())
 		if err != nil {
-			return fmt.Errorf("%s = %q: want an unsigned integer", p.Name, s)
+			return fmt.Errorf("%s = %s: want an unsigned integer in %s", p.Name, rtl.Quote(s), p.Range)
 		}
 		p.v.SetUint(n)
-	case reflect.Bool:
+	case k == reflect.Bool:
 		b, err := strconv.ParseBool(s)
 		if err != nil {
-			return fmt.Errorf("%s = %q: want true or false", p.Name, s)
+			return fmt.Errorf("%s = %s: want true or false", p.Name, rtl.Quote(s))
 		}
 		p.v.SetBool(b)
-	case reflect.String:
+	case k == reflect.String:
 		p.v.SetString(s)
 	default:
 		return fmt.Errorf("%s: cannot be set from a flag", p.Name)
@@ -147,22 +306,88 @@ func (p Param) Set(s string) error {
 	return nil
 }
 
+// setTOML sets the parameter from a decoded TOML value, which must be of
+// its type and in its range.
+func (p Param) setTOML(x any) error {
+	if p.RangeErr != nil {
+		return fmt.Errorf("%s: %v", p.Name, p.RangeErr)
+	}
+	k := p.v.Kind()
+	switch {
+	case isInt(k) || isUint(k):
+		n, ok := x.(int64)
+		if !ok {
+			return fmt.Errorf("%s = %s: want an integer in %s", p.Name, tomlValue(x, p.Range), p.Range)
+		}
+		b := big.NewInt(n)
+		if !p.Range.ContainsInt(b) {
+			return fmt.Errorf("%s = %s: want %s", p.Name, p.Range.FormatInt(b), p.Range)
+		}
+		if isInt(k) {
+			p.v.SetInt(n)
+		} else {
+			p.v.SetUint(uint64(n))
+		}
+	case k == reflect.Bool:
+		b, ok := x.(bool)
+		if !ok {
+			return fmt.Errorf("%s = %s: want true or false", p.Name, tomlValue(x, p.Range))
+		}
+		p.v.SetBool(b)
+	case k == reflect.String:
+		s, ok := x.(string)
+		if !ok || !p.Range.Contains(reflect.ValueOf(s)) {
+			return fmt.Errorf("%s = %s: want %s", p.Name, tomlValue(x, p.Range), p.Range)
+		}
+		p.v.SetString(s)
+	default:
+		return fmt.Errorf("%s: cannot be set from a file", p.Name)
+	}
+	return nil
+}
+
+// tomlValue shows a decoded TOML value in an error: strings quoted (at
+// most 64 characters), tables and arrays abbreviated.
+func tomlValue(x any, r rtl.Range) string {
+	switch v := x.(type) {
+	case string:
+		return rtl.Quote(v)
+	case int64:
+		return r.FormatInt(big.NewInt(v))
+	case float64:
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	case map[string]any:
+		return "{…}"
+	case []any, []map[string]any:
+		return "[…]"
+	}
+	s := fmt.Sprint(x)
+	if utf8.RuneCountInString(s) > rtl.QuoteMax {
+		s = string([]rune(s)[:rtl.QuoteMax]) + "…"
+	}
+	return s
+}
+
 // IsBoolFlag lets boolean parameters be given as a bare flag.
 func (p Param) IsBoolFlag() bool { return p.v.IsValid() && p.v.Kind() == reflect.Bool }
 
 // RegisterFlags adds one flag per parameter (-mkc_cache.ways 8 style,
-// without the model. prefix) to fs, writing into c.
+// without the model. prefix) to fs, writing into c. A flag's errors name
+// the parameter as the flag does.
 func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	for _, p := range c.Params() {
-		fs.Var(p, strings.TrimPrefix(p.Name, "model."), p.Help)
+		p.Name = strings.TrimPrefix(p.Name, "model.")
+		fs.Var(p, p.Name, p.Help)
 	}
 }
 
-// WriteDefaults writes c as a TOML file with a comment per parameter.
+// WriteDefaults writes c as a TOML file with a comment per parameter
+// giving what it does and its range.
 func (c *Config) WriteDefaults(w *bytes.Buffer) {
 	w.WriteString("# mkeysim configuration: every parameter with its default.\n")
 	w.WriteString("# Use with 'mkeysim run --config FILE'; any parameter can also be set by a flag\n")
 	w.WriteString("# named like its key without the 'model.' prefix, e.g. --mkc_cache.ways 8.\n")
+	w.WriteString("# The range of each parameter is in [brackets] at the end of its comment.\n")
 	section := ""
 	for _, p := range c.Params() {
 		i := strings.LastIndex(p.Name, ".")
@@ -174,9 +399,11 @@ func (c *Config) WriteDefaults(w *bytes.Buffer) {
 		if p.Help != "" {
 			fmt.Fprintf(w, "# %s\n", p.Help)
 		}
-		switch p.v.Kind() {
-		case reflect.String:
+		switch k := p.v.Kind(); {
+		case k == reflect.String:
 			fmt.Fprintf(w, "%s = %q\n", key, p.v.String())
+		case (isInt(k) || isUint(k)) && p.RangeErr == nil:
+			fmt.Fprintf(w, "%s = %s\n", key, p.Range.FormatInt(rtl.IntOf(p.v)))
 		default:
 			fmt.Fprintf(w, "%s = %v\n", key, p.v.Interface())
 		}

@@ -10,24 +10,24 @@ import (
 
 // Workload describes a constrained-random scenario.
 type Workload struct {
-	Seed     int64 `toml:"seed" json:"seed" help:"seed of the random workload"`
-	Keys     int   `toml:"keys" json:"keys" help:"memory keys created before the first access (mixed modes and page sizes)"` // memory regions and windows created up front
-	Accesses int   `toml:"accesses" json:"accesses" help:"access operations in the default workload"`                        // access operations
+	Seed     int64 `toml:"seed" json:"seed" range:"-2^63..2^63-1" help:"seed of the random workload"`
+	Keys     int   `toml:"keys" json:"keys" range:"8..2^20" help:"memory keys created before the first access (mixed modes and page sizes)"` // memory regions and windows created up front
+	Accesses int   `toml:"accesses" json:"accesses" range:"0..10_000_000" help:"access operations in the default workload"`                  // access operations
 	// Per thousand operations: UMRs, invalidations (local and remote, each
 	// followed later by a UMR that re-enables the key), queries.
-	UMRPerMille   int `toml:"umr_per_mille" json:"umr_per_mille" help:"UMR commands per thousand operations"`
-	InvalPerMille int `toml:"inval_per_mille" json:"inval_per_mille" help:"local/remote invalidations per thousand operations"`
+	UMRPerMille   int `toml:"umr_per_mille" json:"umr_per_mille" range:"0..1000" help:"UMR commands per thousand operations (umr, inval and query together at most 1000)"`
+	InvalPerMille int `toml:"inval_per_mille" json:"inval_per_mille" range:"0..1000" help:"local/remote invalidations per thousand operations"`
 	// ResumePerMille is the chance per access, while an ODP key may have
 	// stalled accesses, of a PAGE_FAULT_RESUME for it.
-	ResumePerMille int `toml:"resume_per_mille" json:"resume_per_mille" help:"PAGE_FAULT_RESUME commands per thousand accesses while ODP accesses may be stalled"`
-	QueryPerMille  int `toml:"query_per_mille" json:"query_per_mille" help:"QUERY_MKEY commands per thousand operations"`
+	ResumePerMille int `toml:"resume_per_mille" json:"resume_per_mille" range:"0..1000" help:"PAGE_FAULT_RESUME commands per thousand accesses while ODP accesses may be stalled"`
+	QueryPerMille  int `toml:"query_per_mille" json:"query_per_mille" range:"0..1000" help:"QUERY_MKEY commands per thousand operations"`
 	// BadPerMille is the share of accesses made to fail on purpose (wrong
 	// variant, PD, range, rights).
-	BadPerMille int `toml:"bad_per_mille" json:"bad_per_mille" help:"accesses per thousand made to fail on purpose"`
+	BadPerMille int `toml:"bad_per_mille" json:"bad_per_mille" range:"0..1000" help:"accesses per thousand made to fail on purpose"`
 	// Locality: HotPerMille of the accesses go to the first HotKeys keys
 	// (a hot working set), the rest to any key.
-	HotKeys     int `toml:"hot_keys" json:"hot_keys" help:"size of the hot working set (the first keys created)"`
-	HotPerMille int `toml:"hot_per_mille" json:"hot_per_mille" help:"accesses per thousand that go to the hot working set"`
+	HotKeys     int `toml:"hot_keys" json:"hot_keys" range:"0..2^20" help:"size of the hot working set: the first min(hot_keys, keys) keys created"`
+	HotPerMille int `toml:"hot_per_mille" json:"hot_per_mille" range:"0..1000" help:"accesses per thousand that go to the hot working set"`
 }
 
 // DefaultWorkload is the default run: 1024 keys of mixed modes and page

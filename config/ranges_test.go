@@ -1,0 +1,401 @@
+package config
+
+import (
+	"flag"
+	"io"
+	"math/big"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"mkeysim/rtl/pcie"
+)
+
+// defaultJSON is the default configuration as it was before ranges were
+// declared: declaring them must not change a default.
+const defaultJSON = `{"model.clock_ps":4000,"model.cmd_latency":20,"model.fifo_depth":4,"model.klm.cache.sets":32,"model.klm.cache.ways":4,"model.klm.contexts":16,"model.klm.max_indirection":4,"model.klm.nested_contexts":8,"model.mkc_cache.icm_base":0,"model.mkc_cache.loop_mshrs":2,"model.mkc_cache.loop_targets":1,"model.mkc_cache.mshrs":16,"model.mkc_cache.replacement":"lru","model.mkc_cache.seed":1,"model.mkc_cache.sets":128,"model.mkc_cache.targets":8,"model.mkc_cache.ways":4,"model.mtt.cache.sets":64,"model.mtt.cache.ways":4,"model.mtt.walkers":8,"model.overlap_invalidate":false,"model.pcie.completer_id":0,"model.pcie.host_latency_cycles":20,"model.pcie.link_bytes_per_cycle":32,"model.pcie.link_latency_cycles":75,"model.pcie.max_payload":256,"model.pcie.max_read_request":512,"model.pcie.rcb":64,"model.pcie.requester_id":0,"model.pcie.split_on_all_rcb":false,"model.pcie.tags":32,"model.rob_entries":64,"model.stage_latency":1,"workload.accesses":100000,"workload.bad_per_mille":50,"workload.hot_keys":128,"workload.hot_per_mille":800,"workload.inval_per_mille":2,"workload.keys":1024,"workload.query_per_mille":1,"workload.resume_per_mille":2,"workload.seed":1,"workload.umr_per_mille":3}`
+
+// TestDefaultsUnchanged: every default keeps its value, and the defaults
+// validate.
+func TestDefaultsUnchanged(t *testing.T) {
+	c := Default()
+	if got := string(c.JSON()); got != defaultJSON {
+		t.Errorf("defaults changed:\n%s\nwant\n%s", got, defaultJSON)
+	}
+	if err := c.Validate(); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestEveryParamHasRange: every parameter declares a range that parses,
+// fits its field's type, holds its default and shows in its help.
+func TestEveryParamHasRange(t *testing.T) {
+	c := Default()
+	ps := c.Params()
+	if len(ps) < 40 {
+		t.Fatalf("only %d parameters", len(ps))
+	}
+	for _, p := range ps {
+		if p.RangeErr != nil {
+			t.Errorf("%s: %v", p.Name, p.RangeErr)
+			continue
+		}
+		if !p.Range.Contains(p.v) {
+			t.Errorf("%s: default %v not in its range %s", p.Name, p.v.Interface(), p.Range)
+		}
+		if !strings.HasSuffix(p.Help, " ["+p.Range.String()+"]") || len(p.Help) <= len(p.Range.String())+3 {
+			t.Errorf("%s: help %q does not end with its range", p.Name, p.Help)
+		}
+	}
+}
+
+// companions are the settings that let a parameter's extreme pass the
+// rules that tie it to others, by "name=value" of the extreme.
+var companions = map[string]map[string]int64{
+	"model.mkc_cache.sets=1048576":     {"model.mkc_cache.ways": 1},
+	"model.mkc_cache.mshrs=2":          {"model.mkc_cache.loop_mshrs": 1},
+	"model.mkc_cache.loop_mshrs=1023":  {"model.mkc_cache.mshrs": 1024},
+	"model.mkc_cache.loop_targets=255": {"model.mkc_cache.targets": 256},
+	"model.mtt.cache.sets=1048576":     {"model.mtt.cache.ways": 1},
+	"model.klm.cache.sets=1048576":     {"model.klm.cache.ways": 1},
+	"model.klm.contexts=2":             {"model.klm.nested_contexts": 1, "model.klm.max_indirection": 1},
+	"model.klm.nested_contexts=0":      {"model.klm.max_indirection": 0},
+	"model.klm.nested_contexts=4095":   {"model.klm.contexts": 4096},
+	"model.klm.max_indirection=64":     {"model.klm.nested_contexts": 64, "model.klm.contexts": 65},
+	"workload.umr_per_mille=1000":      {"workload.inval_per_mille": 0, "workload.query_per_mille": 0},
+	"workload.inval_per_mille=1000":    {"workload.umr_per_mille": 0, "workload.query_per_mille": 0},
+	"workload.query_per_mille=1000":    {"workload.umr_per_mille": 0, "workload.inval_per_mille": 0},
+}
+
+// refusedByLayout are extremes of a range that the host memory layout
+// refuses whatever else is set.
+var refusedByLayout = map[string]string{
+	"model.mkc_cache.icm_base=18446744073709551552": "passes the end of host memory",
+}
+
+// param finds name in c.
+func param(t *testing.T, c *Config, name string) Param {
+	t.Helper()
+	for _, p := range c.Params() {
+		if p.Name == name {
+			return p
+		}
+	}
+	t.Fatalf("no parameter %s", name)
+	return Param{}
+}
+
+// fits reports whether v can be stored in p's field.
+func fits(p Param, v *big.Int) bool {
+	bits := p.v.Type().Bits()
+	if isUint(p.v.Kind()) {
+		return v.Sign() >= 0 && v.BitLen() <= bits
+	}
+	lim := new(big.Int).Lsh(big.NewInt(1), uint(bits-1))
+	return v.Cmp(new(big.Int).Neg(lim)) >= 0 && v.Cmp(lim) < 0
+}
+
+// store sets p's field to v, which must fit.
+func store(p Param, v *big.Int) {
+	if isUint(p.v.Kind()) {
+		p.v.SetUint(v.Uint64())
+	} else {
+		p.v.SetInt(v.Int64())
+	}
+}
+
+// withValue is the defaults with name set to v (and the companions of
+// that extreme), or false when v does not fit the field.
+func withValue(t *testing.T, name string, v *big.Int) (Config, bool) {
+	c := Default()
+	p := param(t, &c, name)
+	if !fits(p, v) {
+		return c, false
+	}
+	store(p, v)
+	for k, x := range companions[name+"="+v.String()] {
+		store(param(t, &c, k), big.NewInt(x))
+	}
+	return c, true
+}
+
+// skipped is the first value between lo and hi that p's range leaves out
+// ("power of two", "multiple of"), or nil.
+func skipped(p Param, lo, hi *big.Int) *big.Int {
+	v := new(big.Int).Set(lo)
+	for i := 0; i < 200 && v.Cmp(hi) < 0; i++ {
+		if v.Add(v, big.NewInt(1)); !p.Range.ContainsInt(v) {
+			return v
+		}
+	}
+	return nil
+}
+
+// mentionsOther reports whether msg names a parameter other than name: a
+// refusal by a rule between parameters, not by name's own range.
+func mentionsOther(c *Config, name, msg string) bool {
+	for _, p := range c.Params() {
+		last := p.Name[strings.LastIndex(p.Name, ".")+1:]
+		if p.Name != name && !strings.Contains(name, last) && strings.Contains(msg, last) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestRangeBoundaries: for every integer parameter, the least and greatest
+// values of its declared range are accepted (a rule between parameters
+// aside), and one below, one above, a value skipped by "power of two" or
+// "multiple of", or one off a list, is refused by Validate naming the
+// parameter as its flag and file key spell it (pcie.tags), the value and
+// the range: through a flag and through the TOML file alike.
+func TestRangeBoundaries(t *testing.T) {
+	dir := t.TempDir()
+	def := Default()
+	one := big.NewInt(1)
+	for _, p := range def.Params() {
+		k := p.v.Kind()
+		if !isInt(k) && !isUint(k) {
+			continue
+		}
+		var in, out []*big.Int
+		if lo, hi, ok := p.Range.Bounds(); ok {
+			in = append(in, lo, hi)
+			out = append(out, new(big.Int).Sub(lo, one), new(big.Int).Add(hi, one))
+			if v := skipped(p, lo, hi); v != nil {
+				out = append(out, v)
+			}
+		} else {
+			for _, s := range p.Range.Values() {
+				v, _ := new(big.Int).SetString(s, 0)
+				in = append(in, v)
+			}
+			out = append(out, new(big.Int).Add(in[0], one))
+		}
+		short := strings.TrimPrefix(p.Name, "model.")
+		for _, v := range in {
+			c, ok := withValue(t, p.Name, v)
+			if !ok {
+				t.Errorf("%s: range bound %s does not fit the field", p.Name, v)
+				continue
+			}
+			err := c.Validate()
+			if want, ok := refusedByLayout[p.Name+"="+v.String()]; ok {
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("%s = %s: %v, want a refusal saying %q", p.Name, v, err, want)
+				}
+				continue
+			}
+			if err != nil && !mentionsOther(&c, p.Name, err.Error()) {
+				t.Errorf("%s = %s, in its range %s, refused: %v", p.Name, v, p.Range, err)
+			} else if err != nil {
+				t.Logf("%s = %s refused by a rule between parameters: %v", p.Name, v, err)
+			}
+		}
+		for _, v := range out {
+			want := short + " = " + p.Range.FormatInt(v) + ": want " + p.Range.String()
+			// Validate.
+			if c, ok := withValue(t, p.Name, v); ok {
+				if err := c.Validate(); err == nil || err.Error() != want {
+					t.Errorf("Validate with %s = %s: %v, want %q", p.Name, v, err, want)
+				}
+			}
+			// Flag.
+			c := Default()
+			fs := flag.NewFlagSet("t", flag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			c.RegisterFlags(fs)
+			err := fs.Parse([]string{"-" + short, v.String()})
+			switch {
+			case err != nil:
+				if fits(p, v) || !strings.Contains(err.Error(), short+` = "`+v.String()+`": want an `) || !strings.Contains(err.Error(), p.Range.String()) {
+					t.Errorf("-%s %s: %v", short, v, err)
+				}
+			default:
+				if err := c.Validate(); err == nil || err.Error() != want {
+					t.Errorf("-%s %s: Validate says %v, want %q", short, v, err, want)
+				}
+			}
+			// File.
+			if !v.IsInt64() {
+				continue
+			}
+			i := strings.LastIndex(p.Name, ".")
+			f := filepath.Join(dir, "t.toml")
+			os.WriteFile(f, []byte("["+p.Name[:i]+"]\n"+p.Name[i+1:]+" = "+v.String()+"\n"), 0o644)
+			wantFile := f + ": line 2: " + p.Name + " = " + p.Range.FormatInt(v) + ": want " + p.Range.String()
+			if _, err := Load(f); err == nil || err.Error() != wantFile {
+				t.Errorf("file with %s = %s: %v, want %q", p.Name, v, err, wantFile)
+			}
+		}
+	}
+}
+
+// TestOtherKinds: strings and booleans take exactly the values their
+// ranges list, from a flag and from the file.
+func TestOtherKinds(t *testing.T) {
+	c := Default()
+	p := param(t, &c, "model.mkc_cache.replacement")
+	for _, v := range p.Range.Values() {
+		c := Default()
+		param(t, &c, p.Name).Set(v)
+		if err := c.Validate(); err != nil {
+			t.Errorf("replacement %q: %v", v, err)
+		}
+	}
+	param(t, &c, p.Name).Set("fifo")
+	if err := c.Validate(); err == nil || err.Error() != `mkc_cache.replacement = "fifo": want lru or random` {
+		t.Errorf("replacement fifo: %v", err)
+	}
+	for _, p := range c.Params() {
+		if p.v.Kind() == reflect.Bool {
+			for _, v := range []string{"true", "false"} {
+				c := Default()
+				if err := param(t, &c, p.Name).Set(v); err != nil {
+					t.Error(err)
+				} else if err := c.Validate(); err != nil {
+					t.Errorf("%s = %s: %v", p.Name, v, err)
+				}
+			}
+		}
+	}
+}
+
+// TestFileTypes: a value of the wrong type, a negative number for an
+// unsigned parameter, a number too wide for its field or for TOML, a key
+// spelt in another case, a table given a value and a long string are all
+// refused, naming the file, the line, the key as the file spells it, the
+// value (at most 64 characters quoted) and the range.
+func TestFileTypes(t *testing.T) {
+	dir := t.TempDir()
+	long := strings.Repeat("x", 100)
+	for _, c := range []struct{ body, want string }{
+		{"[model]\nclock_ps = -1\n", "line 2: model.clock_ps = -1: want 1..1000000"},
+		{"[model.mkc_cache]\nicm_base = -64\n", "line 2: model.mkc_cache.icm_base = -0x40: want multiple of 64 in 0..0xffffffffffffffc0"},
+		{"[model.mkc_cache]\nseed = -1\n", "line 2: model.mkc_cache.seed = -1: want 0..2^64-1"},
+		{"[model.pcie]\nrequester_id = -1\n", "line 2: model.pcie.requester_id = -0x1: want 0..0xffff"},
+		{"[model.pcie]\nrequester_id = 70000\n", "line 2: model.pcie.requester_id = 0x11170: want 0..0xffff"},
+		{"[model.pcie]\ntags = 99999999999999999999\n", "line 2: model.pcie.tags = 99999999999999999999: want 1..768 (a TOML integer is at most 2^63-1)"},
+		{"[model.mkc_cache]\nicm_base = 0xFFFFFFFFF0000000\n", "line 2: model.mkc_cache.icm_base = 0xFFFFFFFFF0000000: want multiple of 64 in 0..0xffffffffffffffc0 (a TOML integer is at most 2^63-1)"},
+		{"[model]\n\nrob_entries = \"x\"\n", `line 3: model.rob_entries = "x": want an integer in 1..65536`},
+		{"[model]\nrob_entries = 1.5\n", "line 2: model.rob_entries = 1.5: want an integer in 1..65536"},
+		{"[model]\nrob_entries = [1]\n", "line 2: model.rob_entries = […]: want an integer in 1..65536"},
+		{"[model.pcie]\nsplit_on_all_rcb = 1\n", "line 2: model.pcie.split_on_all_rcb = 1: want true or false"},
+		{"[model.mkc_cache]\nreplacement = 1\n", "line 2: model.mkc_cache.replacement = 1: want lru or random"},
+		{"[model.mkc_cache]\nreplacement = \"" + long + "\"\n", `line 2: model.mkc_cache.replacement = "` + long[:64] + `"…: want lru or random`},
+		{"[model.pcie]\nTags = 5\n", `unknown parameter "model.pcie.Tags"`},
+		{"[model]\n\"pcie.tags\" = 5\n", `unknown parameter "model.\"pcie.tags\""`},
+		{"[model]\npcie = 5\n", "model.pcie = 5: want a table of parameters ([model.pcie])"},
+		{"[model.pcie.tags]\n", "model.pcie.tags = {…}: want an integer in 1..768"},
+		{"[model.pcie]\ntags = 0\n", "line 2: model.pcie.tags = 0: want 1..768"},
+		{"[model.pcie]\ntags = 1\ntags = 2\n", "line 3: model.pcie.tags: Key 'model.pcie.tags' has already been defined."},
+		{"[workload]\numr_per_mille = 600\ninval_per_mille = 600\n", "workload.umr_per_mille + inval_per_mille + query_per_mille = 600 + 600 + 1 = 1201: want at most 1000"},
+	} {
+		f := filepath.Join(dir, "c.toml")
+		os.WriteFile(f, []byte(c.body), 0o644)
+		_, err := Load(f)
+		if err == nil || !strings.HasPrefix(err.Error(), f+": ") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.body, err, c.want)
+		}
+	}
+	// Values in range are taken as written.
+	f := filepath.Join(dir, "ok.toml")
+	os.WriteFile(f, []byte("[model.pcie]\ntags = 768\nrequester_id = 0xffff\n[model.mkc_cache]\nicm_base = 0xC0000000\nreplacement = \"random\"\n[workload]\nseed = -5\n"), 0o644)
+	c, err := Load(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Model.PCIe.Tags != 768 || c.Model.PCIe.RequesterID != 0xffff || c.Model.MKCCache.ICMBase != 0xC0000000 || c.Model.MKCCache.Replacement != "random" || c.Workload.Seed != -5 {
+		t.Errorf("loaded %+v", c)
+	}
+}
+
+// TestFlagTypes: a flag value of the wrong type, a negative number for an
+// unsigned parameter or one too wide for its field is refused naming the
+// flag's key, the value and the range.
+func TestFlagTypes(t *testing.T) {
+	long := strings.Repeat("7", 100)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-clock_ps", "-1"}, `clock_ps = "-1": want an unsigned integer in 1..1000000`},
+		{[]string{"-mkc_cache.icm_base", "-64"}, `mkc_cache.icm_base = "-64": want an unsigned integer in multiple of 64 in 0..0xffffffffffffffc0`},
+		{[]string{"-pcie.requester_id", "70000"}, `pcie.requester_id = "70000": want an unsigned integer in 0..0xffff`},
+		{[]string{"-pcie.tags", "x"}, `pcie.tags = "x": want an integer in 1..768`},
+		{[]string{"-pcie.tags", long}, `pcie.tags = "` + long[:64] + `"…: want an integer in 1..768`},
+		{[]string{"-overlap_invalidate=maybe"}, `overlap_invalidate = "maybe": want true or false`},
+	} {
+		cfg := Default()
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		cfg.RegisterFlags(fs)
+		if err := fs.Parse(c.args); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.args, err, c.want)
+		}
+	}
+}
+
+// TestNoHiddenDefaults: the PCIe defaults are written out, so what the run
+// reports is what it runs with, and a zero is refused, not read as the
+// default.
+func TestNoHiddenDefaults(t *testing.T) {
+	c := Default()
+	if c.Model.PCIe != c.Model.PCIe.WithDefaults() || c.Model.PCIe != (pcie.Config{}).WithDefaults() {
+		t.Errorf("pcie defaults %+v are not written out", c.Model.PCIe)
+	}
+	for _, p := range c.Params() {
+		k := p.v.Kind()
+		if (!isInt(k) && !isUint(k)) || p.Range.ContainsInt(big.NewInt(0)) {
+			continue
+		}
+		c := Default()
+		store(param(t, &c, p.Name), big.NewInt(0))
+		want := strings.TrimPrefix(p.Name, "model.") + " = " + p.Range.FormatInt(big.NewInt(0)) + ": want " + p.Range.String()
+		if err := c.Validate(); err == nil || err.Error() != want {
+			t.Errorf("%s = 0: %v, want %q", p.Name, err, want)
+		}
+	}
+}
+
+// TestUnitBoundsAgree: each unit's own Validate (which it runs when built
+// alone) refuses every value outside the ranges the run's configuration
+// declares for it. (The PCIe units read a zero as their default when
+// built alone; the run refuses it, TestNoHiddenDefaults.)
+func TestUnitBoundsAgree(t *testing.T) {
+	one := big.NewInt(1)
+	def := Default()
+	for _, p := range def.Params() {
+		k := p.v.Kind()
+		if !isInt(k) && !isUint(k) {
+			continue
+		}
+		var unit func(c *Config) error
+		switch {
+		case strings.HasPrefix(p.Name, "model.mkc_cache."):
+			unit = func(c *Config) error { return c.Model.MKCCache.Validate() }
+		case strings.HasPrefix(p.Name, "model.mtt."):
+			unit = func(c *Config) error { return c.Model.MTT.Validate() }
+		case strings.HasPrefix(p.Name, "model.klm."):
+			unit = func(c *Config) error { return c.Model.KLM.Validate() }
+		default:
+			continue
+		}
+		lo, hi, ok := p.Range.Bounds()
+		if !ok {
+			continue
+		}
+		vals := []*big.Int{new(big.Int).Sub(lo, one), new(big.Int).Add(hi, one)}
+		if v := skipped(p, lo, hi); v != nil {
+			vals = append(vals, v)
+		}
+		for _, v := range vals {
+			c, ok := withValue(t, p.Name, v)
+			if ok && unit(&c) == nil {
+				t.Errorf("%s = %s, outside %s: the unit's Validate accepts it", p.Name, v, p.Range)
+			}
+		}
+	}
+}

@@ -5,7 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/big"
 
+	"mkeysim/config"
 	"mkeysim/ref"
 	"mkeysim/scenario"
 )
@@ -33,9 +35,16 @@ Flags:
 
 func cmdRef(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("ref", refUsage, stderr)
-	depth := fs.Int("max-indirection", ref.DefaultConfig().MaxIndirection, "deepest KLM level whose key may be looked up")
+	// The depth limit has run's klm.max_indirection range: one declaration.
+	def := config.Default()
+	p, _ := def.Param("klm.max_indirection")
+	depth := fs.Int("max-indirection", ref.DefaultConfig().MaxIndirection, "deepest KLM level whose key may be looked up ["+p.Range.String()+"]")
 	if err := fs.Parse(args); err != nil {
 		return flagStatus(err)
+	}
+	if d := big.NewInt(int64(*depth)); !p.Range.ContainsInt(d) {
+		fmt.Fprintf(stderr, "mkeysim ref: -max-indirection = %s: want %s (the range of klm.max_indirection)\n", p.Range.FormatInt(d), p.Range)
+		return exitUsage
 	}
 	if fs.NArg() != 1 {
 		fmt.Fprintln(stderr, "mkeysim ref: want exactly one scenario file")

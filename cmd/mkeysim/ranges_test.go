@@ -1,0 +1,119 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"mkeysim/config"
+)
+
+// TestRefMaxIndirectionRange: ref's -max-indirection has run's
+// klm.max_indirection range, taken from its declaration: a value outside
+// it ends with exit status 2, nothing on standard output and an error
+// naming the flag, the value and the range; the bounds themselves run.
+func TestRefMaxIndirectionRange(t *testing.T) {
+	def := config.Default()
+	p, ok := def.Param("klm.max_indirection")
+	if !ok {
+		t.Fatal("no klm.max_indirection")
+	}
+	lo, hi, _ := p.Range.Bounds()
+	f := "../../examples/klm-nested.json"
+	for _, v := range []string{"10000000", "-1", "65"} {
+		code, out, errs := runCLI("ref", "-max-indirection", v, f)
+		want := "-max-indirection = " + v + ": want " + p.Range.String()
+		if code != exitUsage || out != "" || !strings.Contains(errs, want) {
+			t.Errorf("ref -max-indirection %s: exit %d, stdout %q, stderr %q; want exit 2, nothing, %q", v, code, out, errs, want)
+		}
+	}
+	for _, v := range []string{lo.String(), hi.String()} {
+		if code, out, errs := runCLI("ref", "-max-indirection", v, f); code != 0 || out == "" {
+			t.Errorf("ref -max-indirection %s: exit %d, %s", v, code, errs)
+		}
+	}
+	if _, _, errs := runCLI("ref", "-h"); !strings.Contains(errs, "["+p.Range.String()+"]") {
+		t.Errorf("ref -h does not show the range %s:\n%s", p.Range, errs)
+	}
+}
+
+// TestRunRefusesOutOfRange: run refuses, with exit status 2, a zero that
+// would once have meant "default", a negative number for an unsigned
+// parameter in the file, and an MKC table inside the list area, each
+// named with its value and range.
+func TestRunRefusesOutOfRange(t *testing.T) {
+	dir := t.TempDir()
+	neg := filepath.Join(dir, "neg.toml")
+	os.WriteFile(neg, []byte("[model]\nclock_ps = -1\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "-pcie.tags", "0"}, "pcie.tags = 0: want 1..768"},
+		{[]string{"run", "-pcie.link_latency_cycles", "0"}, "pcie.link_latency_cycles = 0: want 1..2^16"},
+		{[]string{"run", "-config", neg}, neg + ": line 2: model.clock_ps = -1: want 1..1000000"},
+		{[]string{"run", "-clock_ps", "-1"}, `clock_ps = "-1": want an unsigned integer in 1..1000000`},
+		{[]string{"run", "-mkc_cache.icm_base", "0x100000000"}, "the MKC table [0x100000000, 0x140000000) overlaps the translation lists [0x100000000, 0x1000000000000)"},
+		{[]string{"run", "-mkc_cache.sets", "1048576"}, "mkc_cache.sets x ways = 1048576 x 4: want at most 2^20 entries"},
+		{[]string{"run", "-workload.keys", "16777214"}, "workload.keys = 16777214: want 8..2^20"},
+	} {
+		code, out, errs := runCLI(c.args...)
+		if code != exitUsage || out != "" || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2, nothing, and %q", c.args, code, out, errs, c.want)
+		}
+	}
+}
+
+// TestRangesShown: every parameter's range is in its flag help and in the
+// commented defaults file.
+func TestRangesShown(t *testing.T) {
+	_, _, help := runCLI("run", "-h")
+	_, defaults, _ := runCLI("config", "--defaults")
+	def := config.Default()
+	for _, p := range def.Params() {
+		r := "[" + p.Range.String() + "]"
+		if p.Range.String() == "" {
+			t.Errorf("%s: no range", p.Name)
+			continue
+		}
+		flagName := "-" + strings.TrimPrefix(p.Name, "model.")
+		i := strings.Index(help, "\n  "+flagName+" value\n")
+		if p.IsBoolFlag() {
+			i = strings.Index(help, "\n  "+flagName+"\n")
+		}
+		if i < 0 || !strings.Contains(help[i:min(len(help), i+400)], r+" (default") {
+			t.Errorf("run -h: %s does not show %s", flagName, r)
+		}
+		key := p.Name[strings.LastIndex(p.Name, ".")+1:]
+		if !strings.Contains(defaults, r+"\n"+key+" = ") {
+			t.Errorf("config --defaults: %s has no %s", p.Name, r)
+		}
+	}
+}
+
+// TestStatsReportWhatRan: the statistics' config echo holds the values the
+// run used, the PCIe defaults written out rather than zeros.
+func TestStatsReportWhatRan(t *testing.T) {
+	st := filepath.Join(t.TempDir(), "st.json")
+	code, _, errs := runCLI("run", "-quiet", "-pcie.rcb", "128", "-stats", st, "../../examples/klm-nested.json")
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	data, err := os.ReadFile(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Config map[string]any `json:"config"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]float64{"model.pcie.tags": 32, "model.pcie.rcb": 128, "model.pcie.max_read_request": 512, "model.pcie.link_latency_cycles": 75} {
+		if got, _ := doc.Config[k].(float64); got != want {
+			t.Errorf("config %s = %v, want %v", k, doc.Config[k], want)
+		}
+	}
+}

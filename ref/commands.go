@@ -120,8 +120,12 @@ func (m *Model) Destroy(index uint32) *Refusal {
 // mode, every entry inside the capacity.
 type Query struct {
 	MKC prm.MKC
-	MTT []prm.MTTEntry
-	KLM []prm.KLMEntry
+	// List holds the entries (MTT mode: 2 per octword of capacity; KLM and
+	// Fixed Buffer Size: 1), nil in the other modes. It is a snapshot of
+	// the ICM when the query ran, read on demand: a capacity of 0xFFFFFFFC
+	// octwords is 8.6 billion entries, far more than memory holds, so the
+	// query copies only the list bytes in pages the model wrote.
+	List *scenario.List
 }
 
 // Query runs QUERY_MKEY.
@@ -134,21 +138,30 @@ func (m *Model) Query(index uint32) (Query, *Refusal) {
 	size := uint64(o.MKC.TranslationsOctwordSize)
 	switch {
 	case o.MKC.AccessMode.UsesMTTList():
-		buf := make([]byte, size*16)
-		m.icm.Read(o.MKC.MTTHandle, buf)
-		q.MTT = make([]prm.MTTEntry, 2*size)
-		for i := range q.MTT {
-			q.MTT[i] = prm.DecodeMTTEntry(buf[8*i:])
-		}
+		q.List = scenario.SnapshotList(presentPages{m.icm}, scenario.ListMTT, o.MKC.MTTHandle, 2*size)
 	case o.MKC.AccessMode.UsesKLMList():
-		buf := make([]byte, size*16)
-		m.icm.Read(o.MKC.MTTHandle, buf)
-		q.KLM = make([]prm.KLMEntry, size)
-		for i := range q.KLM {
-			q.KLM[i] = prm.DecodeKLMEntry(buf[16*i:])
-		}
+		q.List = scenario.SnapshotList(presentPages{m.icm}, scenario.ListKLM, o.MKC.MTTHandle, size)
 	}
 	return q, nil
+}
+
+// presentPages is the ICM as scenario.SnapshotList reads it: its present
+// pages come from Memory.NextPresent, a search of the sorted page list, so
+// the cost is the pages present in the range, not the range.
+type presentPages struct{ *Memory }
+
+// PresentPages returns the present page numbers in [lo, hi), increasing.
+func (m presentPages) PresentPages(lo, hi uint64) []uint64 {
+	var out []uint64
+	for p := lo; p < hi; p++ {
+		a, ok := m.NextPresent(p << pageShift)
+		if !ok || a>>pageShift >= hi || a>>pageShift < p {
+			break
+		}
+		p = a >> pageShift
+		out = append(out, p)
+	}
+	return out
 }
 
 // UMR runs a UMR WQE with its checks in the order of translation.md 3.2;

@@ -26,6 +26,36 @@ const (
 	qpU6 = 4 // REG_UMR, pd 6
 )
 
+// sameQuery reports whether two answers of QUERY_MKEY agree: context and
+// list, entry by entry.
+func sameQuery(a, b ref.Query) bool {
+	return a.MKC == b.MKC && a.List.Kind() == b.List.Kind() && scenario.DiffList(a.List, b.List) == ""
+}
+
+// mttOf is a query's MTT list as a slice (small lists only).
+func mttOf(q ref.Query) []prm.MTTEntry {
+	if q.List.Kind() != scenario.ListMTT {
+		return nil
+	}
+	out := make([]prm.MTTEntry, q.List.Len())
+	for i := range out {
+		out[i] = q.List.MTT(uint64(i))
+	}
+	return out
+}
+
+// klmOf is a query's KLM list as a slice (small lists only).
+func klmOf(q ref.Query) []prm.KLMEntry {
+	if q.List.Kind() != scenario.ListKLM {
+		return nil
+	}
+	out := make([]prm.KLMEntry, q.List.Len())
+	for i := range out {
+		out[i] = q.List.KLM(uint64(i))
+	}
+	return out
+}
+
 func newModel(cfg ref.Config) *ref.Model {
 	m := ref.New(cfg)
 	m.AddQP(scenario.QP{QPN: qpA, PD: pdA})
@@ -511,7 +541,7 @@ func TestDirectedCreateBadParam(t *testing.T) {
 	}
 	// Nothing changed: index 5 as before, index 7 and 8 free, the bump
 	// allocator still at its second list.
-	if after, _ := m.Query(5); !reflect.DeepEqual(before, after) {
+	if after, _ := m.Query(5); !sameQuery(before, after) {
 		t.Errorf("index 5 changed by refused creates")
 	}
 	if m.Objects() != 1 {
@@ -600,7 +630,7 @@ func TestDirectedUMROrder(t *testing.T) {
 		if r == nil || r.Status != want {
 			t.Errorf("UMR failing %v and every later check: got %v, want %v", order[k:], r, want)
 		}
-		if after, _ := m.Query(90); !reflect.DeepEqual(before, after) {
+		if after, _ := m.Query(90); !sameQuery(before, after) {
 			t.Errorf("step %v: a failed UMR changed the key", want)
 		}
 	}
@@ -639,8 +669,8 @@ func TestDirectedUMROrder(t *testing.T) {
 	want[1] = prm.DecodeMTTEntry(klmBytes[8:16])
 	want[8] = prm.MTTEntry{PTag: 0x9000, RdEn: true, WrEn: true}
 	want[9] = prm.MTTEntry{PTag: 0xa000, RdEn: true, WrEn: true}
-	if !reflect.DeepEqual(q.MTT, want) {
-		t.Errorf("list after two UMRs:\n got  %+v\n want %+v", q.MTT, want)
+	if got := mttOf(q); !reflect.DeepEqual(got, want) {
+		t.Errorf("list after two UMRs:\n got  %+v\n want %+v", got, want)
 	}
 	if r := m.UMR(scenario.UMR{QPN: qpA, Key: tkey, MTT: mttEntries(make([]uint64, 8)), Offset: 8}); r == nil || r.Status != prm.UMRCapacity {
 		t.Errorf("list past the capacity at offset 8: got %v, want UMR_CAPACITY", r)

@@ -639,11 +639,11 @@ func reachable(m *ref.Model, index uint32) []reachPage {
 		}
 		switch {
 		case q.MKC.AccessMode == prm.ModeMTT:
-			for _, e := range q.MTT {
+			for _, e := range mttOf(q) {
 				out = append(out, reachPage{e.PageBase(q.MKC.LogEntitySize), uint64(1) << q.MKC.LogEntitySize, e})
 			}
 		case q.MKC.AccessMode.UsesKLMList():
-			for _, e := range q.KLM {
+			for _, e := range klmOf(q) {
 				queue = append(queue, e.MKey.Index())
 			}
 		}
@@ -830,8 +830,8 @@ func TestPropUMREqualsCreate(t *testing.T) {
 		if r1 != nil || r2 != nil {
 			t.Fatalf("query: %v %v", r1, r2)
 		}
-		if !reflect.DeepEqual(qd, qu) {
-			t.Fatalf("QUERY_MKEY differs:\n created %s %+v %+v\n by UMR  %s %+v %+v", qd.MKC.Hex(), qd.MTT, qd.KLM, qu.MKC.Hex(), qu.MTT, qu.KLM)
+		if !sameQuery(qd, qu) {
+			t.Fatalf("QUERY_MKEY differs:\n created %s %+v %+v\n by UMR  %s %+v %+v", qd.MKC.Hex(), mttOf(qd), klmOf(qd), qu.MKC.Hex(), mttOf(qu), klmOf(qu))
 		}
 		tgt := want.MKC
 		ts := &keySpec{start: tgt.StartAddr, klen: tgt.Len, mode: tgt.AccessMode, log: tgt.LogEntitySize}

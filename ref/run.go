@@ -114,8 +114,7 @@ func (m *Model) Apply(seq int, op *scenario.Op) scenario.Result {
 		var q Query
 		q, r = m.Query(op.Index)
 		if r == nil {
-			res.MKC, res.MTT, res.KLM = q.MKC, q.MTT, q.KLM
-			res.HasList = q.MKC.AccessMode.UsesMTTList() || q.MKC.AccessMode.UsesKLMList()
+			res.MKC, res.List = q.MKC, q.List
 		}
 	case scenario.OpUMR:
 		r = m.UMR(op.UMR)

@@ -176,7 +176,10 @@ func (f *firmware) destroy(index uint32) (*inval, *refusal) {
 	return &inval{index: index}, nil
 }
 
-// query runs QUERY_MKEY into res.
+// query runs QUERY_MKEY into res. The list is a snapshot of the ICM's
+// present pages in its range (scenario.SnapshotList), read on demand when
+// the line is written: a capacity of 0xFFFFFFFC octwords is 8.6 billion
+// entries, which no model could hold.
 func (f *firmware) query(index uint32, res *scenario.Result) *refusal {
 	if _, ok := f.created[index]; !ok {
 		return no(prm.BadKeyIndex)
@@ -186,21 +189,41 @@ func (f *firmware) query(index uint32, res *scenario.Result) *refusal {
 	size := uint64(m.TranslationsOctwordSize)
 	switch m.AccessMode {
 	case prm.ModeMTT:
-		buf := make([]byte, 16*size)
-		f.icm.Read(m.MTTHandle, buf)
-		for i := 0; i+8 <= len(buf); i += 8 {
-			res.MTT = append(res.MTT, prm.DecodeMTTEntry(buf[i:]))
-		}
-		res.HasList = true
+		res.List = scenario.SnapshotList(f.sparse(), scenario.ListMTT, m.MTTHandle, 2*size)
 	case prm.ModeKLM, prm.ModeFixedBufferSize:
-		buf := make([]byte, 16*size)
-		f.icm.Read(m.MTTHandle, buf)
-		for i := 0; i+16 <= len(buf); i += 16 {
-			res.KLM = append(res.KLM, prm.DecodeKLMEntry(buf[i:]))
-		}
-		res.HasList = true
+		res.List = scenario.SnapshotList(f.sparse(), scenario.ListKLM, m.MTTHandle, size)
 	}
 	return nil
+}
+
+// sparse is the ICM as scenario.SnapshotList reads it: pcie.Memory lists
+// its present pages; another ICM is scanned a page at a time (memory
+// bounded, time proportional to the list's range).
+func (f *firmware) sparse() scenario.SparseMemory {
+	if s, ok := f.icm.(scenario.SparseMemory); ok {
+		return s
+	}
+	return scanICM{f.icm}
+}
+
+// scanICM finds the pages of an ICM that hold a byte not zero by reading
+// each page of the range.
+type scanICM struct{ ICM }
+
+// PresentPages returns the pages of [lo, hi) with a byte that is not zero.
+func (s scanICM) PresentPages(lo, hi uint64) []uint64 {
+	var out []uint64
+	var page [scenario.SnapshotPageSize]byte
+	for p := lo; p < hi; p++ {
+		s.Read(p*scenario.SnapshotPageSize, page[:])
+		for _, c := range page {
+			if c != 0 {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // umr runs a UMR WQE.

@@ -8,7 +8,8 @@ import (
 // Diff compares two results the way conformance runs do: seq, op and
 // status; segments of a successful access; level and offset of a failure;
 // fault_key and fault_addr of a PAGE_FAULT; index and key of a create;
-// mkc_hex and the list of a query; resumed entries likewise. The reason
+// mkc_hex and the list of a query (entry by entry, streamed: see
+// DiffList); resumed entries likewise. The reason
 // of BAD_PARAM and the cycle are not compared. It returns "" when they
 // agree, else the first difference.
 func Diff(got, want *Result) string {
@@ -32,8 +33,8 @@ func Diff(got, want *Result) string {
 		if got.MKC != want.MKC {
 			return fmt.Sprintf("seq %d: mkc_hex %s, want %s", want.Seq, got.MKC.Hex(), want.MKC.Hex())
 		}
-		if !slices.Equal(got.MTT, want.MTT) || !slices.Equal(got.KLM, want.KLM) {
-			return fmt.Sprintf("seq %d: the queried list differs", want.Seq)
+		if d := DiffList(got.List, want.List); d != "" {
+			return fmt.Sprintf("seq %d: %s", want.Seq, d)
 		}
 	case OpPageFaultResume:
 		if len(got.Resumed) != len(want.Resumed) {

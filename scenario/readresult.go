@@ -147,29 +147,38 @@ func (raw *rawResult) result(op string) (Result, error) {
 			return r, fmt.Errorf("mkc_hex: %v", err)
 		}
 	}
-	for i, e := range raw.MTT {
-		pt, err := hexNum(e.PTag)
-		if err != nil {
-			return r, fmt.Errorf("mtt[%d].ptag: %v", i, err)
-		}
-		r.MTT = append(r.MTT, prm.MTTEntry{PTag: pt, RdEn: e.RdEn == 1, WrEn: e.WrEn == 1})
-		r.HasList = true
+	if raw.MTT != nil && raw.KLM != nil {
+		return r, fmt.Errorf("both mtt and klm")
 	}
-	for i, e := range raw.KLM {
-		bc, err := ParseUint(string(e.ByteCount), false)
-		if err != nil {
-			return r, fmt.Errorf("klm[%d].byte_count: %v", i, err)
+	if raw.MTT != nil {
+		mtt := make([]prm.MTTEntry, len(raw.MTT))
+		for i, e := range raw.MTT {
+			pt, err := hexNum(e.PTag)
+			if err != nil {
+				return r, fmt.Errorf("mtt[%d].ptag: %v", i, err)
+			}
+			mtt[i] = prm.MTTEntry{PTag: pt, RdEn: e.RdEn == 1, WrEn: e.WrEn == 1}
 		}
-		k, err := hexNum(e.MKey)
-		if err != nil {
-			return r, fmt.Errorf("klm[%d].mkey: %v", i, err)
+		r.List = NewMTTList(mtt)
+	}
+	if raw.KLM != nil {
+		klm := make([]prm.KLMEntry, len(raw.KLM))
+		for i, e := range raw.KLM {
+			bc, err := ParseUint(string(e.ByteCount), false)
+			if err != nil {
+				return r, fmt.Errorf("klm[%d].byte_count: %v", i, err)
+			}
+			k, err := hexNum(e.MKey)
+			if err != nil {
+				return r, fmt.Errorf("klm[%d].mkey: %v", i, err)
+			}
+			a, err := hexNum(e.Address)
+			if err != nil {
+				return r, fmt.Errorf("klm[%d].address: %v", i, err)
+			}
+			klm[i] = prm.KLMEntry{ByteCount: uint32(bc), MKey: prm.Key(k), Address: a}
 		}
-		a, err := hexNum(e.Address)
-		if err != nil {
-			return r, fmt.Errorf("klm[%d].address: %v", i, err)
-		}
-		r.KLM = append(r.KLM, prm.KLMEntry{ByteCount: uint32(bc), MKey: prm.Key(k), Address: a})
-		r.HasList = true
+		r.List = NewKLMList(klm)
 	}
 	for i := range raw.Resumed {
 		sub, err := raw.Resumed[i].result("access")

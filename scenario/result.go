@@ -1,6 +1,8 @@
 package scenario
 
 import (
+	"bufio"
+	"io"
 	"strconv"
 
 	"mkeysim/prm"
@@ -26,10 +28,12 @@ type Result struct {
 	Key   prm.Key
 
 	// query_mkey
-	MKC     prm.MKC
-	MTT     []prm.MTTEntry
-	KLM     []prm.KLMEntry
-	HasList bool // write mtt (MTT mode) or klm (KLM, Fixed Buffer Size)
+	MKC prm.MKC
+	// List is the queried list, written as "mtt" or "klm" by its kind;
+	// nil for a mode without a list. A model's list is a snapshot of the
+	// ICM read on demand, and may hold billions of entries: write it with
+	// WriteLine, compare it with Diff (see List).
+	List *List
 
 	// page_fault_resume
 	Resumed []Result
@@ -53,16 +57,79 @@ func appendBit(b []byte, v bool) []byte {
 }
 
 // AppendJSON appends the result as one compact JSON object, without a
-// newline.
+// newline. It builds the whole line in b: for lines whose size is known to
+// be small (tests, tools). A query's line holds every entry inside the
+// capacity, up to 8.6 billion; lines for users are written with WriteLine
+// or WriteResults, which stream the list.
 func (r *Result) AppendJSON(b []byte) []byte {
+	b, _ = r.encode(b, nil)
+	return b
+}
+
+// lineChunk is the most WriteLine holds before writing to its writer.
+const lineChunk = 32 << 10
+
+// WriteLine writes the result line to w: one compact JSON object and a
+// newline, the format of scenario.md "How result lines are written", the
+// same bytes as AppendJSON and '\n'. A query's list is streamed from its
+// snapshot: the line is written in pieces of about 32 KB, so a line of
+// billions of entries never lives in memory and WriteLine allocates a
+// constant whatever the line's length. It stops at w's first error and
+// returns it; the line is then cut short. Wrap an unbuffered w in a
+// bufio.Writer (and flush it) or use WriteResults.
+func (r *Result) WriteLine(w io.Writer) error {
+	b := make([]byte, 0, lineChunk+1024)
+	flush := func(b []byte) ([]byte, error) {
+		_, err := w.Write(b)
+		return b[:0], err
+	}
+	b, err := r.encode(b, flush)
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	_, err = w.Write(b)
+	return err
+}
+
+// WriteResults writes each result's line to w (WriteLine), buffered, and
+// flushes. It stops at the first error and returns it, the lines before
+// it written whole. It is the function that writes result lines for
+// users; its memory is a constant, whatever the results' lists hold.
+func WriteResults(w io.Writer, results []Result) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	for i := range results {
+		if err := results[i].WriteLine(bw); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+// encode appends the line to b. With flush, it hands b to flush whenever
+// it holds lineChunk bytes or more and goes on with what flush returns;
+// without, the whole line is appended.
+func (r *Result) encode(b []byte, flush func([]byte) ([]byte, error)) ([]byte, error) {
 	b = append(b, `{"seq":`...)
 	b = strconv.AppendInt(b, int64(r.Seq), 10)
 	b = append(b, `,"op":"`...)
 	b = append(b, r.Op.String()...)
-	return r.appendBody(b)
+	b = r.appendBody(b)
+	if r.Op == OpQueryMKey && r.Status == prm.OK && r.List != nil {
+		var err error
+		if b, err = r.List.appendEntries(b, flush); err != nil {
+			return b, err
+		}
+	}
+	if r.HasCycle {
+		b = append(b, `,"cycle":`...)
+		b = strconv.AppendUint(b, r.Cycle, 10)
+	}
+	return append(b, '}'), nil
 }
 
-// appendBody writes status and the fields after it, and closes the object.
+// appendBody writes status and the fields after it, up to the list of a
+// query (written by encode) and the cycle.
 func (r *Result) appendBody(b []byte) []byte {
 	b = append(b, `","status":"`...)
 	b = append(b, r.Status.String()...)
@@ -86,9 +153,6 @@ func (r *Result) appendBody(b []byte) []byte {
 			b = append(b, `,"mkc_hex":"`...)
 			b = append(b, r.MKC.Hex()...)
 			b = append(b, '"')
-			if r.HasList {
-				b = r.appendList(b)
-			}
 		}
 	case OpPageFaultResume:
 		if r.Status == prm.OK {
@@ -109,11 +173,7 @@ func (r *Result) appendBody(b []byte) []byte {
 			b = append(b, ']')
 		}
 	}
-	if r.HasCycle {
-		b = append(b, `,"cycle":`...)
-		b = strconv.AppendUint(b, r.Cycle, 10)
-	}
-	return append(b, '}')
+	return b
 }
 
 func (r *Result) appendAccess(b []byte) []byte {
@@ -146,35 +206,53 @@ func (r *Result) appendAccess(b []byte) []byte {
 	return b
 }
 
-func (r *Result) appendList(b []byte) []byte {
-	if r.MKC.AccessMode.UsesMTTList() {
-		b = append(b, `,"mtt":[`...)
-		for i, e := range r.MTT {
-			if i > 0 {
+// appendEntries appends `,"mtt":[...]` or `,"klm":[...]`, a chunk of
+// entries at a time, handing b to flush (if not nil) whenever it holds
+// lineChunk bytes.
+func (l *List) appendEntries(b []byte, flush func([]byte) ([]byte, error)) ([]byte, error) {
+	b = append(b, ',', '"')
+	b = append(b, l.kind.String()...)
+	b = append(b, `":[`...)
+	rd := &chunkReader{l: l}
+	for i := uint64(0); i < l.count; {
+		n := rd.read(i)
+		for k := range n {
+			if i+uint64(k) > 0 {
 				b = append(b, ',')
 			}
-			b = append(b, `{"ptag":`...)
-			b = appendHex(b, e.PTag)
-			b = append(b, `,"rd_en":`...)
-			b = appendBit(b, e.RdEn)
-			b = append(b, `,"wr_en":`...)
-			b = appendBit(b, e.WrEn)
-			b = append(b, '}')
+			if l.kind == ListMTT {
+				b = appendMTT(b, rd.kmtt[k])
+			} else {
+				b = appendKLM(b, rd.kklm[k])
+			}
 		}
-		return append(b, ']')
-	}
-	b = append(b, `,"klm":[`...)
-	for i, e := range r.KLM {
-		if i > 0 {
-			b = append(b, ',')
+		i += uint64(n)
+		if flush != nil && len(b) >= lineChunk {
+			var err error
+			if b, err = flush(b); err != nil {
+				return b, err
+			}
 		}
-		b = append(b, `{"byte_count":`...)
-		b = strconv.AppendUint(b, uint64(e.ByteCount), 10)
-		b = append(b, `,"mkey":`...)
-		b = appendHex(b, uint64(e.MKey))
-		b = append(b, `,"address":`...)
-		b = appendHex(b, e.Address)
-		b = append(b, '}')
 	}
-	return append(b, ']')
+	return append(b, ']'), nil
+}
+
+func appendMTT(b []byte, e prm.MTTEntry) []byte {
+	b = append(b, `{"ptag":`...)
+	b = appendHex(b, e.PTag)
+	b = append(b, `,"rd_en":`...)
+	b = appendBit(b, e.RdEn)
+	b = append(b, `,"wr_en":`...)
+	b = appendBit(b, e.WrEn)
+	return append(b, '}')
+}
+
+func appendKLM(b []byte, e prm.KLMEntry) []byte {
+	b = append(b, `{"byte_count":`...)
+	b = strconv.AppendUint(b, uint64(e.ByteCount), 10)
+	b = append(b, `,"mkey":`...)
+	b = appendHex(b, uint64(e.MKey))
+	b = append(b, `,"address":`...)
+	b = appendHex(b, e.Address)
+	return append(b, '}')
 }

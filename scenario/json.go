@@ -380,16 +380,14 @@ func (v value) members() iter.Seq2[[]byte, value] {
 	}
 }
 
-// member is the value of an object's member named key (the last one of
-// that name, as encoding/json).
+// member is the value of the first member of an object named key.
 func (v value) member(key string) (value, bool) {
-	var found value
 	for k, val := range v.members() {
 		if string(k) == key {
-			found = val
+			return val, true
 		}
 	}
-	return found, found.kind != absent
+	return value{}, false
 }
 
 // str is the text of a string value (nil for any other kind). Only a

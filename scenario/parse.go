@@ -206,9 +206,10 @@ func (o *obj) get(name string) (value, bool) {
 	return value{}, false
 }
 
-// object checks that v is an object whose keys are all in allowed and
-// returns its members; an unknown key is reported by the first in sorted
-// order.
+// object checks that v is an object whose keys are all in allowed, each
+// once, and returns its members. A repeated key is reported first, by
+// its second place in the document; then an unknown key, by the first in
+// sorted order.
 func (p *parser) object(at path, v value, allowed ...string) obj {
 	o := obj{names: allowed}
 	if v.kind != jsonObject {
@@ -216,17 +217,25 @@ func (p *parser) object(at path, v value, allowed ...string) obj {
 		return o
 	}
 	o.ok = true
-	var unknown []byte
-	hasUnknown := false
+	var unknown, repeated []byte
+	hasUnknown, hasRepeated := false, false
 	for k, val := range v.members() {
 		i := indexOf(allowed, k)
-		if i < 0 {
+		switch {
+		case i < 0:
 			if !hasUnknown || bytes.Compare(k, unknown) < 0 {
 				unknown, hasUnknown = k, true
 			}
-			continue
+		case o.vals[i].kind != absent:
+			if !hasRepeated {
+				repeated, hasRepeated = k, true
+			}
+		default:
+			o.vals[i] = val
 		}
-		o.vals[i] = val // the last of a repeated key, as encoding/json
+	}
+	if hasRepeated {
+		p.fail(at.dot(string(repeated)), "duplicate key %q", repeated)
 	}
 	if hasUnknown {
 		p.fail(at.dot(string(unknown)), "unknown field %q", unknown)
@@ -553,17 +562,25 @@ func (p *parser) mkc(at path, v value, present bool) (prm.MKC, mkcGiven) {
 	}
 	vals := p.mkcVals
 	clear(vals)
-	var unknown []byte
-	hasUnknown := false
+	var unknown, repeated []byte
+	hasUnknown, hasRepeated := false, false
 	for k, val := range v.members() {
 		i := indexOfField(k)
-		if i < 0 {
+		switch {
+		case i < 0:
 			if !hasUnknown || bytes.Compare(k, unknown) < 0 {
 				unknown, hasUnknown = k, true
 			}
-			continue
+		case vals[i].kind != absent:
+			if !hasRepeated {
+				repeated, hasRepeated = k, true
+			}
+		default:
+			vals[i] = val
 		}
-		vals[i] = val // the last of a repeated key, as encoding/json
+	}
+	if hasRepeated {
+		p.fail(at.dot(string(repeated)), "duplicate key %q", repeated)
 	}
 	for i := range mkcFields {
 		f := &mkcFields[i]
@@ -721,7 +738,8 @@ func (p *parser) op(op *Op, at path, v value, qpns map[uint32]bool) {
 		p.fail(at, "want an object, got %s", kindOf(v))
 		return
 	}
-	// The op's name tells which fields are known.
+	// The op's name tells which fields are known; object below refuses a
+	// second one.
 	nv, ok := v.member("op")
 	if !ok {
 		p.fail(at.dot("op"), "missing required field")

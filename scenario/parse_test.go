@@ -87,6 +87,31 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// TestDuplicateKey: a key given twice in any object is refused, naming
+// it (encoding/json kept the last, so an op could silently change).
+func TestDuplicateKey(t *testing.T) {
+	for _, c := range []struct{ doc, want string }{
+		{`{` + qps + `, "ops": [{"op": "query_mkey", "index": 1}, {"op": "destroy_mkey", "index": 1, "op": "query_mkey"}]}`, `ops[1].op: duplicate key "op"`},
+		{`{` + qps + `, "ops": [{"op": "access", "qpn": 1, "key": 1, "addr": 0, "len": 8, "len": 16, "type": "LOCAL_READ"}]}`, `ops[0].len: duplicate key "len"`},
+		{`{"qps": [], "mkeys": [], "qps": []}`, `qps: duplicate key "qps"`},
+		{`{"qps": [{"qpn": 1, "pd": 5, "q\u0070n": 2}]}`, `qps[0].qpn: duplicate key "qpn"`},
+		{`{"qps": [{"qpn": 1, "pd": 5, "pd": 5, "type": "XX"}]}`, `qps[0].pd: duplicate key "pd"`},
+		{`{"mkeys": [{"index": 1, "mkc": {"lr": 1, "pd": 5, "lr": 0}}]}`, `mkeys[0].mkc.lr: duplicate key "lr"`},
+		{`{"mkeys": [{"index": 1, "mkc": {"access_mode": "MTT"}, "mtt": [{"ptag": 0, "rd_en": 1, "rd_en": 0}]}]}`, `mkeys[0].mtt[0].rd_en: duplicate key "rd_en"`},
+		{`{"mkeys": [{"index": 1, "klm": [{"mkey": 0, "address": 0, "mkey": 1}]}]}`, `mkeys[0].klm[0].mkey: duplicate key "mkey"`},
+		{`{"ops": [{"op": "create_mkey", "odp": 1, "odp": 0}]}`, `ops[0].odp: duplicate key "odp"`},
+		{`{` + qps + `, "ops": [{"op": "umr", "qpn": 2, "key": 1, "mkc": {"rw": 1, "a": 1, "rw": 0}}]}`, `ops[0].mkc.rw: duplicate key "rw"`},
+	} {
+		_, err := scenario.Parse([]byte(c.doc))
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%s:\nerror %v\nwant  %s", c.doc, err, c.want)
+		}
+	}
+	if _, err := scenario.ParseMKC([]byte(`{"lr": 1, "lr": 0}`)); err == nil || err.Error() != `lr: duplicate key "lr"` {
+		t.Errorf("ParseMKC: error %v, want a duplicate key", err)
+	}
+}
+
 // TestUMRListTooLong: a UMR may write at most 65535 octwords.
 func TestUMRListTooLong(t *testing.T) {
 	klm := strings.Repeat(`{"mkey": 0, "address": 0}, `, 65535) + `{"mkey": 0, "address": 0}`

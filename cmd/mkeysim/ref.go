@@ -65,14 +65,16 @@ func cmdRef(args []string, stdout, stderr io.Writer) int {
 	return writeResults(stdout, stderr, results)
 }
 
-// writeResults prints result lines, buffered.
+// writeResults prints result lines, buffered, a query's list streamed
+// (scenario.Result.WriteLine): a line of billions of entries is written in
+// constant memory, and the first write error ends the output with status 1.
 func writeResults(stdout, stderr io.Writer, results []scenario.Result) int {
 	w := bufio.NewWriter(stdout)
-	var line []byte
 	for i := range results {
-		line = results[i].AppendJSON(line[:0])
-		line = append(line, '\n')
-		w.Write(line)
+		if err := results[i].WriteLine(w); err != nil {
+			fmt.Fprintln(stderr, "mkeysim:", err)
+			return 1
+		}
 	}
 	if err := w.Flush(); err != nil {
 		fmt.Fprintln(stderr, "mkeysim:", err)

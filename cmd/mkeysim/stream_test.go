@@ -1,0 +1,139 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// hugeQueryScenario (236 bytes) creates a free MTT object of capacity
+// 0xFFFFFFFC octwords (2 x 0xFFFFFFFC entries, 64 GB of list) and queries
+// it: the query line is 340 GB of JSON.
+const hugeQueryScenario = `{"qps":[{"qpn":1,"pd":5}],"ops":[
+{"op":"create_mkey","index":3,"mkc":{"access_mode":"MTT","log_entity_size":12,"pd":5,"lr":1,"free":1,"translations_octword_size":"0xfffffffc"},"mtt":[{"ptag":"0x5000"}]},
+{"op":"query_mkey","index":3}]}`
+
+// brokenPipe is a standard output that fails after limit bytes; it keeps
+// the first 64 KB.
+type brokenPipe struct {
+	head     []byte
+	n, limit int
+}
+
+var errBrokenPipe = errors.New("write /dev/stdout: broken pipe")
+
+func (w *brokenPipe) Write(b []byte) (int, error) {
+	k := min(len(b), w.limit-w.n)
+	if len(w.head) < 64<<10 {
+		w.head = append(w.head, b[:min(k, 64<<10-len(w.head))]...)
+	}
+	w.n += k
+	if k < len(b) {
+		return k, errBrokenPipe
+	}
+	return k, nil
+}
+
+func (w *brokenPipe) String() string { return string(w.head) }
+
+// TestRefStreamsHugeQuery: mkeysim ref on a scenario whose query line is
+// 340 GB streams the line into standard output, under an address-space
+// limit of 1 GB above the test's own; when standard output fails after
+// 20 MB it reports the error and exits 1, with no panic and no list in
+// memory.
+func TestRefStreamsHugeQuery(t *testing.T) {
+	if !underMemoryLimit(t, 1<<30) {
+		return
+	}
+	path := filepath.Join(t.TempDir(), "huge.json")
+	if err := os.WriteFile(path, []byte(hugeQueryScenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := &brokenPipe{limit: 20 << 20}
+	var errs bytes.Buffer
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	code := run([]string{"ref", path}, out, &errs)
+	runtime.ReadMemStats(&after)
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	if !strings.Contains(errs.String(), errBrokenPipe.Error()) || strings.Contains(errs.String(), "panic") {
+		t.Errorf("stderr %q, want the write error", errs.String())
+	}
+	first, _, _ := strings.Cut(out.String(), "\n")
+	if first != `{"seq":0,"op":"create_mkey","status":"OK","index":3,"key":"0x300"}` {
+		t.Errorf("first line %q", first)
+	}
+	if !strings.Contains(out.String(), `{"seq":1,"op":"query_mkey","status":"OK","mkc_hex":"`) ||
+		!strings.Contains(out.String(), `"mtt":[{"ptag":"0x5000","rd_en":1,"wr_en":1},{"ptag":"0x0","rd_en":0,"wr_en":0},`) {
+		t.Errorf("the query line does not start as it should: %.400s", out.String())
+	}
+	alloc := after.TotalAlloc - before.TotalAlloc
+	if out.n != out.limit {
+		t.Errorf("%d bytes out before the error, want %d", out.n, out.limit)
+	}
+	t.Logf("ref with 20 MB of output: %d bytes allocated, peak RSS %s", alloc, peakRSS())
+	if alloc > 8<<20 {
+		t.Errorf("%d bytes allocated", alloc)
+	}
+}
+
+// memLimitEnv names the test that a child process runs under a limit.
+const memLimitEnv = "MKEYSIM_MEMLIMIT_TEST"
+
+// underMemoryLimit runs test t again in a child process whose address
+// space may grow by at most limit bytes (RLIMIT_AS above what the child
+// has mapped when it starts, so that it also holds under the race
+// detector), and fails t if the child fails: a command that allocates a
+// list it should stream dies there with "out of memory", and does not
+// take the machine's memory. It returns true in the child, where the
+// test's body runs, and false in the parent.
+func underMemoryLimit(t *testing.T, limit uint64) bool {
+	t.Helper()
+	if os.Getenv(memLimitEnv) == t.Name() {
+		b, err := os.ReadFile("/proc/self/statm")
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages, err := strconv.ParseUint(strings.Fields(string(b))[0], 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cur := pages * uint64(os.Getpagesize())
+		if err := syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: cur + limit, Max: cur + limit}); err != nil {
+			t.Fatalf("setrlimit: %v", err)
+		}
+		return true
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^"+regexp.QuoteMeta(t.Name())+"$", "-test.v", "-test.count=1")
+	cmd.Env = append(os.Environ(), memLimitEnv+"="+t.Name())
+	out, err := cmd.CombinedOutput()
+	t.Logf("under a limit of %d MB more address space:\n%s", limit>>20, out)
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	return false
+}
+
+// peakRSS is the process's peak resident set (VmHWM).
+func peakRSS() string {
+	b, _ := os.ReadFile("/proc/self/status")
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "?"
+}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 
 	"mkeysim/prm"
@@ -235,10 +234,10 @@ func (p *parser) object(at path, v value, allowed ...string) obj {
 		}
 	}
 	if hasRepeated {
-		p.fail(at.dot(string(repeated)), "duplicate key %q", repeated)
+		p.fail(at.dot(keyName(repeated)), "duplicate key %s", quote(repeated))
 	}
 	if hasUnknown {
-		p.fail(at.dot(string(unknown)), "unknown field %q", unknown)
+		p.fail(at.dot(keyName(unknown)), "unknown field %s", quote(unknown))
 	}
 	return o
 }
@@ -281,7 +280,7 @@ func (p *parser) number(at path, v value, width int) uint64 {
 		return 0
 	}
 	if width < 64 && n>>uint(width) != 0 {
-		p.fail(at, "value %s wider than %d bits", s, width)
+		p.fail(at, "value %s wider than %d bits", clip(s), width)
 		return 0
 	}
 	return n
@@ -297,7 +296,7 @@ func parseUint[S ~string | ~[]byte](s S, hexOK bool) (uint64, error) {
 		digits, base = s[2:], 16
 	}
 	if len(digits) == 0 {
-		return 0, fmt.Errorf("bad number %q", s)
+		return 0, fmt.Errorf("bad number %s", quote(s))
 	}
 	var n uint64
 	overflow := false
@@ -312,7 +311,7 @@ func parseUint[S ~string | ~[]byte](s S, hexOK bool) (uint64, error) {
 		case base == 16 && c >= 'A' && c <= 'F':
 			d = uint64(c-'A') + 10
 		default:
-			return 0, fmt.Errorf("bad number %q: want unsigned decimal digits or 0x and hex digits", s)
+			return 0, fmt.Errorf("bad number %s: want unsigned decimal digits or 0x and hex digits", quote(s))
 		}
 		if n > (^uint64(0)-d)/base {
 			overflow = true
@@ -320,7 +319,7 @@ func parseUint[S ~string | ~[]byte](s S, hexOK bool) (uint64, error) {
 		n = n*base + d
 	}
 	if overflow {
-		return 0, fmt.Errorf("value %s wider than 64 bits", s)
+		return 0, fmt.Errorf("value %s wider than 64 bits", clip(s))
 	}
 	return n, nil
 }
@@ -345,9 +344,9 @@ func (p *parser) flag(at path, v value) bool {
 func describe(v value) string {
 	switch v.kind {
 	case jsonNumber:
-		return string(v.raw)
+		return clip(v.raw)
 	case jsonString:
-		return strconv.Quote(string(v.str()))
+		return quote(v.str())
 	}
 	return kindOf(v)
 }
@@ -395,7 +394,7 @@ func (p *parser) scenario(doc value) *Scenario {
 				case "REG_UMR":
 					qp.RegUMR = true
 				default:
-					p.fail(at.dot("type"), "unknown QP type %q (want RC or REG_UMR)", t)
+					p.fail(at.dot("type"), "unknown QP type %s (want RC or REG_UMR)", quote(t))
 				}
 			}
 			if p.err == nil && qpns[qp.QPN] {
@@ -580,7 +579,7 @@ func (p *parser) mkc(at path, v value, present bool) (prm.MKC, mkcGiven) {
 		}
 	}
 	if hasRepeated {
-		p.fail(at.dot(string(repeated)), "duplicate key %q", repeated)
+		p.fail(at.dot(keyName(repeated)), "duplicate key %s", quote(repeated))
 	}
 	for i := range mkcFields {
 		f := &mkcFields[i]
@@ -589,7 +588,7 @@ func (p *parser) mkc(at path, v value, present bool) (prm.MKC, mkcGiven) {
 			continue
 		}
 		if hasUnknown && string(unknown) < f.Name {
-			p.fail(at.dot(string(unknown)), "unknown MKC field %q", unknown)
+			p.fail(at.dot(keyName(unknown)), "unknown MKC field %s", quote(unknown))
 			hasUnknown = false
 		}
 		fat := at.dot(f.Name)
@@ -599,7 +598,7 @@ func (p *parser) mkc(at path, v value, present bool) (prm.MKC, mkcGiven) {
 			if s := v.str(); v.kind == jsonString && !bytes.HasPrefix(s, []byte("0x")) && !bytes.HasPrefix(s, []byte("0X")) && !isDigits(s) {
 				mode, ok := prm.ParseAccessMode(string(s))
 				if !ok {
-					p.fail(fat, "unknown access mode %q (want one of %s, or a number)", s, strings.Join(prm.ModeNames(), ", "))
+					p.fail(fat, "unknown access mode %s (want one of %s, or a number)", quote(s), strings.Join(prm.ModeNames(), ", "))
 				}
 				val = uint64(mode)
 			} else {
@@ -618,7 +617,7 @@ func (p *parser) mkc(at path, v value, present bool) (prm.MKC, mkcGiven) {
 		given |= 1 << i
 	}
 	if hasUnknown {
-		p.fail(at.dot(string(unknown)), "unknown MKC field %q", unknown)
+		p.fail(at.dot(keyName(unknown)), "unknown MKC field %s", quote(unknown))
 	}
 	return mkc, given
 }
@@ -749,7 +748,7 @@ func (p *parser) op(op *Op, at path, v value, qpns map[uint32]bool) {
 	kind, ok := ParseOpKind(string(name))
 	if !ok {
 		if p.err == nil {
-			p.fail(at.dot("op"), "unknown op %q (want one of %s)", name, strings.Join(opNames[:], ", "))
+			p.fail(at.dot("op"), "unknown op %s (want one of %s)", quote(name), strings.Join(opNames[:], ", "))
 		}
 		return
 	}
@@ -774,7 +773,7 @@ func (p *parser) op(op *Op, at path, v value, qpns map[uint32]bool) {
 			t := p.name(at.dot("type"), v)
 			typ, ok := prm.ParseAccessType(string(t))
 			if !ok && p.err == nil {
-				p.fail(at.dot("type"), "unknown access type %q", t)
+				p.fail(at.dot("type"), "unknown access type %s", quote(t))
 			}
 			a.Type = typ
 		}
@@ -827,7 +826,7 @@ func (p *parser) mask(at path, v value) prm.MKeyMask {
 		n := p.name(at.at(i), e)
 		bit, ok := prm.ParseMaskName(string(n))
 		if !ok && p.err == nil {
-			p.fail(at.at(i), "unknown mask name %q (want one of %s)", n, strings.Join(prm.MaskNames(), ", "))
+			p.fail(at.at(i), "unknown mask name %s (want one of %s)", quote(n), strings.Join(prm.MaskNames(), ", "))
 		}
 		mask |= bit
 	}

@@ -69,6 +69,17 @@
 // reserved for loop pieces, Loop has priority at the lookup, a stalled Loop
 // head lets In through, and loop targets replay on their own channel.
 //
+// An MSHR a loop piece takes from the reserve (all the others being in
+// use) serves loop pieces only: a level-0 piece of the same index waits at
+// In rather than merge into it. A level-0 target can be held for good by a
+// full Out (whose consumers may be waiting for the loop), and the MSHR
+// with it; so the reserve's MSHRs hold only targets that leave on OutLoop,
+// which always drains (the checker sends loop pieces to the reorder
+// buffer, the MTT walker, or the KLM walker's nested queue, sized for
+// every loop credit). Each of them is therefore freed a read and a replay
+// after it was taken, whatever level-0 traffic does, which is why one
+// reserved MSHR (and one reserved target) are enough for any depth.
+//
 // # MSHR states
 //
 //	FREE ──miss──> WAIT ──fill──> REPLAY ──last target left──> FREE

@@ -60,9 +60,13 @@ func (q *targetQueue) pop() {
 // that cannot leave never holds up a loop target, and order is kept within
 // each channel). Its ID, the read's ID, is its position in the file.
 type mshr struct {
-	state   mshrState
-	index   uint32
-	stale   bool
+	state mshrState
+	index uint32
+	// loopOnly marks an MSHR taken from the LoopMSHRs reserved for loop
+	// pieces: it takes no level-0 target, so that its life never depends
+	// on the level-0 channel (whose consumers may wait on the loop).
+	loopOnly bool
+	stale    bool
 	mkc     prm.MKC
 	created bool
 	filled  uint64 // fill sequence number: replay serves the oldest fill first
@@ -113,12 +117,14 @@ func (f *mshrFile) find(index uint32) *mshr {
 }
 
 // canMerge reports whether m can take one more target of virtual channel
-// vc: level-0 pieces leave LoopTargets entries to loop pieces.
+// vc: level-0 pieces leave LoopTargets entries to loop pieces, and never
+// join an MSHR of the loop's reserve (a level-0 target there could hold
+// it, and so the loop, while level-0 traffic waits on the loop).
 func (f *mshrFile) canMerge(m *mshr, vc int) bool {
 	if m.targets() >= f.targets {
 		return false
 	}
-	return vc == vcLoop || m.q[vcLevel0].n < f.level0Max
+	return vc == vcLoop || !m.loopOnly && m.q[vcLevel0].n < f.level0Max
 }
 
 // canAlloc reports whether a miss of virtual channel vc may take an MSHR:
@@ -132,14 +138,16 @@ func (f *mshrFile) canAlloc(vc int) bool {
 
 // alloc takes the lowest free MSHR for index with p as its first target,
 // in state mshrWait (the caller sends the read in the same cycle), and
-// returns its ID.
+// returns its ID. A loop piece that finds the shared MSHRs all in use
+// takes one of the loop's reserve, which then serves loop pieces only.
 func (f *mshrFile) alloc(index uint32, p bus.Piece) uint32 {
+	loopOnly := vcOf(&p) == vcLoop && f.inUse >= f.inMax
 	for i := range f.m {
 		m := &f.m[i]
 		if m.state != mshrFree {
 			continue
 		}
-		m.state, m.index, m.stale = mshrWait, index, false
+		m.state, m.index, m.stale, m.loopOnly = mshrWait, index, false, loopOnly
 		m.q[vcOf(&p)].push(p)
 		f.inUse++
 		return uint32(i)

@@ -1092,3 +1092,30 @@ func TestRandomReplacementSeeded(t *testing.T) {
 		t.Error("eight other seeds give the same hit count as seed 11")
 	}
 }
+
+// TestReservedMSHRTakesNoLevel0: an MSHR of the loop's reserve takes no
+// level-0 target, so a level-0 piece stuck behind a full Out can never
+// hold the reserve: the next loop miss still gets it. (A level-0 piece
+// used to merge into the reserved MSHR of its index; with Out full it
+// held that MSHR, and the loop, forever: the model deadlocked on KLM
+// trees with mshrs 2, loop_mshrs 1.)
+func TestReservedMSHRTakesNoLevel0(t *testing.T) {
+	cfg := cfgWith(func(c *Config) { c.MSHRs, c.LoopMSHRs, c.Targets, c.LoopTargets = 2, 1, 3, 1 })
+	// Level-0: index 1 twice (the second target stays in the shared MSHR:
+	// Out, of depth 1, is never drained), then index 5 while the loop's
+	// reserved MSHR reads it.
+	in := append(pieces(0, 0, 0, 1, 1), pieces(2, 25, 0, 5)...)
+	// Loop: index 5 takes the reserve (the shared MSHR is held), then,
+	// after 5's fill, index 6 needs the reserve again.
+	loop := append(pieces(10, 20, 1, 5), pieces(11, 80, 1, 6)...)
+	b := newBench(t, setup{cfg: cfg, latency: 10, outDepth: 1, in: in, loop: loop,
+		outReady: func(uint64) bool { return false }})
+	b.run(3000, func() bool { return len(b.port("outloop")) == 2 })
+	out := b.port("outloop")
+	if len(out) != 2 || out[1].L.Key.Index() != 6 {
+		t.Fatalf("loop lookups out: %v, want index 5 then 6; last events:\n%s", out, b.tail(30))
+	}
+	if st := b.u.Stats(); st.MergedMisses != 1 {
+		t.Errorf("merged misses %d, want 1 (the second index-1 piece only)", st.MergedMisses)
+	}
+}

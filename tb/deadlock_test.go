@@ -1,0 +1,100 @@
+package tb
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+
+	"mkeysim/rtl"
+)
+
+// leastConfig is every parameter at the least value the model accepts,
+// for the depth limit depth: one entry of every cache, one MSHR for
+// level-0 misses and one reserved for the loop, one target each, one
+// walker, one KLM context for level 0 and one for each level 1..depth,
+// one tag, FIFOs of one, the shortest latencies and the smallest PCIe
+// sizes.
+func leastConfig(depth int) rtl.Config {
+	c := rtl.DefaultConfig()
+	c.ROBEntries, c.FIFODepth, c.StageLat, c.CmdLatency = 1, 1, 1, 0
+	c.MKCCache.Sets, c.MKCCache.Ways = 1, 1
+	c.MKCCache.MSHRs, c.MKCCache.LoopMSHRs, c.MKCCache.Targets, c.MKCCache.LoopTargets = 2, 1, 2, 1
+	c.MTT.Walkers, c.MTT.Cache.Sets, c.MTT.Cache.Ways = 1, 1, 1
+	c.KLM.MaxIndirection = depth
+	c.KLM.NestedContexts = max(depth, 1)
+	c.KLM.Contexts = c.KLM.NestedContexts + 1
+	c.KLM.Cache.Sets, c.KLM.Cache.Ways = 1, 1
+	c.PCIe.Tags, c.PCIe.MaxReadRequest, c.PCIe.MaxPayload, c.PCIe.RCB = 1, 128, 128, 64
+	c.PCIe.LinkLatencyCycles, c.PCIe.LinkBytesPerCycle, c.PCIe.HostLatencyCycles = 1, 1, 1
+	return c
+}
+
+// TestNoDeadlockAtLeastResources: random KLM trees as deep as the depth
+// limit allows, with accesses fanning out over many entries and the same
+// keys looked up at level 0 and through the loop, run to the end (the
+// golden model's results, never a watchdog) with every parameter at its
+// least accepted value, and with random configurations in which each
+// parameter is at its least or a random value. Two configurations the
+// model accepted and deadlocked in used to be: mkc_cache.mshrs 2 with
+// loop_mshrs 1, and max_indirection 10 with a one-line MKC cache and
+// FIFOs of one (a level-0 piece merged into the loop's reserved MSHR and
+// held it while level-0 traffic waited on the loop).
+func TestNoDeadlockAtLeastResources(t *testing.T) {
+	depths := []int{0, 1, 2, 3, 4, 6, 10}
+	seeds := int64(6)
+	if testing.Short() {
+		seeds = 2
+	}
+	for _, depth := range depths {
+		for seed := int64(1); seed <= seeds; seed++ {
+			sc := KLMTrees(seed, depth, 120)
+			runBoth(t, fmt.Sprintf("least resources, depth %d, seed %d", depth, seed), sc, leastConfig(depth), nil)
+			r := rand.New(rand.NewSource(seed))
+			cfg := randomLeast(r, depth)
+			runBoth(t, fmt.Sprintf("depth %d, seed %d, config %+v", depth, seed, cfg), sc, cfg, nil)
+		}
+	}
+}
+
+// randomLeast is a configuration in which each parameter is, at random,
+// at its least accepted value or at a random one above it.
+func randomLeast(r *rand.Rand, depth int) rtl.Config {
+	c := leastConfig(depth)
+	pick := func(p *int, hi int) {
+		if r.Intn(2) == 0 {
+			*p += r.Intn(hi)
+		}
+	}
+	pow2 := func(p *int, maxLog int) {
+		if r.Intn(2) == 0 {
+			*p <<= r.Intn(maxLog + 1)
+		}
+	}
+	pick(&c.ROBEntries, 64)
+	pick(&c.FIFODepth, 4)
+	pick(&c.StageLat, 3)
+	pick(&c.CmdLatency, 50)
+	pow2(&c.MKCCache.Sets, 4)
+	pick(&c.MKCCache.Ways, 4)
+	pick(&c.MKCCache.LoopMSHRs, 3)
+	c.MKCCache.MSHRs = c.MKCCache.LoopMSHRs + 1
+	pick(&c.MKCCache.MSHRs, 8)
+	pick(&c.MKCCache.LoopTargets, 2)
+	c.MKCCache.Targets = c.MKCCache.LoopTargets + 1
+	pick(&c.MKCCache.Targets, 6)
+	pick(&c.MTT.Walkers, 8)
+	pow2(&c.MTT.Cache.Sets, 3)
+	pick(&c.MTT.Cache.Ways, 3)
+	pick(&c.KLM.NestedContexts, 8)
+	c.KLM.Contexts = c.KLM.NestedContexts + 1
+	pick(&c.KLM.Contexts, 8)
+	pow2(&c.KLM.Cache.Sets, 3)
+	pick(&c.KLM.Cache.Ways, 3)
+	pick(&c.PCIe.Tags, 32)
+	pow2(&c.PCIe.MaxReadRequest, 5)
+	pow2(&c.PCIe.MaxPayload, 2)
+	pick(&c.PCIe.LinkLatencyCycles, 100)
+	pick(&c.PCIe.LinkBytesPerCycle, 32)
+	pick(&c.PCIe.HostLatencyCycles, 50)
+	return c
+}

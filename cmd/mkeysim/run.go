@@ -163,7 +163,6 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	// Results are written as they leave the model, so a run that stops
 	// early keeps every result retired before the stop.
 	w := bufio.NewWriterSize(out, 1<<16)
-	var line []byte
 	retired := 0
 	onResult := func(r *scenario.Result) error {
 		retired++
@@ -172,10 +171,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintln(stderr, "mkeysim run: clocked model differs from the golden model:", d)
 			}
 		}
-		line = r.AppendJSON(line[:0])
-		line = append(line, '\n')
-		_, err := w.Write(line)
-		return err
+		return r.WriteLine(w)
 	}
 	runErr := bench.Stream(sc.Ops, tb.RunOptions{OnResult: onResult, Progress: progress})
 	wall := time.Since(start)

@@ -137,3 +137,27 @@ func peakRSS() string {
 	}
 	return "?"
 }
+
+// TestRunStreamsHugeQuery: mkeysim run does the same: the clocked model
+// answers the 340 GB query in bounded memory, the check against the golden
+// model streams both lists, and the line streams into standard output
+// until it fails.
+func TestRunStreamsHugeQuery(t *testing.T) {
+	if !underMemoryLimit(t, 1<<30) {
+		return
+	}
+	path := filepath.Join(t.TempDir(), "huge.json")
+	if err := os.WriteFile(path, []byte(hugeQueryScenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := &brokenPipe{limit: 20 << 20}
+	var errs bytes.Buffer
+	code := run([]string{"run", "-quiet", path}, out, &errs)
+	if code != 1 || !strings.Contains(errs.String(), errBrokenPipe.Error()) || strings.Contains(errs.String(), "panic") {
+		t.Errorf("exit %d, stderr %q; want 1 and the write error", code, errs.String())
+	}
+	if !strings.Contains(out.String(), `{"seq":1,"op":"query_mkey","status":"OK","mkc_hex":"`) {
+		t.Errorf("the query line does not start as it should: %.300s", out.String())
+	}
+	t.Logf("run with 20 MB of output: peak RSS %s", peakRSS())
+}

@@ -15,7 +15,13 @@
 // a request is whole when it has counted its length. The result is the
 // failure with the lowest offset if there is one (depth-first order), else
 // the segments by offset: exactly what the golden model computes walking
-// depth-first.
+// depth-first. When a failure below every other of its request arrives,
+// the ROB tells both walkers (bus.Cut on mttwalk.cut and klmwalk.cut): no
+// byte at or past it can change the result, so they stop the request's
+// pieces there and account for the rest at once, as the golden model
+// stops at its first failure; the tag's cut is cleared before the tag is
+// given to a new request (the walkers take a cut a cycle, and a new
+// request's pieces need at least three to reach them).
 //
 // Commands run in firmware: a command waits until every earlier access has
 // retired and holds back later operations until it completes, as scenario.md

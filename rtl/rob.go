@@ -18,13 +18,27 @@ type robEntry struct {
 	fail    bus.Outcome   // lowest-offset failure, if failed
 	failed  bool
 	resume  bool // a re-run inside page_fault_resume
+
+	// Cuts sent to the walkers (bus.Cut): the offset of the last, and
+	// whether the tag is queued for another; a tag ever cut is cleared
+	// before it is freed.
+	cutAt     uint64
+	cutQueued bool
+	everCut   bool
 }
 
 func (e *robEntry) done() bool { return e.covered == uint64(e.acc.Len) }
 
+// needsCut reports whether the walkers have not yet been told of the
+// entry's lowest failure.
+func (e *robEntry) needsCut() bool { return e.failed && e.fail.Offset < e.cutAt && !e.done() }
+
 // add takes one outcome.
 func (e *robEntry) add(o *bus.Outcome) {
 	e.covered += o.Len
+	if o.Cut {
+		return // bytes past a failure: accounted for, nothing more
+	}
 	if o.Status != prm.OK {
 		if !e.failed || o.Offset < e.fail.Offset {
 			e.fail, e.failed = *o, true

@@ -65,6 +65,8 @@ type Top struct {
 	ctrlCache, ctrlMTT       *sim.Chan[bus.Inval]
 	ctrlKLM                  *sim.Chan[bus.Inval]
 	ackCheck, ackMTT, ackKLM *sim.Chan[bus.Ack]
+	cutMTT, cutKLM           *sim.Chan[bus.Cut]
+	cutQ                     []uint16 // tags whose walkers must hear of a lower failure
 
 	log    hclog.Logger // named "top"; the firmware logs as "top.firmware"
 	fwLog  hclog.Logger
@@ -140,13 +142,17 @@ func New(cfg Config, e *sim.Engine, icm ICM, log hclog.Logger) (*Top, error) {
 		In: out, InLoop: outLoop, Done: t.doneCheck, MTT: toMTT, KLM: toKLM, Nested: nested, Credit: credit, Ack: t.ackCheck,
 	})
 
+	// The walkers take one cut a cycle and the top sends at most one, so
+	// a cut (or a clear) reaches them the cycle after it is sent.
+	t.cutMTT = sim.NewChan[bus.Cut](e, "mttwalk.cut", 2, 1)
+	t.cutKLM = sim.NewChan[bus.Cut](e, "klmwalk.cut", 2, 1)
 	t.doneMTT = sim.NewChan[bus.Outcome](e, "mttwalk.done", d, 1)
 	t.ctrlMTT = sim.NewChan[bus.Inval](e, "mttwalk.ctrl", 2, 1)
 	t.ackMTT = sim.NewChan[bus.Ack](e, "mttwalk.ack", 2, 1)
 	mReq := sim.NewChan[pcie.ReadReq](e, "mttwalk.mem_req", d, 1)
 	mResp := sim.NewChan[pcie.ReadResp](e, "mttwalk.mem_resp", d, 1)
 	t.MTT = mttwalk.New("mttwalk", cfg.MTT, mttwalk.Ports{
-		In: toMTT, Done: t.doneMTT, MemReq: mReq, MemResp: mResp, Ctrl: t.ctrlMTT, Ack: t.ackMTT,
+		In: toMTT, Done: t.doneMTT, MemReq: mReq, MemResp: mResp, Ctrl: t.ctrlMTT, Ack: t.ackMTT, Cut: t.cutMTT,
 	})
 
 	t.doneKLM = sim.NewChan[bus.Outcome](e, "klmwalk.done", d, 1)
@@ -156,7 +162,7 @@ func New(cfg Config, e *sim.Engine, icm ICM, log hclog.Logger) (*Top, error) {
 	kResp := sim.NewChan[pcie.ReadResp](e, "klmwalk.mem_resp", d, 1)
 	t.KLM = klmwalk.New("klmwalk", cfg.KLM, klmwalk.Ports{
 		In: toKLM, Nested: nested, Loop: loop, Credit: credit, Done: t.doneKLM,
-		MemReq: kReq, MemResp: kResp, Ctrl: t.ctrlKLM, Ack: t.ackKLM,
+		MemReq: kReq, MemResp: kResp, Ctrl: t.ctrlKLM, Ack: t.ackKLM, Cut: t.cutKLM,
 	})
 
 	t.Req = pcie.NewRequester("pcie", cfg.PCIe.Requester(), t.Tx, t.Rx)
@@ -213,6 +219,7 @@ func (t *Top) Eval(now uint64) bool {
 	}
 	t.retire(now)
 	t.command(now)
+	t.sendCut()
 	if t.cmd == cmdIdle {
 		t.ingress(now)
 	}
@@ -226,14 +233,61 @@ func (t *Top) Eval(now uint64) bool {
 		t.count > 0 && t.rob[t.head].done()
 }
 
-// collect takes one outcome from a unit.
+// collect takes one outcome from a unit. A failure below every other of
+// its request queues a cut for the walkers.
 func (t *Top) collect(c *sim.Chan[bus.Outcome]) {
 	if !c.Valid() {
 		return
 	}
 	o := c.Peek()
-	t.rob[o.Tag].add(o)
+	e := &t.rob[o.Tag]
+	e.add(o)
+	if e.needsCut() && !e.cutQueued {
+		e.cutQueued = true
+		t.cutQ = append(t.cutQ, o.Tag)
+	}
 	c.Pop()
+}
+
+// sendCut tells both walkers of the lowest failure of the oldest request
+// queued for a cut: the pieces at or past it cannot change the result, so
+// the walkers stop them (a Fixed Buffer Size access of 4 GB whose first
+// piece fails ends at once, as in the golden model, rather than walking a
+// million entries).
+func (t *Top) sendCut() {
+	for len(t.cutQ) > 0 && t.cutMTT.Ready() && t.cutKLM.Ready() {
+		tag := t.cutQ[0]
+		t.cutQ = t.cutQ[1:]
+		e := &t.rob[tag]
+		if !e.cutQueued {
+			continue
+		}
+		e.cutQueued = false
+		if !e.used || !e.needsCut() {
+			continue
+		}
+		c := bus.Cut{Tag: tag, Offset: e.fail.Offset}
+		t.cutMTT.Push(c)
+		t.cutKLM.Push(c)
+		e.cutAt, e.everCut = e.fail.Offset, true
+		return
+	}
+}
+
+// clearCut tells the walkers to forget the cut of an entry about to be
+// freed; it reports false when that must wait a cycle.
+func (t *Top) clearCut(tag uint16) bool {
+	e := &t.rob[tag]
+	if !e.everCut {
+		return true
+	}
+	if !t.cutMTT.Ready() || !t.cutKLM.Ready() {
+		return false
+	}
+	c := bus.Cut{Tag: tag, Clear: true}
+	t.cutMTT.Push(c)
+	t.cutKLM.Push(c)
+	return true
 }
 
 // retire sends the oldest request's result when it is whole.
@@ -245,7 +299,7 @@ func (t *Top) retire(now uint64) {
 	if !e.done() || e.resume {
 		return // resumed runs are gathered by the command path
 	}
-	if !t.Out.Ready() {
+	if !t.Out.Ready() || !t.clearCut(uint16(t.head)) {
 		return
 	}
 	res := e.result(t.fw.odp)
@@ -270,7 +324,7 @@ func (t *Top) note(e *robEntry, res *scenario.Result, now uint64) {
 
 func (t *Top) free() {
 	e := &t.rob[t.head]
-	e.used, e.segs = false, e.segs[:0]
+	e.used, e.segs, e.cutQueued, e.everCut = false, e.segs[:0], false, false
 	t.head = (t.head + 1) % len(t.rob)
 	t.count--
 }
@@ -305,7 +359,7 @@ func (t *Top) issue(seq int, a *scenario.Access, resume bool, now uint64) bool {
 	qp, ok := t.fw.qps[a.QPN]
 	tag := (t.head + t.count) % len(t.rob)
 	e := &t.rob[tag]
-	*e = robEntry{used: true, seq: seq, acc: *a, start: now, resume: resume, segs: e.segs[:0]}
+	*e = robEntry{used: true, seq: seq, acc: *a, start: now, resume: resume, segs: e.segs[:0], cutAt: ^uint64(0)}
 	t.count++
 	switch {
 	case zero:
@@ -435,7 +489,7 @@ func (t *Top) resume(now uint64) {
 // rerun gathers the results of re-run accesses in order as they finish
 // and issues the remaining stalled accesses as the ROB makes room.
 func (t *Top) rerun(now uint64) {
-	for t.count > 0 && t.rob[t.head].done() {
+	for t.count > 0 && t.rob[t.head].done() && t.clearCut(uint16(t.head)) {
 		e := &t.rob[t.head]
 		res := e.result(t.fw.odp)
 		t.note(e, &res, now)

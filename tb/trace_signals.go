@@ -539,6 +539,9 @@ func newPortTracer(p sim.Port, d declarer) portTracer {
 	case *sim.Chan[*bus.Inval]:
 		s := &invalSigs{}
 		return newChan(c, d, s.declare, deref(s.set))
+	case *sim.Chan[bus.Cut]:
+		s := &cutSigs{}
+		return newChan(c, d, s.declare, s.set)
 	case *sim.Chan[bus.Ack]:
 		s := &ackSigs{}
 		return newChan(c, d, s.declare, s.set)
@@ -768,6 +771,20 @@ type ackSigs struct{ id *sig }
 func (s *ackSigs) declare(d declarer) bool { s.id = d.dec("id", 32); return s.id != nil }
 
 func (s *ackSigs) set(t *Tracer, a *bus.Ack) { t.set(s.id, uint64(a.ID)) }
+
+// cutSigs: a cut from the reorder buffer to a walker (*.cut).
+type cutSigs struct{ tag, offset, clear *sig }
+
+func (s *cutSigs) declare(d declarer) bool {
+	*s = cutSigs{d.dec("tag", 16), d.dec("offset", 64), d.bit("clear")}
+	return anySig(s.tag, s.offset, s.clear)
+}
+
+func (s *cutSigs) set(t *Tracer, c *bus.Cut) {
+	t.set(s.tag, uint64(c.Tag))
+	t.set(s.offset, c.Offset)
+	t.set(s.clear, b2u(c.Clear))
+}
 
 // readReqSigs: a read asked of the PCIe requester (*.mem_req).
 type readReqSigs struct{ id, addr, len *sig }

@@ -67,6 +67,43 @@ type Outcome struct {
 	Missing   bool
 	FaultKey  prm.Key
 	FaultAddr uint64
+	// Cut says the bytes were not translated because a Cut told the walker
+	// the request's result was already decided below them: they count as
+	// accounted for, and their status means nothing.
+	Cut bool
+}
+
+// Cut tells a walker that request Tag failed at byte Offset (the lowest
+// failure the reorder buffer has seen for it): the request's result is
+// that failure or one below it, so no byte at or past Offset can change
+// it, and the walker stops the request's pieces there, accounting for the
+// rest with a Cut outcome. Clear ends the cut: the reorder buffer is about
+// to give the tag to a new request.
+type Cut struct {
+	Tag    uint16
+	Offset uint64
+	Clear  bool
+}
+
+// Cuts is a walker's table of the cuts in force, by tag.
+type Cuts struct{ at []uint64 }
+
+// Apply records a Cut message.
+func (c *Cuts) Apply(m *Cut) {
+	for int(m.Tag) >= len(c.at) {
+		c.at = append(c.at, ^uint64(0))
+	}
+	switch {
+	case m.Clear:
+		c.at[m.Tag] = ^uint64(0)
+	case m.Offset < c.at[m.Tag]:
+		c.at[m.Tag] = m.Offset
+	}
+}
+
+// Stops reports whether the byte at offset off of request tag is cut.
+func (c *Cuts) Stops(tag uint16, off uint64) bool {
+	return int(tag) < len(c.at) && off >= c.at[tag]
 }
 
 // Inval tells a cache to drop copies: the MKC of Index (MKC cache) or the

@@ -12,6 +12,9 @@
 // Variable KLM: the entry j with T[j] <= d < T[j] + byte_count[j], found by
 // a scan from entry 0 (entries of byte_count 0 are skipped); Fixed Buffer
 // Size: j = d / 2^log_entity_size. Each cycle one context steps one entry.
+// Cut (bus.Cut) says a request failed at some offset: a context whose next
+// byte lies at or past it ends its piece there with a Cut outcome, so a
+// decided request sends no more children down the loop.
 //
 // Deadlock freedom: recursion uses its own virtual channel through the MKC
 // cache and the checker, and every context serves one level: contexts of

@@ -36,6 +36,8 @@ type Ports struct {
 	MemResp *sim.Chan[pcie.ReadResp]
 	Ctrl    *sim.Chan[bus.Inval]
 	Ack     *sim.Chan[bus.Ack]
+	// Cut carries the reorder buffer's cuts (bus.Cut); nil: none.
+	Cut *sim.Chan[bus.Cut]
 }
 
 // Stats counts the unit's work. Each field's tags are the counter's one
@@ -48,6 +50,7 @@ type Stats struct {
 	Children     uint64          `counter:"children" unit:"pieces" help:"pieces sent one level down through the loop-back channel"`
 	CreditStalls uint64          `counter:"credit_stall_cycles" unit:"cycles" help:"cycles the stepping context waited for a free context one level down to reserve"`
 	MaxContexts  int             `counter:"max_contexts_in_use" unit:"contexts" kind:"max" help:"the most contexts busy at once, all levels together"`
+	Cuts         uint64          `counter:"cuts" unit:"pieces" help:"pieces stopped before their end because the request's result was decided by a failure below (bus.Cut)"`
 }
 
 // context is one piece being walked.
@@ -72,6 +75,7 @@ type Unit struct {
 	resv  []int   // of which reserved for children in the loop
 	busy  int     // contexts in use
 	rr    int     // round-robin pointer
+	cuts  bus.Cuts
 	stats Stats
 	fired bool
 }
@@ -139,6 +143,10 @@ func (u *Unit) Eval(now uint64) bool {
 			u.resv[l]--
 		}
 		u.p.Credit.Pop()
+	}
+	if u.p.Cut != nil && u.p.Cut.Valid() {
+		u.cuts.Apply(u.p.Cut.Peek())
+		u.p.Cut.Pop()
 	}
 	if u.p.Ctrl.Valid() && u.p.Ack.Ready() {
 		iv := u.p.Ctrl.Peek()
@@ -236,6 +244,15 @@ func (u *Unit) step(id int, c *context, memUsed *bool) bool {
 	pos, carry := bits.Add64(d, c.t, 0)
 	off := w.Offset + c.t
 	rest := w.Len - c.t
+	if u.cuts.Stops(w.Tag, off) {
+		if !u.p.Done.Ready() {
+			return false
+		}
+		u.p.Done.Push(bus.Outcome{Tag: w.Tag, Offset: off, Len: rest, Cut: true})
+		u.stats.Cuts++
+		u.finish(id)
+		return true
+	}
 	capacity := uint64(m.TranslationsOctwordSize)
 	fixed := m.AccessMode == prm.ModeFixedBufferSize
 	var in uint64 // offset of pos inside the entry, for Fixed Buffer Size

@@ -14,5 +14,7 @@
 // is accounted for exactly once.
 //
 // Ctrl invalidates the lines of a list range (a UMR rewrote it); a fill in
-// flight for such a line is dropped and fetched again.
+// flight for such a line is dropped and fetched again. Cut (bus.Cut) says
+// a request failed at some offset: a context whose next page lies at or
+// past it ends its piece there with a Cut outcome.
 package mttwalk

@@ -33,6 +33,8 @@ type Ports struct {
 	MemResp *sim.Chan[pcie.ReadResp]
 	Ctrl    *sim.Chan[bus.Inval]
 	Ack     *sim.Chan[bus.Ack]
+	// Cut carries the reorder buffer's cuts (bus.Cut); nil: none.
+	Cut *sim.Chan[bus.Cut]
 }
 
 // Stats counts the walker's work. Each field's tags are the counter's one
@@ -44,6 +46,7 @@ type Stats struct {
 	Pages   uint64          `counter:"pages" unit:"pages" help:"MTT entries read and judged for a page of a piece (a segment or a page-bit failure)"`
 	Faults  uint64          `counter:"page_bit_misses" unit:"pages" help:"pages whose entry lacked the rd_en/wr_en bit the access needs (PAGE_ACCESS, or PAGE_FAULT on an ODP key)"`
 	MaxBusy int             `counter:"max_walkers_in_use" unit:"contexts" kind:"max" help:"the most walker contexts busy at once"`
+	Cuts    uint64          `counter:"cuts" unit:"pieces" help:"pieces stopped before their end because the request's result was decided by a failure below (bus.Cut)"`
 }
 
 // walker is one piece being walked.
@@ -64,6 +67,7 @@ type Unit struct {
 	ctx   []walker
 	busy  int
 	rr    int
+	cuts  bus.Cuts
 
 	stats Stats
 	// strobes of this cycle, for waveforms
@@ -113,6 +117,10 @@ func (u *Unit) Eval(now uint64) bool {
 	u.state = Idle
 	if u.busy > 0 {
 		u.state = Fetch
+	}
+	if u.p.Cut != nil && u.p.Cut.Valid() {
+		u.cuts.Apply(u.p.Cut.Peek())
+		u.p.Cut.Pop()
 	}
 	if u.p.Ctrl.Valid() && u.p.Ack.Ready() {
 		iv := u.p.Ctrl.Peek()
@@ -192,6 +200,15 @@ func (u *Unit) page(id int, memUsed *bool) bool {
 	i := lo>>log | hi<<(64-log)
 	off := w.Offset + c.t
 	rest := w.Len - c.t
+	if u.cuts.Stops(w.Tag, off) {
+		// The request failed below: the rest of the piece cannot
+		// change its result.
+		if !u.finish(c, bus.Outcome{Tag: w.Tag, Offset: off, Len: rest, Cut: true}) {
+			return false
+		}
+		u.stats.Cuts++
+		return true
+	}
 	if hi>>log != 0 || i >= 2*uint64(m.TranslationsOctwordSize) {
 		return u.finish(c, bus.Outcome{Tag: w.Tag, Offset: off, Len: rest, Status: prm.TranslationRange, Level: w.Level})
 	}

@@ -126,4 +126,3 @@ func describeOp(op *scenario.Op) string {
 	}
 	return op.Kind.String()
 }
-

@@ -67,10 +67,10 @@ type mshr struct {
 	// on the level-0 channel (whose consumers may wait on the loop).
 	loopOnly bool
 	stale    bool
-	mkc     prm.MKC
-	created bool
-	filled  uint64 // fill sequence number: replay serves the oldest fill first
-	q       [numVC]targetQueue
+	mkc      prm.MKC
+	created  bool
+	filled   uint64 // fill sequence number: replay serves the oldest fill first
+	q        [numVC]targetQueue
 }
 
 func (m *mshr) targets() int { return m.q[vcLevel0].n + m.q[vcLoop].n }

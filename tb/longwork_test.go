@@ -1,6 +1,7 @@
 package tb
 
 import (
+	"math/rand"
 	"testing"
 
 	"mkeysim/prm"
@@ -76,4 +77,82 @@ func TestCutStopsDecidedWalk(t *testing.T) {
 	if children > 64 || cuts != 1 || got[0].Cycle > 5000 {
 		t.Fatalf("%d children sent, %d cuts, done at cycle %d: the walk went on after the failure", children, cuts, got[0].Cycle)
 	}
+}
+
+// oneByteKLM is a PA key and a variable KLM key over it of n entries of
+// one byte each (entry i maps byte i to PA address 16 i).
+func oneByteKLM(n int) *scenario.Scenario {
+	klm := make([]prm.KLMEntry, n)
+	for i := range klm {
+		klm[i] = prm.KLMEntry{ByteCount: 1, MKey: prm.MakeKey(1, 0), Address: uint64(16 * i)}
+	}
+	return &scenario.Scenario{QPs: []scenario.QP{{QPN: 1, PD: 1}},
+		MKeys: []scenario.MKey{
+			{Index: 1, HasIndex: true, PgAccess: true, MKC: prm.MKC{AccessMode: prm.ModePA, QPN: prm.QPNNone, PD: 1, LR: true, UMREn: true, Len: 1 << 20}},
+			{Index: 2, HasIndex: true, PgAccess: true, KLM: klm, MKC: prm.MKC{AccessMode: prm.ModeKLM, QPN: prm.QPNNone, PD: 1, LR: true, UMREn: true,
+				Len: uint64(n), TranslationsOctwordSize: scenario.OctwordsFor(0, n)}}}}
+}
+
+func oneByteAccess(addr uint64) scenario.Op {
+	return scenario.Op{Kind: scenario.OpAccess, Access: scenario.Access{QPN: 1, Key: prm.MakeKey(2, 0), Addr: addr, Len: 1, Type: prm.LocalRead}}
+}
+
+// TestKLMSearchCost: 4096 accesses of one byte each over a KLM list of
+// 4096 one-byte entries. Searched from entry 0 one entry a cycle, they
+// cost the sum of their positions (over 10^8 cycles with the line misses);
+// the walker steps over a cached line's entries in one cycle and starts
+// a piece at the nearest position a recent piece of the same list left
+// off, so in order they cost each entry about once, and in random order
+// a small fraction of the search from 0.
+func TestKLMSearchCost(t *testing.T) {
+	const n = 4096
+	for _, tc := range []struct {
+		name     string
+		shuffled bool
+		cursors  int
+		limit    uint64
+	}{
+		{"in order", false, 16, 400_000},
+		{"random order", true, 16, 12_000_000},
+		{"in order, no cursors", false, 0, 1 << 40},
+	} {
+		if testing.Short() && tc.cursors == 0 {
+			continue
+		}
+		sc := oneByteKLM(n)
+		for i := uint64(0); i < n; i++ {
+			sc.Ops = append(sc.Ops, oneByteAccess(i))
+		}
+		if tc.shuffled {
+			r := rand.New(rand.NewSource(1))
+			r.Shuffle(len(sc.Ops), func(i, j int) { sc.Ops[i], sc.Ops[j] = sc.Ops[j], sc.Ops[i] })
+		}
+		if tc.cursors == 0 {
+			sc.Ops = sc.Ops[:256]
+		}
+		cfg := rtl.DefaultConfig()
+		cfg.KLM.Cursors = tc.cursors
+		got := runBoth(t, tc.name, sc, cfg, nil)
+		end := got[len(got)-1].Cycle
+		t.Logf("%s: %d accesses in %d cycles", tc.name, len(sc.Ops), end)
+		if end > tc.limit {
+			t.Errorf("%s: %d cycles, want at most %d", tc.name, end, tc.limit)
+		}
+	}
+}
+
+// TestKLMCursorInvalidated: a UMR that rewrites byte counts before a
+// remembered position drops it (the position depends on them); the
+// accesses after it find the entries the golden model finds.
+func TestKLMCursorInvalidated(t *testing.T) {
+	sc := oneByteKLM(64)
+	sc.Ops = append(sc.Ops, oneByteAccess(40), oneByteAccess(41))
+	// Entries 0..3 grow to 4 bytes each: byte 41 is now entry 29.
+	grow := make([]prm.KLMEntry, 4)
+	for i := range grow {
+		grow[i] = prm.KLMEntry{ByteCount: 4, MKey: prm.MakeKey(1, 0), Address: 0x8000 + uint64(16*i)}
+	}
+	sc.Ops = append(sc.Ops, scenario.Op{Kind: scenario.OpUMR, UMR: scenario.UMR{QPN: 1, Key: prm.MakeKey(2, 0), KLM: grow}},
+		oneByteAccess(41), oneByteAccess(42), oneByteAccess(3))
+	runBoth(t, "cursor invalidated", sc, rtl.DefaultConfig(), nil)
 }

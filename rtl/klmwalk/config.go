@@ -12,12 +12,13 @@ type Config struct {
 	Contexts       int              `toml:"contexts" json:"contexts" range:"2..4096" help:"pieces the KLM walker works on at once, all levels together (more than nested_contexts)"`
 	NestedContexts int              `toml:"nested_contexts" json:"nested_contexts" range:"0..4095" help:"contexts for nested (loop-back) pieces, shared out over levels 1..max_indirection (at least one each)"`
 	MaxIndirection int              `toml:"max_indirection" json:"max_indirection" range:"0..64" help:"deepest KLM level whose key may be looked up (translation.md 4: 4)"`
+	Cursors        int              `toml:"cursors" json:"cursors" range:"0..1024" help:"variable KLM lists whose last position the walker remembers, so that the next piece of the same list searches from there (0: every piece searches from entry 0)"`
 }
 
 // DefaultConfig: 8 KB of cached entries, 16 contexts of which 8 nested
-// (2 per level), depth 4.
+// (2 per level), depth 4, 16 list cursors.
 func DefaultConfig() Config {
-	return Config{Cache: linecache.Config{Sets: 32, Ways: 4}, Contexts: 16, NestedContexts: 8, MaxIndirection: 4}
+	return Config{Cache: linecache.Config{Sets: 32, Ways: 4}, Contexts: 16, NestedContexts: 8, MaxIndirection: 4, Cursors: 16}
 }
 
 // Validate names the first bad parameter.
@@ -32,8 +33,12 @@ func (c Config) Validate() error {
 		return fmt.Errorf("klm.contexts = %d: want 2..4096", c.Contexts)
 	case c.NestedContexts < 0 || c.NestedContexts > 4095:
 		return fmt.Errorf("klm.nested_contexts = %d: want 0..4095", c.NestedContexts)
-	case c.NestedContexts < c.MaxIndirection || c.NestedContexts >= c.Contexts:
-		return fmt.Errorf("klm.nested_contexts = %d: want max_indirection (%d) .. contexts-1 (%d)", c.NestedContexts, c.MaxIndirection, c.Contexts-1)
+	case c.NestedContexts < c.MaxIndirection:
+		return fmt.Errorf("klm.nested_contexts = %d: want at least klm.max_indirection = %d: each level 1..max_indirection needs a context of its own, or recursion can wait on itself and never progress", c.NestedContexts, c.MaxIndirection)
+	case c.NestedContexts >= c.Contexts:
+		return fmt.Errorf("klm.nested_contexts = %d: want fewer than klm.contexts = %d: level 0 needs at least one context of its own", c.NestedContexts, c.Contexts)
+	case c.Cursors < 0 || c.Cursors > 1024:
+		return fmt.Errorf("klm.cursors = %d: want 0..1024", c.Cursors)
 	}
 	return nil
 }

@@ -10,8 +10,16 @@
 //	                   └──────────────────────────────────┘
 //
 // Variable KLM: the entry j with T[j] <= d < T[j] + byte_count[j], found by
-// a scan from entry 0 (entries of byte_count 0 are skipped); Fixed Buffer
-// Size: j = d / 2^log_entity_size. Each cycle one context steps one entry.
+// a scan (entries of byte_count 0 are skipped); Fixed Buffer Size: j = d /
+// 2^log_entity_size. Each cycle one context acts: it steps over every
+// entry of the 64-byte line it holds that ends before its byte (up to
+// four: one adder chain over the line's byte counts), or sends one child,
+// or starts one line fetch. The scan starts at entry 0, or at the nearest
+// position below its byte where a recent piece of the same list left off
+// (klm.cursors of them, see cursors): a responder translates a transfer
+// packet by packet, each piece a little further into the same list, and
+// searching each from entry 0 would cost a transfer over n entries n^2/2
+// entry reads, as no DMA engine walking a scatter-gather list does.
 // Cut (bus.Cut) says a request failed at some offset: a context whose next
 // byte lies at or past it ends its piece there with a Cut outcome, so a
 // decided request sends no more children down the loop.

@@ -51,6 +51,7 @@ type Stats struct {
 	CreditStalls uint64          `counter:"credit_stall_cycles" unit:"cycles" help:"cycles the stepping context waited for a free context one level down to reserve"`
 	MaxContexts  int             `counter:"max_contexts_in_use" unit:"contexts" kind:"max" help:"the most contexts busy at once, all levels together"`
 	Cuts         uint64          `counter:"cuts" unit:"pieces" help:"pieces stopped before their end because the request's result was decided by a failure below (bus.Cut)"`
+	CursorHits   uint64          `counter:"cursor_hits" unit:"pieces" help:"variable KLM pieces whose search started at a remembered position of their list rather than entry 0"`
 }
 
 // context is one piece being walked.
@@ -76,6 +77,7 @@ type Unit struct {
 	busy  int     // contexts in use
 	rr    int     // round-robin pointer
 	cuts  bus.Cuts
+	cur   *cursors
 	stats Stats
 	fired bool
 }
@@ -83,7 +85,7 @@ type Unit struct {
 // New makes the unit; cfg must be valid.
 func New(name string, cfg Config, p Ports) *Unit {
 	u := &Unit{name: name, cfg: cfg, p: p, cache: linecache.New(cfg.Cache),
-		ctx: make([]context, cfg.Contexts), level: cfg.levelOf(),
+		ctx: make([]context, cfg.Contexts), level: cfg.levelOf(), cur: newCursors(cfg.Cursors),
 		free: make([]int, cfg.MaxIndirection+1), resv: make([]int, cfg.MaxIndirection+1)}
 	for _, l := range u.level {
 		u.free[l]++
@@ -151,6 +153,7 @@ func (u *Unit) Eval(now uint64) bool {
 	if u.p.Ctrl.Valid() && u.p.Ack.Ready() {
 		iv := u.p.Ctrl.Peek()
 		u.cache.Invalidate(iv.Lo, iv.Hi, iv.All)
+		u.cur.invalidate(iv.Lo, iv.Hi, iv.All)
 		for i := range u.ctx {
 			c := &u.ctx[i]
 			c.slot.Invalidate(iv.Lo, iv.Hi, iv.All)
@@ -222,6 +225,13 @@ func (u *Unit) Eval(now uint64) bool {
 
 func (u *Unit) start(i int, w *bus.Walk) {
 	u.ctx[i] = context{state: Search, w: *w}
+	if m := &w.MKC; m.AccessMode == prm.ModeKLM {
+		c := &u.ctx[i]
+		var ok bool
+		if c.j, c.tj, ok = u.cur.find(m.MTTHandle, w.Addr-m.StartAddr); ok {
+			u.stats.CursorHits++
+		}
+	}
 	u.free[u.level[i]]--
 	u.busy++
 	u.stats.Pieces++
@@ -269,6 +279,24 @@ func (u *Unit) step(id int, c *context, memUsed *bool) bool {
 	}
 	addr := m.MTTHandle + prm.KLMEntrySize*c.j
 	data, ok := u.cache.Get(&c.slot, addr)
+	// A variable KLM search steps over every entry of the line it holds
+	// that ends before its byte, in one cycle (the line's four byte counts
+	// go through one adder chain), and stops at the line's end.
+	for ok && !fixed {
+		at := addr % linecache.LineSize
+		bc := uint64(prm.DecodeKLMEntry(data[at : at+prm.KLMEntrySize]).ByteCount)
+		if pos < c.tj+bc {
+			break
+		}
+		u.cache.Use(&c.slot, addr, true)
+		u.stats.Entries++
+		c.tj += bc
+		c.j++
+		if c.j >= capacity || (addr+prm.KLMEntrySize)%linecache.LineSize == 0 {
+			return true
+		}
+		addr += prm.KLMEntrySize
+	}
 	if !ok {
 		if *memUsed || !u.p.MemReq.Ready() {
 			return false
@@ -288,13 +316,6 @@ func (u *Unit) step(id int, c *context, memUsed *bool) bool {
 		lower = e.Address + in
 	} else {
 		bc := uint64(e.ByteCount)
-		if pos >= c.tj+bc {
-			u.cache.Use(&c.slot, addr, true)
-			u.stats.Entries++
-			c.tj += bc
-			c.j++
-			return true
-		}
 		n = min(rest, c.tj+bc-pos)
 		lower = e.Address + (pos - c.tj)
 	}
@@ -324,6 +345,9 @@ func (u *Unit) step(id int, c *context, memUsed *bool) bool {
 	u.stats.Children++
 	c.t += n
 	if c.t == w.Len {
+		if !fixed {
+			u.cur.note(m.MTTHandle, c.j, c.tj) // where the piece left off
+		}
 		u.finish(id)
 	}
 	return true

@@ -19,9 +19,10 @@
 // the ROB tells both walkers (bus.Cut on mttwalk.cut and klmwalk.cut): no
 // byte at or past it can change the result, so they stop the request's
 // pieces there and account for the rest at once, as the golden model
-// stops at its first failure; the tag's cut is cleared before the tag is
-// given to a new request (the walkers take a cut a cycle, and a new
-// request's pieces need at least three to reach them).
+// stops at its first failure. Pieces and cuts carry the generation of
+// their tag (bus.Piece.Gen), so a cut that arrives late never stops a
+// later request that reuses the tag: a cut is a saving, never needed for
+// a result.
 //
 // Commands run in firmware: a command waits until every earlier access has
 // retired and holds back later operations until it completes, as scenario.md

@@ -19,12 +19,12 @@ type robEntry struct {
 	failed  bool
 	resume  bool // a re-run inside page_fault_resume
 
+	// gen counts the uses of the entry's tag (bus.Piece.Gen).
+	gen uint16
 	// Cuts sent to the walkers (bus.Cut): the offset of the last, and
-	// whether the tag is queued for another; a tag ever cut is cleared
-	// before it is freed.
+	// whether the tag is queued for another.
 	cutAt     uint64
 	cutQueued bool
-	everCut   bool
 }
 
 func (e *robEntry) done() bool { return e.covered == uint64(e.acc.Len) }

@@ -142,8 +142,6 @@ func New(cfg Config, e *sim.Engine, icm ICM, log hclog.Logger) (*Top, error) {
 		In: out, InLoop: outLoop, Done: t.doneCheck, MTT: toMTT, KLM: toKLM, Nested: nested, Credit: credit, Ack: t.ackCheck,
 	})
 
-	// The walkers take one cut a cycle and the top sends at most one, so
-	// a cut (or a clear) reaches them the cycle after it is sent.
 	t.cutMTT = sim.NewChan[bus.Cut](e, "mttwalk.cut", 2, 1)
 	t.cutKLM = sim.NewChan[bus.Cut](e, "klmwalk.cut", 2, 1)
 	t.doneMTT = sim.NewChan[bus.Outcome](e, "mttwalk.done", d, 1)
@@ -266,28 +264,12 @@ func (t *Top) sendCut() {
 		if !e.used || !e.needsCut() {
 			continue
 		}
-		c := bus.Cut{Tag: tag, Offset: e.fail.Offset}
+		c := bus.Cut{Tag: tag, Gen: e.gen, Offset: e.fail.Offset}
 		t.cutMTT.Push(c)
 		t.cutKLM.Push(c)
-		e.cutAt, e.everCut = e.fail.Offset, true
+		e.cutAt = e.fail.Offset
 		return
 	}
-}
-
-// clearCut tells the walkers to forget the cut of an entry about to be
-// freed; it reports false when that must wait a cycle.
-func (t *Top) clearCut(tag uint16) bool {
-	e := &t.rob[tag]
-	if !e.everCut {
-		return true
-	}
-	if !t.cutMTT.Ready() || !t.cutKLM.Ready() {
-		return false
-	}
-	c := bus.Cut{Tag: tag, Clear: true}
-	t.cutMTT.Push(c)
-	t.cutKLM.Push(c)
-	return true
 }
 
 // retire sends the oldest request's result when it is whole.
@@ -299,7 +281,7 @@ func (t *Top) retire(now uint64) {
 	if !e.done() || e.resume {
 		return // resumed runs are gathered by the command path
 	}
-	if !t.Out.Ready() || !t.clearCut(uint16(t.head)) {
+	if !t.Out.Ready() {
 		return
 	}
 	res := e.result(t.fw.odp)
@@ -324,7 +306,7 @@ func (t *Top) note(e *robEntry, res *scenario.Result, now uint64) {
 
 func (t *Top) free() {
 	e := &t.rob[t.head]
-	e.used, e.segs, e.cutQueued, e.everCut = false, e.segs[:0], false, false
+	e.used, e.segs, e.cutQueued = false, e.segs[:0], false
 	t.head = (t.head + 1) % len(t.rob)
 	t.count--
 }
@@ -359,14 +341,14 @@ func (t *Top) issue(seq int, a *scenario.Access, resume bool, now uint64) bool {
 	qp, ok := t.fw.qps[a.QPN]
 	tag := (t.head + t.count) % len(t.rob)
 	e := &t.rob[tag]
-	*e = robEntry{used: true, seq: seq, acc: *a, start: now, resume: resume, segs: e.segs[:0], cutAt: ^uint64(0)}
+	*e = robEntry{used: true, seq: seq, acc: *a, start: now, resume: resume, segs: e.segs[:0], cutAt: ^uint64(0), gen: e.gen + 1}
 	t.count++
 	switch {
 	case zero:
 	case !ok:
 		e.add(&bus.Outcome{Tag: uint16(tag), Len: uint64(a.Len), Status: prm.BadParam})
 	default:
-		t.toCache.Push(bus.Piece{Tag: uint16(tag), Type: a.Type, Key: a.Key, Addr: a.Addr, Len: uint64(a.Len),
+		t.toCache.Push(bus.Piece{Tag: uint16(tag), Gen: e.gen, Type: a.Type, Key: a.Key, Addr: a.Addr, Len: uint64(a.Len),
 			QPN: a.QPN, PD: qp.PD})
 	}
 	return true
@@ -489,7 +471,7 @@ func (t *Top) resume(now uint64) {
 // rerun gathers the results of re-run accesses in order as they finish
 // and issues the remaining stalled accesses as the ROB makes room.
 func (t *Top) rerun(now uint64) {
-	for t.count > 0 && t.rob[t.head].done() && t.clearCut(uint16(t.head)) {
+	for t.count > 0 && t.rob[t.head].done() {
 		e := &t.rob[t.head]
 		res := e.result(t.fw.odp)
 		t.note(e, &res, now)

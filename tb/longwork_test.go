@@ -156,3 +156,37 @@ func TestKLMCursorInvalidated(t *testing.T) {
 		oneByteAccess(41), oneByteAccess(42), oneByteAccess(3))
 	runBoth(t, "cursor invalidated", sc, rtl.DefaultConfig(), nil)
 }
+
+// TestCutReachesNestedPieces: a KLM key whose first entry leads to a key
+// that is not created and whose second leads, through a second KLM level,
+// to a walk of 16384 MTT pages: the failure of the first piece stops the
+// second wherever it is (a nested KLM context, or the MTT walker), and the
+// access ends long before the walk would.
+func TestCutReachesNestedPieces(t *testing.T) {
+	const pages = 1 << 14
+	mtt := make([]prm.MTTEntry, pages)
+	for i := range mtt {
+		mtt[i] = prm.MTTEntry{PTag: uint64(i) << 12, RdEn: true, WrEn: true}
+	}
+	big := uint64(pages) << 12
+	sc := &scenario.Scenario{QPs: []scenario.QP{{QPN: 1, PD: 1}},
+		MKeys: []scenario.MKey{
+			{Index: 1, HasIndex: true, PgAccess: true, MTT: mtt, MKC: prm.MKC{AccessMode: prm.ModeMTT, LogEntitySize: 12,
+				QPN: prm.QPNNone, PD: 1, LR: true, Len: big, TranslationsOctwordSize: scenario.OctwordsFor(pages, 0)}},
+			{Index: 2, HasIndex: true, PgAccess: true, KLM: []prm.KLMEntry{{ByteCount: uint32(big), MKey: prm.MakeKey(1, 0)}},
+				MKC: prm.MKC{AccessMode: prm.ModeKLM, QPN: prm.QPNNone, PD: 1, LR: true, Len: big, TranslationsOctwordSize: 4}},
+			{Index: 3, HasIndex: true, PgAccess: true, KLM: []prm.KLMEntry{
+				{ByteCount: 4096, MKey: prm.MakeKey(9, 0)}, {ByteCount: uint32(big), MKey: prm.MakeKey(2, 0)}},
+				MKC: prm.MKC{AccessMode: prm.ModeKLM, QPN: prm.QPNNone, PD: 1, LR: true, Len: 4096 + big, TranslationsOctwordSize: 4}},
+		},
+		Ops: []scenario.Op{{Kind: scenario.OpAccess, Access: scenario.Access{QPN: 1, Key: prm.MakeKey(3, 0), Len: uint32(4096 + big), Type: prm.LocalRead}}}}
+	var b *Bench
+	got := runBoth(t, "nested cut", sc, rtl.DefaultConfig(), func(x *Bench) { b = x })
+	st := b.Stats(0)
+	mc, _ := st.Count("mttwalk.cuts")
+	kc, _ := st.Count("klmwalk.cuts")
+	walked, _ := st.Count("mttwalk.pages")
+	if got[0].Status != prm.BadKeyIndex || mc+kc == 0 || walked > pages/16 || got[0].Cycle > 20_000 {
+		t.Fatalf("result %v at cycle %d, cuts %d (MTT) + %d (KLM), pages walked %d of %d", got[0].Status, got[0].Cycle, mc, kc, walked, pages)
+	}
+}

@@ -773,17 +773,17 @@ func (s *ackSigs) declare(d declarer) bool { s.id = d.dec("id", 32); return s.id
 func (s *ackSigs) set(t *Tracer, a *bus.Ack) { t.set(s.id, uint64(a.ID)) }
 
 // cutSigs: a cut from the reorder buffer to a walker (*.cut).
-type cutSigs struct{ tag, offset, clear *sig }
+type cutSigs struct{ tag, gen, offset *sig }
 
 func (s *cutSigs) declare(d declarer) bool {
-	*s = cutSigs{d.dec("tag", 16), d.dec("offset", 64), d.bit("clear")}
-	return anySig(s.tag, s.offset, s.clear)
+	*s = cutSigs{d.dec("tag", 16), d.dec("gen", 16), d.dec("offset", 64)}
+	return anySig(s.tag, s.gen, s.offset)
 }
 
 func (s *cutSigs) set(t *Tracer, c *bus.Cut) {
 	t.set(s.tag, uint64(c.Tag))
+	t.set(s.gen, uint64(c.Gen))
 	t.set(s.offset, c.Offset)
-	t.set(s.clear, b2u(c.Clear))
 }
 
 // readReqSigs: a read asked of the PCIe requester (*.mem_req).

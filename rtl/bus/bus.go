@@ -17,7 +17,11 @@ import "mkeysim/prm"
 // key's space, reached at Level, which are bytes [Offset, Offset+Len) of the
 // level-0 request Tag.
 type Piece struct {
-	Tag    uint16
+	Tag uint16
+	// Gen counts the reorder buffer's uses of Tag: it tells this request's
+	// pieces from those of an earlier one that had the same tag, so that
+	// a Cut meant for one never stops the other.
+	Gen    uint16
 	Level  uint8
 	Type   prm.AccessType
 	Key    prm.Key
@@ -73,37 +77,48 @@ type Outcome struct {
 	Cut bool
 }
 
-// Cut tells a walker that request Tag failed at byte Offset (the lowest
-// failure the reorder buffer has seen for it): the request's result is
-// that failure or one below it, so no byte at or past Offset can change
-// it, and the walker stops the request's pieces there, accounting for the
-// rest with a Cut outcome. Clear ends the cut: the reorder buffer is about
-// to give the tag to a new request.
+// Cut tells a walker that request Tag (of generation Gen) failed at byte
+// Offset (the lowest failure the reorder buffer has seen for it): the
+// request's result is that failure or one below it, so no byte at or past
+// Offset can change it, and the walker stops the request's pieces there,
+// accounting for the rest with a Cut outcome. A cut is only a saving: one
+// that arrives late, or never, changes no result.
 type Cut struct {
 	Tag    uint16
+	Gen    uint16
 	Offset uint64
-	Clear  bool
 }
 
-// Cuts is a walker's table of the cuts in force, by tag.
-type Cuts struct{ at []uint64 }
+// Cuts is a walker's table of the cuts in force, by tag: the generation
+// each was sent for and its offset.
+type Cuts struct{ at []cutEntry }
 
-// Apply records a Cut message.
+type cutEntry struct {
+	valid bool
+	gen   uint16
+	off   uint64
+}
+
+// Apply records a Cut message: a cut of a newer generation replaces the
+// tag's entry; one of the same generation lowers its offset.
 func (c *Cuts) Apply(m *Cut) {
 	for int(m.Tag) >= len(c.at) {
-		c.at = append(c.at, ^uint64(0))
+		c.at = append(c.at, cutEntry{})
 	}
-	switch {
-	case m.Clear:
-		c.at[m.Tag] = ^uint64(0)
-	case m.Offset < c.at[m.Tag]:
-		c.at[m.Tag] = m.Offset
+	e := &c.at[m.Tag]
+	if !e.valid || e.gen != m.Gen || m.Offset < e.off {
+		*e = cutEntry{valid: true, gen: m.Gen, off: m.Offset}
 	}
 }
 
-// Stops reports whether the byte at offset off of request tag is cut.
-func (c *Cuts) Stops(tag uint16, off uint64) bool {
-	return int(tag) < len(c.at) && off >= c.at[tag]
+// Stops reports whether the byte at offset off of piece p's request is
+// cut.
+func (c *Cuts) Stops(p *Piece, off uint64) bool {
+	if int(p.Tag) >= len(c.at) {
+		return false
+	}
+	e := &c.at[p.Tag]
+	return e.valid && e.gen == p.Gen && off >= e.off
 }
 
 // Inval tells a cache to drop copies: the MKC of Index (MKC cache) or the

@@ -254,7 +254,7 @@ func (u *Unit) step(id int, c *context, memUsed *bool) bool {
 	pos, carry := bits.Add64(d, c.t, 0)
 	off := w.Offset + c.t
 	rest := w.Len - c.t
-	if u.cuts.Stops(w.Tag, off) {
+	if u.cuts.Stops(&w.Piece, off) {
 		if !u.p.Done.Ready() {
 			return false
 		}
@@ -340,7 +340,7 @@ func (u *Unit) step(id int, c *context, memUsed *bool) bool {
 	u.cache.Use(&c.slot, addr, true)
 	u.stats.Entries++
 	u.resv[level]++
-	u.p.Loop.Push(bus.Piece{Tag: w.Tag, Level: level, Type: w.Type, Key: e.MKey, Addr: lower, Len: n,
+	u.p.Loop.Push(bus.Piece{Tag: w.Tag, Gen: w.Gen, Level: level, Type: w.Type, Key: e.MKey, Addr: lower, Len: n,
 		Offset: off, QPN: w.QPN, PD: w.PD})
 	u.stats.Children++
 	c.t += n

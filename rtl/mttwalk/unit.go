@@ -200,7 +200,7 @@ func (u *Unit) page(id int, memUsed *bool) bool {
 	i := lo>>log | hi<<(64-log)
 	off := w.Offset + c.t
 	rest := w.Len - c.t
-	if u.cuts.Stops(w.Tag, off) {
+	if u.cuts.Stops(&w.Piece, off) {
 		// The request failed below: the rest of the piece cannot
 		// change its result.
 		if !u.finish(c, bus.Outcome{Tag: w.Tag, Offset: off, Len: rest, Cut: true}) {

@@ -103,7 +103,7 @@ func (m *Model) Apply(seq int, op *scenario.Op) scenario.Result {
 		return res
 	case scenario.OpCreateMKey:
 		var idx uint32
-		idx, r = m.Create(op.Create)
+		idx, r = m.Create(*op.Create)
 		if r == nil {
 			res.Index = idx
 			res.Key = prm.MakeKey(idx, op.Create.MKC.Variant)
@@ -117,7 +117,7 @@ func (m *Model) Apply(seq int, op *scenario.Op) scenario.Result {
 			res.MKC, res.List = q.MKC, q.List
 		}
 	case scenario.OpUMR:
-		r = m.UMR(op.UMR)
+		r = m.UMR(*op.UMR)
 	case scenario.OpLocalInvalidate:
 		r = m.LocalInvalidate(op.QPN, op.Key)
 	case scenario.OpSendWithInvalidate:

@@ -393,7 +393,7 @@ func (t *Top) execute(now uint64) {
 	switch op.Kind {
 	case scenario.OpCreateMKey:
 		var idx uint32
-		idx, iv, r = t.fw.create(&op.Create)
+		idx, iv, r = t.fw.create(op.Create)
 		if r == nil {
 			res.Index, res.Key = idx, prm.MakeKey(idx, op.Create.MKC.Variant)
 		}
@@ -402,7 +402,7 @@ func (t *Top) execute(now uint64) {
 	case scenario.OpQueryMKey:
 		r = t.fw.query(op.Index, res)
 	case scenario.OpUMR:
-		iv, r = t.fw.umr(&op.UMR)
+		iv, r = t.fw.umr(op.UMR)
 	case scenario.OpLocalInvalidate:
 		iv, r = t.fw.invalidate(op.QPN, op.Key, false)
 	case scenario.OpSendWithInvalidate:

@@ -58,11 +58,12 @@ func ReadFile(path string) (*Scenario, error) {
 // Scenario it returns, with its slices sized exactly, it allocates only
 // for strings written with escapes or outside ASCII, and for an error.
 // Its peak heap beyond data is therefore the Scenario plus a constant:
-// one Op (unsafe.Sizeof(Op{}), 392 bytes) an operation. For a file made
-// mostly of access ops written as in scenario.md (about 110 bytes each)
-// that is under 4 bytes per byte of file (TestParseMemory); the worst is
-// a file of the shortest op, {"op":"create_mkey"}, at about 19. A long
-// array of short bad elements costs no more than that before its error.
+// one Op (unsafe.Sizeof(Op{}), 56 bytes) an operation, plus the MKey or
+// UMR of the ops that carry one. For a file made mostly of access ops
+// written as in scenario.md (about 110 bytes each) that is half a byte per
+// byte of file (TestParseMemory); the worst is a file of the shortest op
+// that allocates, {"op":"create_mkey"}, at about 11. A long array of
+// short bad elements costs no more than that before its error.
 func Parse(data []byte) (*Scenario, error) {
 	doc, ok := validDocument(data)
 	if !ok {
@@ -754,7 +755,8 @@ func (p *parser) op(op *Op, at path, v value, qpns map[uint32]bool) {
 	}
 	op.Kind = kind
 	if kind == OpCreateMKey {
-		op.Create = p.mkey(at, v, false)
+		k := p.mkey(at, v, false)
+		op.Create = &k
 		return
 	}
 	o := p.object(at, v, opFields[kind]...)
@@ -782,7 +784,8 @@ func (p *parser) op(op *Op, at path, v value, qpns map[uint32]bool) {
 			op.Index = uint32(p.number(at.dot("index"), v, 24))
 		}
 	case OpUMR:
-		u := &op.UMR
+		u := &UMR{}
+		op.UMR = u
 		u.QPN = p.qpn(at, &o, qpns)
 		u.Key = p.key(at, &o)
 		if v, ok := o.get("check_free"); ok {

@@ -86,15 +86,17 @@ type UMR struct {
 	KLM       []prm.KLMEntry
 }
 
-// Op is one operation; the fields that apply depend on Kind.
+// Op is one operation; the fields that apply depend on Kind. The rare
+// big operations (create_mkey, umr) hang off pointers, so that a
+// scenario of millions of accesses costs 56 bytes an operation.
 type Op struct {
+	Access Access  // access
+	Create *MKey   // create_mkey
+	UMR    *UMR    // umr
+	Index  uint32  // destroy_mkey, query_mkey
+	QPN    uint32  // local_invalidate, send_with_invalidate
+	Key    prm.Key // local_invalidate, send_with_invalidate, page_fault_resume
 	Kind   OpKind
-	Access Access // access
-	Create MKey   // create_mkey
-	Index  uint32 // destroy_mkey, query_mkey
-	UMR    UMR    // umr
-	QPN    uint32 // local_invalidate, send_with_invalidate
-	Key    prm.Key
 	OK     bool // page_fault_resume
 }
 

@@ -291,7 +291,7 @@ func (g *gen) umr() {
 		u.Image.RR, u.Image.RW = r.Intn(2) == 0, r.Intn(2) == 0
 		k.mkc.RR, k.mkc.RW = u.Image.RR, u.Image.RW
 	}
-	g.sc.Ops = append(g.sc.Ops, scenario.Op{Kind: scenario.OpUMR, UMR: u})
+	g.sc.Ops = append(g.sc.Ops, scenario.Op{Kind: scenario.OpUMR, UMR: &u})
 }
 
 // invalidate frees a key, locally or remotely.

@@ -152,7 +152,7 @@ func TestKLMCursorInvalidated(t *testing.T) {
 	for i := range grow {
 		grow[i] = prm.KLMEntry{ByteCount: 4, MKey: prm.MakeKey(1, 0), Address: 0x8000 + uint64(16*i)}
 	}
-	sc.Ops = append(sc.Ops, scenario.Op{Kind: scenario.OpUMR, UMR: scenario.UMR{QPN: 1, Key: prm.MakeKey(2, 0), KLM: grow}},
+	sc.Ops = append(sc.Ops, scenario.Op{Kind: scenario.OpUMR, UMR: &scenario.UMR{QPN: 1, Key: prm.MakeKey(2, 0), KLM: grow}},
 		oneByteAccess(41), oneByteAccess(42), oneByteAccess(3))
 	runBoth(t, "cursor invalidated", sc, rtl.DefaultConfig(), nil)
 }

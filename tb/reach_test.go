@@ -19,7 +19,7 @@ func TestListAllocatorReach(t *testing.T) {
 	const cap = 0xfffffffc // octwords: 16 x cap bytes a list
 	sc := &scenario.Scenario{QPs: []scenario.QP{{QPN: 1, PD: 5}, {QPN: 2, PD: 6}}}
 	big := func(i uint32) scenario.Op {
-		return scenario.Op{Kind: scenario.OpCreateMKey, Create: scenario.MKey{Index: i, HasIndex: true, PgAccess: true,
+		return scenario.Op{Kind: scenario.OpCreateMKey, Create: &scenario.MKey{Index: i, HasIndex: true, PgAccess: true,
 			MKC: prm.MKC{AccessMode: prm.ModeKLM, PD: 5, Free: true, UMREn: true, QPN: prm.QPNNone, TranslationsOctwordSize: cap}}}
 	}
 	// (2^48 - 2^32) / (16 cap) lists fit; the next one does not.
@@ -32,10 +32,10 @@ func TestListAllocatorReach(t *testing.T) {
 		MKC: prm.MKC{AccessMode: prm.ModeMTT, LogEntitySize: 12, PD: 6, LR: true, RW: true, QPN: prm.QPNNone, Len: 4096, TranslationsOctwordSize: 4},
 		MTT: []prm.MTTEntry{{PTag: 0x7000, RdEn: true, WrEn: true}}}
 	sc.Ops = append(sc.Ops,
-		scenario.Op{Kind: scenario.OpCreateMKey, Create: small},
+		scenario.Op{Kind: scenario.OpCreateMKey, Create: &small},
 		scenario.Op{Kind: scenario.OpQueryMKey, Index: 0x9000},
 		// PD 5's UMR must not reach PD 6's key, and PD 6's data stays put.
-		scenario.Op{Kind: scenario.OpUMR, UMR: scenario.UMR{QPN: 1, Key: prm.MakeKey(0x9000, 0), Mask: prm.MaskPD, Image: prm.MKC{PD: 5}}},
+		scenario.Op{Kind: scenario.OpUMR, UMR: &scenario.UMR{QPN: 1, Key: prm.MakeKey(0x9000, 0), Mask: prm.MaskPD, Image: prm.MKC{PD: 5}}},
 		scenario.Op{Kind: scenario.OpAccess, Access: scenario.Access{QPN: 1, Key: prm.MakeKey(0x9000, 0), Addr: 0, Len: 8, Type: prm.RemoteWrite}},
 		scenario.Op{Kind: scenario.OpAccess, Access: scenario.Access{QPN: 2, Key: prm.MakeKey(0x9000, 0), Addr: 0, Len: 8, Type: prm.RemoteWrite}},
 	)

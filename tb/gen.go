@@ -48,33 +48,68 @@ type genKey struct {
 	freed   bool
 }
 
-// Generate builds a scenario from the workload.
+// Generate builds a scenario from the workload: its keys and all its
+// operations.
 func Generate(w Workload) *scenario.Scenario {
-	g := &gen{r: rand.New(rand.NewSource(w.Seed)), w: w}
-	return g.build()
+	g := NewGenerator(w)
+	sc := g.Setup()
+	sc.Ops = g.Next(w.Accesses)
+	return sc
+}
+
+// Generator makes the workload's scenario in pieces: the QPs and keys at
+// once, the operations a chunk at a time, so that a run of any length
+// holds one chunk of operations (a soak of ten million operations).
+// Generate(w) is Setup with every operation of Next.
+type Generator struct{ g gen }
+
+// NewGenerator makes the workload's keys.
+func NewGenerator(w Workload) *Generator {
+	g := &Generator{g: gen{r: rand.New(rand.NewSource(w.Seed)), w: w}}
+	g.g.sc = &scenario.Scenario{QPs: genQPs}
+	for i := 0; i < max(w.Keys, 8); i++ {
+		g.g.makeKey(uint32(i + 1))
+	}
+	return g
+}
+
+// Setup is the scenario's QPs and initial MKeys, without operations.
+func (g *Generator) Setup() *scenario.Scenario {
+	return &scenario.Scenario{QPs: g.g.sc.QPs, MKeys: g.g.sc.MKeys}
+}
+
+// Next returns the operations that hold the next n accesses of the
+// workload (and the commands among them), at most the workload's
+// accesses in all; nil when they are done.
+func (g *Generator) Next(n int) []scenario.Op {
+	n = min(n, g.g.w.Accesses-g.g.made)
+	if n <= 0 {
+		return nil
+	}
+	g.g.sc.Ops = make([]scenario.Op, 0, n+n/64)
+	g.g.ops(n)
+	g.g.made += n
+	return g.g.sc.Ops
 }
 
 type gen struct {
-	r    *rand.Rand
-	w    Workload
-	sc   *scenario.Scenario
-	keys []*genKey
-	mtts []*genKey // MTT keys, for KLM entries and windows
-	klms []*genKey // variable KLM keys, for nested KLM entries
+	r       *rand.Rand
+	w       Workload
+	sc      *scenario.Scenario
+	keys    []*genKey
+	mtts    []*genKey // MTT keys, for KLM entries and windows
+	klms    []*genKey // variable KLM keys, for nested KLM entries
+	stalled []prm.Key // ODP keys that may have stalled accesses, in order
+	made    int       // accesses made
 }
 
 var genQPs = []scenario.QP{
 	{QPN: 1, PD: 1}, {QPN: 2, PD: 1, RegUMR: true}, {QPN: 3, PD: 2}, {QPN: 4, PD: 2},
 }
 
-func (g *gen) build() *scenario.Scenario {
-	g.sc = &scenario.Scenario{QPs: genQPs}
-	n := max(g.w.Keys, 8)
-	for i := 0; i < n; i++ {
-		g.makeKey(uint32(i + 1))
-	}
-	var stalled []prm.Key // ODP keys that may have stalled accesses, in order
-	for a := 0; a < g.w.Accesses; {
+// ops appends operations to g.sc.Ops until n more accesses are made.
+func (g *gen) ops(n int) {
+	for a := 0; a < n; {
 		x := g.r.Intn(1000)
 		switch {
 		case x < g.w.UMRPerMille:
@@ -88,16 +123,15 @@ func (g *gen) build() *scenario.Scenario {
 			op, k := g.access()
 			g.sc.Ops = append(g.sc.Ops, op)
 			a++
-			if k != nil && k.odp && op.Access.Len > 0 && !slices.Contains(stalled, op.Access.Key) {
-				stalled = append(stalled, op.Access.Key)
+			if k != nil && k.odp && op.Access.Len > 0 && !slices.Contains(g.stalled, op.Access.Key) {
+				g.stalled = append(g.stalled, op.Access.Key)
 			}
-			if len(stalled) > 0 && g.r.Intn(1000) < g.w.ResumePerMille {
-				g.sc.Ops = append(g.sc.Ops, scenario.Op{Kind: scenario.OpPageFaultResume, Key: stalled[0], OK: g.r.Intn(4) != 0})
-				stalled = stalled[1:]
+			if len(g.stalled) > 0 && g.r.Intn(1000) < g.w.ResumePerMille {
+				g.sc.Ops = append(g.sc.Ops, scenario.Op{Kind: scenario.OpPageFaultResume, Key: g.stalled[0], OK: g.r.Intn(4) != 0})
+				g.stalled = g.stalled[1:]
 			}
 		}
 	}
-	return g.sc
 }
 
 var pageLogs = []uint8{12, 12, 12, 13, 16, 21}

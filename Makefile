@@ -7,7 +7,7 @@ OUT     := out
 SHARED  ?= ../shared
 export GOFLAGS ?= -mod=mod
 
-.PHONY: all build run test tools vet lint unit conformance wave bench vectors vectors-check clean
+.PHONY: all build run test tools vet lint unit conformance wave bench vectors vectors-check clean soak
 
 all: build
 
@@ -63,6 +63,12 @@ bench:
 
 clean:
 	rm -rf bin $(OUT)
+
+# Outside CI: ten million random operations over 100,000 keys with every
+# channel stalled at random in 10% of the cycles, each result checked
+# against the golden model (CI runs a million: go test ./tb -run TestSoak).
+soak:
+	$(GO) test ./tb -run 'TestSoak$$' -v -count=1 -timeout 0 -soak.ops 10000000 -soak.keys 100000
 
 # A small parameter sweep (docs/sweep.md): MKC cache sets x ways on a
 # shorter default workload; tables and plots in out/sweep.

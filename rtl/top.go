@@ -364,7 +364,8 @@ func (t *Top) command(now uint64) {
 			t.cmd, t.wait = cmdExec, now+uint64(t.cfg.CmdLatency)
 		}
 	case cmdExec:
-		if now >= t.wait {
+		// The command runs when its invalidations can leave at once.
+		if now >= t.wait && t.ctrlCache.Ready() && t.ctrlMTT.Ready() && t.ctrlKLM.Ready() {
 			t.execute(now)
 		}
 	case cmdInval:

@@ -97,6 +97,10 @@ type RunOptions struct {
 	// Progress, if not nil, is called now and then with the number of
 	// results so far.
 	Progress func(done int)
+	// SeqBase numbers the operations from SeqBase on instead of 0: a long
+	// run streamed in chunks keeps one numbering (page_fault_resume names
+	// the accesses it runs again by number, whatever chunk they were in).
+	SeqBase int
 	// Stop, if not nil, stops the run at the next cycle boundary when it
 	// is closed: Stream returns ErrStopped, every result that left the
 	// model before having been passed to OnResult.
@@ -134,8 +138,8 @@ func (b *Bench) Run(ops []scenario.Op, progress func(done int)) ([]scenario.Resu
 // (no progress and nothing pending for Watchdog cycles, WatchdogCycles by
 // default): its error names the stuck unit and the oldest operation.
 func (b *Bench) Stream(ops []scenario.Op, opt RunOptions) error {
-	b.src.ops, b.src.next = ops, 0
-	b.sink.seen = make([]bool, len(ops))
+	b.src.ops, b.src.next, b.src.base = ops, 0, opt.SeqBase
+	b.sink.seen, b.sink.base = make([]bool, len(ops)), opt.SeqBase
 	b.sink.inOrder = !b.Top.Config().OverlapInvalidate
 	b.sink.err, b.sink.n = nil, 0
 	b.sink.onResult = opt.OnResult
@@ -237,13 +241,14 @@ type source struct {
 	out  *sim.Chan[rtl.Op]
 	ops  []scenario.Op
 	next int
+	base int // the number of ops[0]
 }
 
 func (s *source) Name() string { return "tb.source" }
 
 func (s *source) Eval(now uint64) bool {
 	if s.next < len(s.ops) && s.out.Ready() {
-		s.out.Push(rtl.Op{Seq: s.next, Op: &s.ops[s.next]})
+		s.out.Push(rtl.Op{Seq: s.base + s.next, Op: &s.ops[s.next]})
 		s.next++
 	}
 	return s.next < len(s.ops)
@@ -257,7 +262,8 @@ func (s *source) Commit() {}
 type sink struct {
 	in       *sim.Chan[*scenario.Result]
 	onResult func(*scenario.Result) error
-	seen     []bool
+	seen     []bool // by number - base
+	base     int
 	n        int // results taken
 	inOrder  bool
 	err      error
@@ -271,18 +277,19 @@ func (s *sink) Eval(now uint64) bool {
 	}
 	r := *s.in.Peek()
 	s.in.Pop()
+	i := r.Seq - s.base
 	switch {
-	case r.Seq < 0 || r.Seq >= len(s.seen):
+	case i < 0 || i >= len(s.seen):
 		s.err = fmt.Errorf("cycle %d: completion of seq %d, which was never issued", now, r.Seq)
 		return false
-	case s.seen[r.Seq]:
+	case s.seen[i]:
 		s.err = fmt.Errorf("cycle %d: seq %d completed twice", now, r.Seq)
 		return false
-	case s.inOrder && r.Seq != s.n:
-		s.err = fmt.Errorf("cycle %d: seq %d completed before seq %d (reordered or lost)", now, r.Seq, s.n)
+	case s.inOrder && i != s.n:
+		s.err = fmt.Errorf("cycle %d: seq %d completed before seq %d (reordered or lost)", now, r.Seq, s.base+s.n)
 		return false
 	}
-	s.seen[r.Seq] = true
+	s.seen[i] = true
 	s.n++
 	if s.onResult != nil {
 		if err := s.onResult(r); err != nil {

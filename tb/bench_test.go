@@ -135,18 +135,6 @@ func TestRandomWorkloads(t *testing.T) {
 	}
 }
 
-// TestMillionOps is the acceptance run: a million random
-// operations over thousands of keys, all modes, commands interleaved.
-func TestMillionOps(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a million operations: not in -short")
-	}
-	w := DefaultWorkload()
-	w.Seed, w.Keys, w.Accesses = 7, 4000, 1_000_000
-	sc := Generate(w)
-	runBoth(t, "million", sc, rtl.DefaultConfig(), nil)
-}
-
 // TestTickOrderIndependent runs one workload with the components
 // evaluated in a different random order every cycle, with and without idle
 // skipping: every result and every completion cycle must be the same.
@@ -163,6 +151,20 @@ func TestTickOrderIndependent(t *testing.T) {
 				t.Fatalf("shuffle seed %d: seq %d completes at cycle %d, in order at %d", seed, i, got[i].Cycle, base[i].Cycle)
 			}
 		}
+	}
+	// Under back-pressure too: the stalls depend on the channel and the
+	// cycle, never on the order of evaluation.
+	press := runBoth(t, "back-pressure", sc, cfg, func(b *Bench) { b.Eng.Backpressure(5, 200) })
+	for _, seed := range []int64{4, 5} {
+		got := runBoth(t, "back-pressure, shuffled", sc, cfg, func(b *Bench) { b.Eng.Backpressure(5, 200); b.Eng.Shuffle(seed) })
+		for i := range press {
+			if got[i].Cycle != press[i].Cycle {
+				t.Fatalf("back-pressure, shuffle seed %d: seq %d completes at cycle %d, in order at %d", seed, i, got[i].Cycle, press[i].Cycle)
+			}
+		}
+	}
+	if press[len(press)-1].Cycle <= base[len(base)-1].Cycle {
+		t.Fatalf("back-pressure did not slow the run: %d cycles, %d without", press[len(press)-1].Cycle, base[len(base)-1].Cycle)
 	}
 }
 

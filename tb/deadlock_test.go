@@ -52,6 +52,9 @@ func TestNoDeadlockAtLeastResources(t *testing.T) {
 			r := rand.New(rand.NewSource(seed))
 			cfg := randomLeast(r, depth)
 			runBoth(t, fmt.Sprintf("depth %d, seed %d, config %+v", depth, seed, cfg), sc, cfg, nil)
+			// Every channel stalled at random in a fifth of the cycles.
+			runBoth(t, fmt.Sprintf("least resources, back-pressure, depth %d, seed %d", depth, seed), sc, leastConfig(depth),
+				func(b *Bench) { b.Eng.Backpressure(uint64(seed), 200) })
 		}
 	}
 }

@@ -20,6 +20,7 @@ import (
 type Scoreboard struct {
 	model *ref.Model
 	ops   []scenario.Op
+	base  int // the number of ops[0]
 	next  int                      // golden results computed: seqs 0..next-1
 	want  map[int]*scenario.Result // computed, not yet matched
 	seen  int                      // results checked
@@ -43,27 +44,43 @@ func NewScoreboard(sc *scenario.Scenario, cfg ref.Config) (*Scoreboard, error) {
 	return &Scoreboard{model: m, ops: sc.Ops, want: map[int]*scenario.Result{}, Keep: 5}, nil
 }
 
+// Continue starts checking the next chunk of a long run, ops, on the same
+// golden model, numbered on from the last chunk (as Bench.Stream numbers
+// a chunk with RunOptions.SeqBase): the results of every earlier
+// operation must be in. It returns the number of ops[0], or an error
+// naming the first operation of the last chunk still without a result.
+func (s *Scoreboard) Continue(ops []scenario.Op) (int, error) {
+	if missing, n := s.Missing(1); n > 0 {
+		return 0, fmt.Errorf("%d operations of the last chunk have no result, first %s", n, missing[0])
+	}
+	s.base += len(s.ops)
+	s.ops, s.next = ops, 0
+	clear(s.want)
+	return s.base, nil
+}
+
 // Check compares got with the golden model's result of the same
 // operation and returns the difference ("" when they agree), counting and
 // keeping it. A sequence number that names no operation, or one checked
 // twice, is a difference too.
 func (s *Scoreboard) Check(got *scenario.Result) string {
 	s.seen++
-	if got.Seq < 0 || got.Seq >= len(s.ops) {
-		return s.differ(fmt.Sprintf("seq %d: a result for no operation (there are %d)", got.Seq, len(s.ops)))
+	i := got.Seq - s.base
+	if i < 0 || i >= len(s.ops) {
+		return s.differ(fmt.Sprintf("seq %d: a result for no operation of seqs %d..%d", got.Seq, s.base, s.base+len(s.ops)-1))
 	}
-	for s.next <= got.Seq {
-		r := s.model.Apply(s.next, &s.ops[s.next])
+	for s.next <= i {
+		r := s.model.Apply(s.base+s.next, &s.ops[s.next])
 		s.want[s.next] = &r
 		s.next++
 	}
-	want, ok := s.want[got.Seq]
+	want, ok := s.want[i]
 	if !ok {
-		return s.differ(fmt.Sprintf("seq %d: a second result for %s", got.Seq, describeOp(&s.ops[got.Seq])))
+		return s.differ(fmt.Sprintf("seq %d: a second result for %s", got.Seq, describeOp(&s.ops[i])))
 	}
-	delete(s.want, got.Seq)
+	delete(s.want, i)
 	if d := scenario.Diff(got, want); d != "" {
-		return s.differ(fmt.Sprintf("%s (%s)", d, describeOp(&s.ops[got.Seq])))
+		return s.differ(fmt.Sprintf("%s (%s)", d, describeOp(&s.ops[i])))
 	}
 	return ""
 }
@@ -81,11 +98,11 @@ func (s *Scoreboard) differ(d string) string {
 func (s *Scoreboard) Missing(n int) ([]string, int) {
 	var out []string
 	total := 0
-	for seq := range s.ops {
-		if _, pending := s.want[seq]; pending || seq >= s.next {
+	for i := range s.ops {
+		if _, pending := s.want[i]; pending || i >= s.next {
 			total++
 			if len(out) < n {
-				out = append(out, fmt.Sprintf("seq %d (%s)", seq, describeOp(&s.ops[seq])))
+				out = append(out, fmt.Sprintf("seq %d (%s)", s.base+i, describeOp(&s.ops[i])))
 			}
 		}
 	}

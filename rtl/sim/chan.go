@@ -68,7 +68,7 @@ func (c *Chan[T]) Name() string { return c.name }
 func (c *Chan[T]) ID() int { return c.id }
 
 // Ready reports whether the producer may push this cycle.
-func (c *Chan[T]) Ready() bool { return c.n < c.depth && !c.pushed }
+func (c *Chan[T]) Ready() bool { return c.n < c.depth && !c.pushed && !c.clk.stalls(c.id) }
 
 // Push stages v; it becomes visible Latency cycles later. Pushing when not
 // Ready is a modelling bug and panics.
@@ -82,7 +82,7 @@ func (c *Chan[T]) Push(v T) {
 
 // Valid reports whether the consumer sees a payload this cycle.
 func (c *Chan[T]) Valid() bool {
-	return c.n > 0 && !c.popped && c.buf[c.head].at <= c.clk.now
+	return c.n > 0 && !c.popped && c.buf[c.head].at <= c.clk.now && !c.clk.stalls(c.id)
 }
 
 // HeadValid is Valid ignoring a pop staged this cycle (for tracing).

@@ -47,6 +47,34 @@ type Engine struct {
 	perm  []int
 	// Hooks run after each commit, for tracers and statistics.
 	hooks []func(now uint64)
+
+	// Back-pressure (tests): each channel, each cycle, is stalled with
+	// probability bpPerMille/1000, drawn from bpSeed, the channel and the
+	// cycle.
+	bpSeed     uint64
+	bpPerMille uint64
+}
+
+// Backpressure makes every channel, in a cycle drawn at random with
+// probability perMille/1000, neither ready to its producer nor valid to
+// its consumer: the stalls a real design sees from a busy neighbour. The
+// draw is a hash of seed, the channel and the cycle, so it does not depend
+// on the order components are evaluated in and repeats with the seed.
+// Results must not change; only their timing does. 0 turns it off.
+func (e *Engine) Backpressure(seed uint64, perMille int) {
+	e.bpSeed, e.bpPerMille = seed, uint64(max(min(perMille, 1000), 0))
+}
+
+// stalls reports whether back-pressure stalls channel id this cycle.
+func (e *Engine) stalls(id int) bool {
+	if e.bpPerMille == 0 {
+		return false
+	}
+	x := e.bpSeed ^ uint64(id)*0x9e3779b97f4a7c15 ^ e.now*0xbf58476d1ce4e5b9
+	x ^= x >> 31
+	x *= 0x94d049bb133111eb
+	x ^= x >> 29
+	return x%1000 < e.bpPerMille
 }
 
 // New returns an engine at cycle 0.

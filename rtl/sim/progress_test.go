@@ -90,3 +90,57 @@ func TestActorProgress(t *testing.T) {
 		t.Fatal("the actor is done: no progress")
 	}
 }
+
+// TestBackpressure: a channel under back-pressure is stalled (neither
+// ready nor valid) in about the asked share of cycles, the same cycles
+// for the same seed, and never with back-pressure off.
+func TestBackpressure(t *testing.T) {
+	pattern := func(seed uint64, perMille int) []bool {
+		e := New()
+		c := NewChan[int](e, "c", 4, 1)
+		c.Push(1)
+		e.Step()
+		e.Backpressure(seed, perMille)
+		var out []bool
+		for range 10_000 {
+			if c.Valid() != c.Ready() {
+				t.Fatalf("valid %v, ready %v: a stall must close both sides", c.Valid(), c.Ready())
+			}
+			out = append(out, !c.Valid())
+			e.Step()
+		}
+		return out
+	}
+	count := func(p []bool) (n int) {
+		for _, s := range p {
+			if s {
+				n++
+			}
+		}
+		return n
+	}
+	a, b := pattern(3, 250), pattern(3, 250)
+	if n := count(a); n < 2200 || n > 2800 {
+		t.Fatalf("stalled %d of 10000 cycles at 250 per mille", n)
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("cycle %d: the same seed stalls differently", i)
+		}
+	}
+	if n := count(pattern(4, 250)); n == 0 || slicesEqual(pattern(4, 250), a) {
+		t.Fatal("another seed stalls the same cycles")
+	}
+	if n := count(pattern(3, 0)); n != 0 {
+		t.Fatalf("%d stalls with back-pressure off", n)
+	}
+}
+
+func slicesEqual(a, b []bool) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return len(a) == len(b)
+}

@@ -1,0 +1,75 @@
+package tb
+
+import (
+	"flag"
+
+	"testing"
+	"time"
+
+	"mkeysim/ref"
+	"mkeysim/rtl"
+	"mkeysim/scenario"
+)
+
+var (
+	soakOps   = flag.Int("soak.ops", 1_000_000, "accesses of TestSoak (make soak: 10 million)")
+	soakKeys  = flag.Int("soak.keys", 100_000, "memory keys of TestSoak")
+	soakSeed  = flag.Int64("soak.seed", 1, "seed of TestSoak's workload and back-pressure")
+	soakPress = flag.Int("soak.backpressure", 100, "per mille of cycles in which TestSoak stalls each channel")
+)
+
+// TestSoak runs a long constrained-random workload (a million accesses
+// over 100,000 keys in CI; make soak runs ten million) through the clocked
+// model with back-pressure on every channel (each stalled in 10% of the
+// cycles, at random) and checks every result against the golden model,
+// in chunks so that memory holds one chunk. It reports zero differences
+// or fails with the first ones and the seed.
+func TestSoak(t *testing.T) {
+	ops, keys := *soakOps, *soakKeys
+	if testing.Short() {
+		ops, keys = min(ops, 100_000), min(keys, 10_000)
+	}
+	w := DefaultWorkload()
+	w.Seed, w.Keys, w.Accesses = *soakSeed, keys, ops
+	w.HotKeys = keys / 8
+	cfg := rtl.DefaultConfig()
+	start := time.Now()
+	gen := NewGenerator(w)
+	setup := gen.Setup()
+	b, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Eng.Backpressure(uint64(*soakSeed), *soakPress)
+	if err := b.Load(setup); err != nil {
+		t.Fatal(err)
+	}
+	board, err := NewScoreboard(setup, ref.Config{MaxIndirection: cfg.KLM.MaxIndirection})
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for chunk := gen.Next(1 << 16); chunk != nil; chunk = gen.Next(1 << 16) {
+		base, err := board.Continue(chunk)
+		if err != nil {
+			t.Fatalf("seed %d: %v", *soakSeed, err)
+		}
+		err = b.Stream(chunk, RunOptions{SeqBase: base, OnResult: func(r *scenario.Result) error {
+			board.Check(r)
+			return nil
+		}})
+		if err != nil {
+			t.Fatalf("seed %d, after %d operations: %v", *soakSeed, total, err)
+		}
+		if board.Mismatches > 0 {
+			t.Fatalf("seed %d (-soak.seed): %s", *soakSeed, board.Summary())
+		}
+		total += len(chunk)
+	}
+	if missing, n := board.Missing(3); n > 0 {
+		t.Fatalf("seed %d: %d operations without a result: %v", *soakSeed, n, missing)
+	}
+	st := b.Stats(time.Since(start))
+	t.Logf("%d operations (%d accesses) over %d keys, back-pressure %d/1000: %s; %d cycles in %v",
+		total, ops, keys, *soakPress, board.Summary(), st.Cycles, time.Since(start).Round(time.Millisecond))
+}

@@ -20,7 +20,7 @@ import (
 type Scoreboard struct {
 	model *ref.Model
 	ops   []scenario.Op
-	base  int // the number of ops[0]
+	base  int                      // the number of ops[0]
 	next  int                      // golden results computed: seqs 0..next-1
 	want  map[int]*scenario.Result // computed, not yet matched
 	seen  int                      // results checked

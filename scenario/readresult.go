@@ -94,10 +94,10 @@ func (raw *rawResult) result(op string) (Result, error) {
 	var err error
 	r.Seq = raw.Seq
 	if r.Op, ok = ParseOpKind(op); !ok {
-		return r, fmt.Errorf("unknown op %q", op)
+		return r, fmt.Errorf("unknown op %s", quote(op))
 	}
 	if r.Status, ok = prm.ParseStatus(raw.Status); !ok {
-		return r, fmt.Errorf("unknown status %q", raw.Status)
+		return r, fmt.Errorf("unknown status %s", quote(raw.Status))
 	}
 	r.Reason = raw.Reason
 	r.Level = raw.Level
@@ -131,7 +131,7 @@ func (raw *rawResult) result(op string) (Result, error) {
 		case "memic":
 			seg.Space = prm.SpaceMEMIC
 		default:
-			return r, fmt.Errorf("segments[%d].space: unknown %q", i, s.Space)
+			return r, fmt.Errorf("segments[%d].space: unknown %s", i, quote(s.Space))
 		}
 		if seg.Addr, err = hexNum(s.Addr); err != nil {
 			return r, fmt.Errorf("segments[%d].addr: %v", i, err)

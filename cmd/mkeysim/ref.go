@@ -57,27 +57,23 @@ func cmdRef(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "mkeysim ref:", err)
 		return exitUsage
 	}
-	results, err := ref.Run(sc, ref.Config{MaxIndirection: *depth})
-	if err != nil {
+	m := ref.New(ref.Config{MaxIndirection: *depth})
+	if err := m.Load(sc); err != nil {
 		fmt.Fprintf(stderr, "mkeysim ref: %s: %v\n", file, err)
 		return exitUsage
 	}
-	return writeResults(stdout, stderr, results)
-}
-
-// writeResults prints result lines, buffered, a query's list streamed
-// (scenario.Result.WriteLine): a line of billions of entries is written in
-// constant memory, and the first write error ends the output with status 1.
-func writeResults(stdout, stderr io.Writer, results []scenario.Result) int {
+	// Each line is written as its operation runs, so memory holds one
+	// result, not the run's.
 	w := bufio.NewWriter(stdout)
-	for i := range results {
-		if err := results[i].WriteLine(w); err != nil {
-			fmt.Fprintln(stderr, "mkeysim:", err)
+	for i := range sc.Ops {
+		res := m.Apply(i, &sc.Ops[i])
+		if err := res.WriteLine(w); err != nil {
+			fmt.Fprintln(stderr, "mkeysim ref:", err)
 			return 1
 		}
 	}
 	if err := w.Flush(); err != nil {
-		fmt.Fprintln(stderr, "mkeysim:", err)
+		fmt.Fprintln(stderr, "mkeysim ref:", err)
 		return 1
 	}
 	return 0

@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -160,4 +161,68 @@ func TestRunStreamsHugeQuery(t *testing.T) {
 		t.Errorf("the query line does not start as it should: %.300s", out.String())
 	}
 	t.Logf("run with 20 MB of output: peak RSS %s", peakRSS())
+}
+
+// oversized are scenarios of a few hundred bytes whose objects claim far
+// more than they write: lists of 64 GB with a few entries written, 4 GB
+// accesses whose first page or entry fails, a hundred lists of 64 GB each
+// written at their far end by a UMR.
+func oversized() map[string]string {
+	const head = `{"qps":[{"qpn":1,"pd":5}],"ops":[`
+	var ends strings.Builder
+	for i := 1; i <= 100; i++ {
+		if i > 1 {
+			ends.WriteByte(',')
+		}
+		ends.WriteString(`{"op":"create_mkey","index":` + strconv.Itoa(i) + `,"mkc":{"access_mode":"KLM","pd":5,"lr":1,"umr_en":1,"free":1,"translations_octword_size":"0xfffffffc"}},`)
+		ends.WriteString(`{"op":"umr","qpn":1,"key":"` + fmt.Sprintf("%#x", i<<8) + `","translation_offset":"0xfffffff8","klm":[{"byte_count":1,"mkey":"0x100","address":"0x0"}]}`)
+	}
+	return map[string]string{
+		"mtt-query": hugeQueryScenario,
+		"klm-query": head + `{"op":"create_mkey","index":3,"mkc":{"access_mode":"KLM","pd":5,"lr":1,"translations_octword_size":"0xfffffffc"},"klm":[{"byte_count":16,"mkey":"0x300","address":"0"}]},{"op":"query_mkey","index":3}]}`,
+		"mtt-4gb": head + `{"op":"create_mkey","index":3,"mkc":{"access_mode":"MTT","log_entity_size":12,"pd":5,"lr":1,"len":"0x100000000","translations_octword_size":"0xfffffffc"}},` +
+			`{"op":"access","qpn":1,"key":"0x300","addr":"0x0","len":"0xffffffff","type":"LOCAL_READ"}]}`,
+		"fbs-4gb": head + `{"op":"create_mkey","index":3,"mkc":{"access_mode":"FIXED_BUFFER_SIZE","log_entity_size":12,"pd":5,"lr":1,"len":"0x100000000","translations_octword_size":"0xfffffffc"}},` +
+			`{"op":"access","qpn":1,"key":"0x300","addr":"0x0","len":"0xffffffff","type":"LOCAL_READ"}]}`,
+		"hundred-far-ends": head + ends.String() + `]}`,
+	}
+}
+
+// TestOversizedClaimsBoundedMemory: both models, through mkeysim ref and
+// mkeysim run, on scenarios whose objects claim terabytes and write a few
+// bytes, under an address-space limit of 1 GB above the test's own, with
+// every output line but 20 MB of it thrown away: no run dies, and the
+// peak resident memory of all of them together stays under 200 MB (the
+// objects and list bytes written, plus a constant).
+func TestOversizedClaimsBoundedMemory(t *testing.T) {
+	if !underMemoryLimit(t, 1<<30) {
+		return
+	}
+	dir := t.TempDir()
+	for name, text := range oversized() {
+		path := filepath.Join(dir, name+".json")
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, cmd := range []string{"ref", "run"} {
+			out := &brokenPipe{limit: 20 << 20}
+			var errs bytes.Buffer
+			args := []string{cmd, path}
+			if cmd == "run" {
+				args = []string{cmd, "-quiet", path}
+			}
+			code := run(args, out, &errs)
+			if strings.Contains(errs.String(), "panic") || code == 2 || code == 1 && !strings.Contains(errs.String(), errBrokenPipe.Error()) {
+				t.Errorf("%s %s: exit %d: %s", cmd, name, code, errs.String())
+			}
+		}
+	}
+	kb, err := strconv.Atoi(strings.Fields(peakRSS())[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("peak RSS of all runs: %d kB", kb)
+	if kb > 200<<10 {
+		t.Errorf("peak RSS %d kB, want under 200 MB", kb)
+	}
 }

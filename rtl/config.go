@@ -427,6 +427,10 @@ func RangeOf(f reflect.StructField) (Range, error) {
 // fields with a `toml` key, nested structs walked) against its declared
 // range, naming the first one out of range by prefix and its dotted key:
 // "pcie.tags = 0: want 1..768". A leaf without a valid range is an error.
+//
+// A field may say why its range is what it is in a `why` tag (a resource
+// the model needs at least one of to make progress): the error then says
+// it too.
 func CheckRanges(v any, prefix string) error {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.Elem().Kind() != reflect.Struct {
@@ -455,6 +459,9 @@ func checkRanges(v reflect.Value, prefix string) error {
 			return fmt.Errorf("%s%s: %v", prefix, key, err)
 		}
 		if !r.Contains(fv) {
+			if why := f.Tag.Get("why"); why != "" {
+				return fmt.Errorf("%s%s = %s: want %s: %s", prefix, key, r.Format(fv), r, why)
+			}
 			return fmt.Errorf("%s%s = %s: want %s", prefix, key, r.Format(fv), r)
 		}
 	}

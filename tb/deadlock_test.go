@@ -3,6 +3,7 @@ package tb
 import (
 	"fmt"
 	"math/rand"
+	"strings"
 	"testing"
 
 	"mkeysim/rtl"
@@ -100,4 +101,44 @@ func randomLeast(r *rand.Rand, depth int) rtl.Config {
 	pick(&c.PCIe.LinkBytesPerCycle, 32)
 	pick(&c.PCIe.HostLatencyCycles, 50)
 	return c
+}
+
+// TestLeastConfigIsTheLeast: leastConfig is accepted at every depth, and
+// taking one from any of its resources is refused, the refusal of a
+// resource that recursion needs stating why.
+func TestLeastConfigIsTheLeast(t *testing.T) {
+	for _, depth := range []int{0, 1, 4, 10, 64} {
+		c := leastConfig(depth)
+		if err := c.Validate(); err != nil {
+			t.Fatalf("depth %d: the least configuration is refused: %v", depth, err)
+		}
+		for _, tc := range []struct {
+			name string
+			set  func(*rtl.Config)
+			why  string
+		}{
+			{"rob_entries", func(c *rtl.Config) { c.ROBEntries-- }, ""},
+			{"fifo_depth", func(c *rtl.Config) { c.FIFODepth-- }, ""},
+			{"mkc_cache.sets", func(c *rtl.Config) { c.MKCCache.Sets-- }, ""},
+			{"mkc_cache.ways", func(c *rtl.Config) { c.MKCCache.Ways-- }, ""},
+			{"mkc_cache.loop_mshrs", func(c *rtl.Config) { c.MKCCache.LoopMSHRs-- }, "deadlock"},
+			{"mkc_cache.mshrs", func(c *rtl.Config) { c.MKCCache.MSHRs-- }, "level-0"},
+			{"mkc_cache.loop_targets", func(c *rtl.Config) { c.MKCCache.LoopTargets-- }, "loop_mshrs"},
+			{"mkc_cache.targets", func(c *rtl.Config) { c.MKCCache.Targets-- }, "level-0"},
+			{"mtt.walkers", func(c *rtl.Config) { c.MTT.Walkers-- }, ""},
+			{"klm.nested_contexts", func(c *rtl.Config) { c.KLM.NestedContexts = depth - 1 }, "progress"},
+			{"klm.contexts", func(c *rtl.Config) { c.KLM.Contexts = c.KLM.NestedContexts }, "level 0"},
+			{"pcie.tags", func(c *rtl.Config) { c.PCIe.Tags-- }, ""},
+		} {
+			if tc.name == "klm.nested_contexts" && depth == 0 {
+				continue
+			}
+			c := leastConfig(depth)
+			tc.set(&c)
+			err := c.Validate()
+			if err == nil || !strings.Contains(err.Error(), tc.name) || !strings.Contains(err.Error(), tc.why) {
+				t.Errorf("depth %d, %s one less: %v; want a refusal naming it (and saying %q)", depth, tc.name, err, tc.why)
+			}
+		}
+	}
 }

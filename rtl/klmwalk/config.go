@@ -9,7 +9,7 @@ import (
 // Config is the unit's parameters.
 type Config struct {
 	Cache          linecache.Config `toml:"cache" json:"cache" help:"KLM entry cache"`
-	Contexts       int              `toml:"contexts" json:"contexts" range:"2..4096" help:"pieces the KLM walker works on at once, all levels together (more than nested_contexts)"`
+	Contexts       int              `toml:"contexts" json:"contexts" range:"2..4096" why:"level 0 needs a context of its own beside the nested ones, and there is at least one nested" help:"pieces the KLM walker works on at once, all levels together (more than nested_contexts)"`
 	NestedContexts int              `toml:"nested_contexts" json:"nested_contexts" range:"0..4095" help:"contexts for nested (loop-back) pieces, shared out over levels 1..max_indirection (at least one each)"`
 	MaxIndirection int              `toml:"max_indirection" json:"max_indirection" range:"0..64" help:"deepest KLM level whose key may be looked up (translation.md 4: 4)"`
 	Cursors        int              `toml:"cursors" json:"cursors" range:"0..1024" help:"variable KLM lists whose last position the walker remembers, so that the next piece of the same list searches from there (0: every piece searches from entry 0)"`

@@ -31,19 +31,19 @@ type Config struct {
 	// MSHRs is the number of miss status holding registers, that is of
 	// distinct MKey indexes that may miss at once; it is also the number
 	// of MKC reads in flight (an MSHR's ID is its read's ID).
-	MSHRs int `toml:"mshrs" json:"mshrs" range:"2..1024" help:"miss status holding registers: distinct MKC misses in flight (more than loop_mshrs)"`
+	MSHRs int `toml:"mshrs" json:"mshrs" range:"2..1024" why:"level-0 misses need at least one MSHR beside the loop's reserve (at least 1)" help:"miss status holding registers: distinct MKC misses in flight (more than loop_mshrs)"`
 	// LoopMSHRs of the MSHRs are reserved for misses of loop-back pieces:
 	// pieces from In may allocate only while fewer than MSHRs-LoopMSHRs
 	// are in use.
-	LoopMSHRs int `toml:"loop_mshrs" json:"loop_mshrs" range:"1..1023" help:"MSHRs reserved for KLM loop-back lookups (deadlock freedom)"`
+	LoopMSHRs int `toml:"loop_mshrs" json:"loop_mshrs" range:"1..1023" why:"KLM recursion needs at least one MSHR that level-0 traffic cannot hold, or it can deadlock; one is enough at any depth" help:"MSHRs reserved for KLM loop-back lookups; at least 1: recursion needs an MSHR that level-0 traffic cannot hold, or it can deadlock, and 1 is enough at any depth"`
 	// Targets is the number of pieces one MSHR holds (the primary miss and
 	// the secondary misses merged into it).
-	Targets int `toml:"targets" json:"targets" range:"2..256" help:"requests waiting on one MSHR (more than loop_targets)"`
+	Targets int `toml:"targets" json:"targets" range:"2..256" why:"level-0 pieces need at least one target beside the loop's reserve (at least 1)" help:"requests waiting on one MSHR (more than loop_targets)"`
 	// LoopTargets of each MSHR's Targets are reserved for loop-back pieces:
 	// pieces from In may merge only while the MSHR holds fewer than
 	// Targets-LoopTargets level-0 pieces. Like LoopMSHRs, this keeps a
 	// loop piece from ever waiting behind level-0 traffic.
-	LoopTargets int `toml:"loop_targets" json:"loop_targets" range:"1..255" help:"targets per MSHR reserved for loop-back lookups"`
+	LoopTargets int `toml:"loop_targets" json:"loop_targets" range:"1..255" why:"KLM recursion needs at least one target of each MSHR that level-0 pieces cannot take, as for loop_mshrs" help:"targets per MSHR reserved for loop-back lookups; at least 1, for the same reason as loop_mshrs"`
 	// ICMBase is the host address of MKC 0: MKC i is the 64 bytes at
 	// ICMBase + 64*i. It must be 64-byte aligned.
 	ICMBase uint64 `toml:"icm_base" json:"icm_base" range:"multiple of 64 in 0..0xffffffffffffffc0" help:"host address of MKC 0 in the ICM (MKC i at icm_base + 64 i); the 1 GiB table must end by 2^64 and not overlap another region of host memory (the translation lists, 0x100000000 to 2^48)"`
@@ -84,15 +84,15 @@ func (c *Config) Validate() error {
 	case c.MSHRs < 2 || c.MSHRs > 1024:
 		return fmt.Errorf("mkc_cache.mshrs = %d: want 2..1024", c.MSHRs)
 	case c.LoopMSHRs < 1 || c.LoopMSHRs > 1023:
-		return fmt.Errorf("mkc_cache.loop_mshrs = %d: want 1..1023", c.LoopMSHRs)
+		return fmt.Errorf("mkc_cache.loop_mshrs = %d: want 1..1023: KLM recursion needs at least one MSHR that level-0 traffic cannot hold, or it can deadlock", c.LoopMSHRs)
 	case c.MSHRs <= c.LoopMSHRs:
-		return fmt.Errorf("mkc_cache.mshrs = %d: want more than loop_mshrs = %d", c.MSHRs, c.LoopMSHRs)
+		return fmt.Errorf("mkc_cache.mshrs = %d: want more than mkc_cache.loop_mshrs = %d: level-0 misses need at least one MSHR the loop's reserve leaves them", c.MSHRs, c.LoopMSHRs)
 	case c.Targets < 2 || c.Targets > 256:
 		return fmt.Errorf("mkc_cache.targets = %d: want 2..256", c.Targets)
 	case c.LoopTargets < 1 || c.LoopTargets > 255:
 		return fmt.Errorf("mkc_cache.loop_targets = %d: want 1..255", c.LoopTargets)
 	case c.Targets <= c.LoopTargets:
-		return fmt.Errorf("mkc_cache.targets = %d: want more than loop_targets = %d", c.Targets, c.LoopTargets)
+		return fmt.Errorf("mkc_cache.targets = %d: want more than mkc_cache.loop_targets = %d: level-0 pieces need at least one target the loop's reserve leaves them", c.Targets, c.LoopTargets)
 	case c.ICMBase%prm.MKCSize != 0:
 		return fmt.Errorf("mkc_cache.icm_base = %#x: want multiple of 64 in 0..0xffffffffffffffc0", c.ICMBase)
 	case c.ICMBase > ^uint64(0)-prm.MKCSize*(prm.MaxIndex+1)+1:

@@ -212,6 +212,9 @@ type Param struct {
 	Name  string
 	Help  string
 	Range rtl.Range
+	// Why says why the range is what it is, when the field's why tag does
+	// (rtl.CheckRanges prints it after the range).
+	Why string
 	// RangeErr is set when the field declares no valid range (a bug that
 	// the tests catch; Validate reports it too).
 	RangeErr error
@@ -257,6 +260,7 @@ func walk(v reflect.Value, prefix string, out *[]Param) {
 func newParam(f reflect.StructField, name string, v reflect.Value) Param {
 	p := Param{Name: name, Help: f.Tag.Get("help"), v: v}
 	p.Range, p.RangeErr = rtl.RangeOf(f)
+	p.Why = f.Tag.Get("why")
 	if p.RangeErr == nil {
 		p.Help += " [" + p.Range.String() + "]"
 	}

@@ -196,6 +196,9 @@ func TestRangeBoundaries(t *testing.T) {
 		}
 		for _, v := range out {
 			want := short + " = " + p.Range.FormatInt(v) + ": want " + p.Range.String()
+			if p.Why != "" {
+				want += ": " + p.Why
+			}
 			// Validate.
 			if c, ok := withValue(t, p.Name, v); ok {
 				if err := c.Validate(); err == nil || err.Error() != want {
@@ -354,6 +357,9 @@ func TestNoHiddenDefaults(t *testing.T) {
 		c := Default()
 		store(param(t, &c, p.Name), big.NewInt(0))
 		want := strings.TrimPrefix(p.Name, "model.") + " = " + p.Range.FormatInt(big.NewInt(0)) + ": want " + p.Range.String()
+		if p.Why != "" {
+			want += ": " + p.Why
+		}
 		if err := c.Validate(); err == nil || err.Error() != want {
 			t.Errorf("%s = 0: %v, want %q", p.Name, err, want)
 		}

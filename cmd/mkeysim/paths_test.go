@@ -1,9 +1,11 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -56,5 +58,51 @@ func TestOverlapChecked(t *testing.T) {
 	code, _, errs := runCLI("run", "-overlap_invalidate", "-workload.accesses", "20000", "-workload.inval_per_mille", "20", "-out", filepath.Join(t.TempDir(), "r.jsonl"))
 	if code != 0 || strings.Contains(errs, "differ") {
 		t.Fatalf("exit %d: %s", code, errs)
+	}
+}
+
+// TestOutputToSpecialFile: -out and -stats naming something that is not
+// a regular file (a FIFO here, as /dev/null or /dev/stdout would be) are
+// written directly, not replaced by a renamed file; -vcd, which writes
+// files beside its name, refuses one.
+func TestOutputToSpecialFile(t *testing.T) {
+	dir := t.TempDir()
+	read := func(path string) chan int {
+		got := make(chan int, 1)
+		go func() {
+			f, err := os.Open(path)
+			if err != nil {
+				got <- 0
+				return
+			}
+			b, _ := io.ReadAll(f)
+			f.Close()
+			got <- len(b)
+		}()
+		return got
+	}
+	var fifos []string
+	for _, name := range []string{"results", "stats"} {
+		p := filepath.Join(dir, name)
+		if err := syscall.Mkfifo(p, 0o600); err != nil {
+			t.Skip("no FIFO here:", err)
+		}
+		fifos = append(fifos, p)
+	}
+	results, stats := read(fifos[0]), read(fifos[1])
+	code, _, errs := runCLI("run", "-quiet", "-out", fifos[0], "-stats", fifos[1], "../../examples/mtt-one-page.json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if r, s := <-results, <-stats; r == 0 || s == 0 {
+		t.Errorf("%d bytes of results and %d of statistics came through the FIFOs", r, s)
+	}
+	for _, p := range fifos {
+		if fi, err := os.Stat(p); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+			t.Fatalf("%s was replaced: %v %v", p, fi.Mode(), err)
+		}
+	}
+	if code, _, errs := runCLI("run", "-quiet", "-vcd", fifos[0], "../../examples/mtt-one-page.json"); code != exitUsage || !strings.Contains(errs, "not a regular file") {
+		t.Errorf("-vcd FIFO: exit %d: %s", code, errs)
 	}
 }

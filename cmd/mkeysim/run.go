@@ -222,16 +222,28 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 
 // atomicFile is an output file written under a temporary name beside its
 // own and renamed over it by commit, so that nothing is ever left written
-// half: creating it checks that the path can be written before a run.
+// half: creating it checks that the path can be written before a run. A
+// path that is not a regular file (/dev/null, /dev/stdout, a FIFO) is
+// written directly: renaming a file over it would replace the device.
 type atomicFile struct {
 	*os.File
-	path string
-	done bool
+	path   string
+	direct bool
+	done   bool
 }
 
 func createAtomic(path string) (*atomicFile, error) {
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return nil, fmt.Errorf("%s is a directory", path)
+	if fi, err := os.Stat(path); err == nil {
+		if fi.IsDir() {
+			return nil, fmt.Errorf("%s is a directory", path)
+		}
+		if !fi.Mode().IsRegular() {
+			f, err := os.OpenFile(path, os.O_WRONLY, 0)
+			if err != nil {
+				return nil, unwrapPath(err)
+			}
+			return &atomicFile{File: f, path: path, direct: true}, nil
+		}
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
@@ -243,6 +255,9 @@ func createAtomic(path string) (*atomicFile, error) {
 // commit closes the file and puts it in place.
 func (f *atomicFile) commit() error {
 	f.done = true
+	if f.direct {
+		return f.File.Close()
+	}
 	if err := f.File.Close(); err != nil {
 		os.Remove(f.File.Name())
 		return err
@@ -252,8 +267,11 @@ func (f *atomicFile) commit() error {
 
 // abort removes the file unless it was committed.
 func (f *atomicFile) abort() {
-	if !f.done {
-		f.File.Close()
+	if f.done {
+		return
+	}
+	f.File.Close()
+	if !f.direct {
 		os.Remove(f.File.Name())
 	}
 }

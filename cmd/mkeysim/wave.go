@@ -65,6 +65,10 @@ func checkWritable(path string, dir bool) error {
 			return fmt.Errorf("%s exists and is not a directory", path)
 		}
 		return fmt.Errorf("%s is a directory", path)
+	} else if err == nil && !dir && !fi.Mode().IsRegular() {
+		// The file is written beside its name and renamed over it:
+		// that would replace a device or a FIFO.
+		return fmt.Errorf("%s is not a regular file", path)
 	}
 	parent := filepath.Dir(path)
 	fi, err := os.Stat(parent)

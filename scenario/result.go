@@ -78,17 +78,35 @@ const lineChunk = 32 << 10
 // returns it; the line is then cut short. Wrap an unbuffered w in a
 // bufio.Writer (and flush it) or use WriteResults.
 func (r *Result) WriteLine(w io.Writer) error {
-	b := make([]byte, 0, lineChunk+1024)
+	lw := LineWriter{W: w}
+	return lw.Write(r)
+}
+
+// LineWriter writes result lines to W as WriteLine does, keeping its
+// buffer from line to line: a run writes a line per operation, and a
+// fresh buffer each would cost more than the simulation.
+type LineWriter struct {
+	W   io.Writer
+	buf []byte
+}
+
+// Write writes r's line, its list streamed; it returns the first error
+// of W.
+func (lw *LineWriter) Write(r *Result) error {
+	if lw.buf == nil {
+		lw.buf = make([]byte, 0, lineChunk+1024)
+	}
 	flush := func(b []byte) ([]byte, error) {
-		_, err := w.Write(b)
+		_, err := lw.W.Write(b)
 		return b[:0], err
 	}
-	b, err := r.encode(b, flush)
+	b, err := r.encode(lw.buf[:0], flush)
 	if err != nil {
 		return err
 	}
 	b = append(b, '\n')
-	_, err = w.Write(b)
+	_, err = lw.W.Write(b)
+	lw.buf = b[:0]
 	return err
 }
 
@@ -98,8 +116,9 @@ func (r *Result) WriteLine(w io.Writer) error {
 // users; its memory is a constant, whatever the results' lists hold.
 func WriteResults(w io.Writer, results []Result) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
+	lw := LineWriter{W: bw}
 	for i := range results {
-		if err := results[i].WriteLine(bw); err != nil {
+		if err := lw.Write(&results[i]); err != nil {
 			return err
 		}
 	}

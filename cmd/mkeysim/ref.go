@@ -65,9 +65,10 @@ func cmdRef(args []string, stdout, stderr io.Writer) int {
 	// Each line is written as its operation runs, so memory holds one
 	// result, not the run's.
 	w := bufio.NewWriter(stdout)
+	lw := scenario.LineWriter{W: w}
 	for i := range sc.Ops {
 		res := m.Apply(i, &sc.Ops[i])
-		if err := res.WriteLine(w); err != nil {
+		if err := lw.Write(&res); err != nil {
 			fmt.Fprintln(stderr, "mkeysim ref:", err)
 			return 1
 		}

@@ -163,6 +163,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	// Results are written as they leave the model, so a run that stops
 	// early keeps every result retired before the stop.
 	w := bufio.NewWriterSize(out, 1<<16)
+	lw := scenario.LineWriter{W: w}
 	retired := 0
 	onResult := func(r *scenario.Result) error {
 		retired++
@@ -171,7 +172,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintln(stderr, "mkeysim run: clocked model differs from the golden model:", d)
 			}
 		}
-		return r.WriteLine(w)
+		return lw.Write(r)
 	}
 	runErr := bench.Stream(sc.Ops, tb.RunOptions{OnResult: onResult, Progress: progress})
 	wall := time.Since(start)

@@ -167,9 +167,13 @@ func (b *Bench) Stream(ops []scenario.Op, opt RunOptions) error {
 				opt.Progress(n)
 			}
 		}
-		if b.Eng.Progressed() || b.Eng.Pending() {
+		// Pending scans every channel, so it is asked only when the
+		// model has gone limit cycles without progress.
+		if b.Eng.Progressed() {
 			still = 0
-		} else if still++; still > limit {
+		} else if still++; still > limit && b.Eng.Pending() {
+			still = 0
+		} else if still > limit {
 			where := b.Stuck()
 			b.log.Error("watchdog", "cycle", b.Eng.Now(), "done", lastN, "of", len(ops), "where", where)
 			return fmt.Errorf("watchdog: nothing moved for %d cycles and nothing is on its way, at cycle %d (%d of %d operations done); oldest operation: %s; %s",

@@ -3,6 +3,7 @@ package ref
 import (
 	"fmt"
 
+	"mkeysim/cover"
 	"mkeysim/prm"
 	"mkeysim/scenario"
 )
@@ -25,23 +26,28 @@ func badParam(format string, a ...any) *Refusal {
 func (m *Model) Create(k scenario.MKey) (uint32, *Refusal) {
 	mkc := k.MKC
 	size := uint64(mkc.TranslationsOctwordSize)
+	// refused counts the reason (a coverage point) and refuses.
+	refused := func(why cover.ID, format string, a ...any) (uint32, *Refusal) {
+		m.cfg.Coverage.Hit(why)
+		return 0, badParam(format, a...)
+	}
 	switch {
 	case size%4 != 0:
-		return 0, badParam("translations_octword_size %d is not a multiple of 4", size)
+		return refused(cover.CreateOctwords, "translations_octword_size %d is not a multiple of 4", size)
 	case uint64(len(k.MTT)) > 2*size:
-		return 0, badParam("%d MTT entries exceed the capacity of %d", len(k.MTT), 2*size)
+		return refused(cover.CreateCapacity, "%d MTT entries exceed the capacity of %d", len(k.MTT), 2*size)
 	case uint64(len(k.KLM)) > size:
-		return 0, badParam("%d KLM entries exceed the capacity of %d", len(k.KLM), size)
+		return refused(cover.CreateCapacity, "%d KLM entries exceed the capacity of %d", len(k.KLM), size)
 	case len(k.MTT) > 0 && !mkc.AccessMode.UsesMTTList():
-		return 0, badParam("an MTT list needs access mode MTT, not %v", mkc.AccessMode)
+		return refused(cover.CreateListType, "an MTT list needs access mode MTT, not %v", mkc.AccessMode)
 	case len(k.KLM) > 0 && !mkc.AccessMode.UsesKLMList():
-		return 0, badParam("a KLM list needs access mode KLM or FIXED_BUFFER_SIZE, not %v", mkc.AccessMode)
+		return refused(cover.CreateListType, "a KLM list needs access mode KLM or FIXED_BUFFER_SIZE, not %v", mkc.AccessMode)
 	case (mkc.AccessMode == prm.ModeMTT || mkc.AccessMode == prm.ModeFixedBufferSize) && (mkc.LogEntitySize < 12 || mkc.LogEntitySize > 31):
-		return 0, badParam("log_entity_size %d outside 12..31", mkc.LogEntitySize)
+		return refused(cover.CreateEntitySize, "log_entity_size %d outside 12..31", mkc.LogEntitySize)
 	case !mkc.AccessMode.Valid():
-		return 0, badParam("reserved access mode %v", mkc.AccessMode)
+		return refused(cover.CreateReservedMode, "reserved access mode %v", mkc.AccessMode)
 	case !mkc.LR && !mkc.Free:
-		return 0, badParam("lr clear on an object that is not free")
+		return refused(cover.CreateLRClear, "lr clear on an object that is not free")
 	}
 	index := k.Index
 	if k.HasIndex {
@@ -49,26 +55,26 @@ func (m *Model) Create(k scenario.MKey) (uint32, *Refusal) {
 			return 0, badParam("index %d wider than 24 bits", index)
 		}
 		if m.objs[index] != nil {
-			return 0, badParam("index %d already created", index)
+			return refused(cover.CreateIndexTaken, "index %d already created", index)
 		}
 	} else {
 		for m.objs[m.lowFree] != nil {
 			m.lowFree++
 		}
 		if m.lowFree > prm.MaxIndex {
-			return 0, badParam("no free index")
+			return refused(cover.CreateNoIndex, "no free index")
 		}
 		index = m.lowFree
 	}
 	if mkc.MTTHandle != 0 && (mkc.MTTHandle < HandleBase || mkc.MTTHandle%64 != 0) {
-		return 0, badParam("mtt_handle %#x below %#x or not a multiple of 64", mkc.MTTHandle, HandleBase)
+		return refused(cover.CreateHandle, "mtt_handle %#x below %#x or not a multiple of 64", mkc.MTTHandle, HandleBase)
 	}
 	handle := mkc.MTTHandle
 	if handle == 0 && size > 0 {
 		handle = m.nextHandle
 	}
 	if !prm.ListFits(handle, size) {
-		return 0, badParam("a list of %d octwords at %#x would end past 2^48, the reach of mtt_handle", size, handle)
+		return refused(cover.CreateHandleReach, "a list of %d octwords at %#x would end past 2^48, the reach of mtt_handle", size, handle)
 	}
 	if mkc.MTTHandle == 0 && size > 0 {
 		mkc.MTTHandle = handle
@@ -191,6 +197,7 @@ func (m *Model) UMR(u scenario.UMR) *Refusal {
 	case u.Mask&prm.MaskPD != 0 && !sq.RegUMR:
 		return refuse(prm.UMRPDUpdate)
 	}
+	cov := m.cfg.Coverage
 	next := u.Mask.Apply(*cur, u.Image)
 	if len(u.MTT) > 0 || len(u.KLM) > 0 {
 		if len(u.MTT) > 0 && !next.AccessMode.UsesMTTList() {
@@ -208,6 +215,10 @@ func (m *Model) UMR(u scenario.UMR) *Refusal {
 			return refuse(prm.UMRCapacity)
 		}
 		m.writeList(cur.MTTHandle+off, u.MTT, u.KLM, false, true)
+		cov.Hit(cover.UMRList)
+	}
+	if sq.RegUMR && sq.PD != cur.PD {
+		cov.Hit(cover.UMRRegUMRPD)
 	}
 	*cur = next
 	return nil
@@ -232,6 +243,9 @@ func (m *Model) invalidate(qpn uint32, key prm.Key, remote bool) *Refusal {
 		return refuse(prm.QPNMismatch)
 	case remote && !o.MKC.EnRinval:
 		return refuse(prm.RemoteInvalidateDenied)
+	}
+	if o.MKC.Free {
+		m.cfg.Coverage.Hit(cover.InvalAlreadyFree)
 	}
 	o.MKC.Free = true
 	return nil

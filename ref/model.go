@@ -1,6 +1,7 @@
 package ref
 
 import (
+	"mkeysim/cover"
 	"mkeysim/prm"
 	"mkeysim/scenario"
 )
@@ -10,6 +11,9 @@ type Config struct {
 	// MaxIndirection is the deepest KLM level whose key may be looked up
 	// (translation.md 4: default 4, so levels 0..4).
 	MaxIndirection int
+	// Coverage, if not nil, counts the coverage points the model reaches
+	// (package cover); nil collects nothing and costs a nil check.
+	Coverage *cover.Collector
 }
 
 // DefaultConfig is the configuration of conformance runs.

@@ -3,6 +3,7 @@ package ref
 import (
 	"fmt"
 
+	"mkeysim/cover"
 	"mkeysim/prm"
 	"mkeysim/scenario"
 )
@@ -18,6 +19,7 @@ type stalled struct {
 // PAGE_FAULT_RESUME of its fault key.
 func (m *Model) Access(seq int, req Request) Outcome {
 	out := m.Translate(req, nil)
+	m.cfg.Coverage.Result(req.Type, req.Len, out.Status, out.Level)
 	if out.Status == prm.PageFault {
 		m.stalled = append(m.stalled, stalled{seq: seq, req: req, outcome: out})
 	}
@@ -48,16 +50,28 @@ func (m *Model) Resume(key prm.Key, ok bool) ([]Resumed, *Refusal) {
 		return nil, badParam("no stalled access")
 	}
 	m.stalled = rest
+	cov := m.cfg.Coverage
+	if len(mine) > 1 {
+		cov.Hit(cover.ResumeMany)
+	}
 	out := make([]Resumed, len(mine))
 	for i, s := range mine {
 		if ok {
 			out[i] = Resumed{Seq: s.seq, Outcome: m.Translate(s.req, nil)}
-			if out[i].Status == prm.PageFault {
+			switch out[i].Status {
+			case prm.PageFault:
 				m.stalled = append(m.stalled, stalled{seq: s.seq, req: s.req, outcome: out[i].Outcome})
+				cov.Hit(cover.ResumeRefault)
+			case prm.OK:
+				cov.Hit(cover.ResumePass)
+			default:
+				cov.Hit(cover.ResumeFail)
 			}
 		} else {
 			out[i] = Resumed{Seq: s.seq, Outcome: Outcome{Status: prm.PageAccess, Level: s.outcome.Level, Offset: s.outcome.Offset}}
+			cov.Hit(cover.ResumeError)
 		}
+		cov.Result(s.req.Type, s.req.Len, out[i].Status, out[i].Level)
 	}
 	sortStalled(m.stalled)
 	return out, nil
@@ -134,6 +148,7 @@ func (m *Model) Apply(seq int, op *scenario.Op) scenario.Result {
 	if r != nil {
 		res.Status, res.Reason = r.Status, r.Reason
 	}
+	m.cfg.Coverage.Command(cover.Command(op.Kind), res.Status)
 	return res
 }
 

@@ -3,6 +3,7 @@ package ref
 import (
 	"math/bits"
 
+	"mkeysim/cover"
 	"mkeysim/prm"
 )
 
@@ -30,6 +31,7 @@ type Outcome struct {
 // walker carries what stays the same through one request's depth-first walk.
 type walker struct {
 	m    *Model
+	cov  *cover.Collector
 	qpn  uint32
 	pd   uint32
 	typ  prm.AccessType
@@ -47,7 +49,7 @@ func (m *Model) Translate(req Request, buf []prm.Segment) Outcome {
 	if !ok {
 		return Outcome{Status: prm.BadParam}
 	}
-	w := walker{m: m, qpn: req.QPN, pd: qp.PD, typ: req.Type, segs: buf[:0]}
+	w := walker{m: m, cov: m.cfg.Coverage, qpn: req.QPN, pd: qp.PD, typ: req.Type, segs: buf[:0]}
 	if !w.walk(0, req.Key, req.Addr, uint64(req.Len), 0) {
 		return w.fail
 	}
@@ -126,8 +128,12 @@ func (w *walker) walk(level int, key prm.Key, v, l, off uint64) bool {
 		mkc = &o.MKC
 	}
 	if st := Check(mkc, key, level, v, l, w.qpn, w.pd, w.typ); st != prm.OK {
+		if st == prm.OutOfRange {
+			w.cov.OutOfRange(mkc, v, l)
+		}
 		return w.failAt(st, level, off)
 	}
+	w.cov.Passed(level, mkc, v, l)
 	switch mkc.AccessMode {
 	case prm.ModePA:
 		w.segs = append(w.segs, prm.Segment{Space: prm.SpaceDMA, Addr: v, Len: l})
@@ -162,10 +168,16 @@ func (w *walker) mtt(level int, key prm.Key, o *Object, v, l, off uint64) bool {
 		i := lo>>log | hi<<(64-log)
 		pieceOff := off + t
 		if hi>>log != 0 || i >= capacity {
+			if hi != 0 {
+				w.cov.Hit(cover.WrapPageIndex)
+			}
 			return w.failAt(prm.TranslationRange, level, pieceOff)
 		}
 		pg := lo & (p - 1)
 		n := min(l-t, p-pg)
+		if t == 0 {
+			w.cov.FirstPart(cover.WalkMTT, pg == 0, n < l)
+		}
 		w.m.icm.Read(mkc.MTTHandle+8*i, ent[:])
 		e := prm.DecodeMTTEntry(ent[:])
 		if !w.typ.PageAllows(e) {
@@ -208,11 +220,21 @@ func (w *walker) klm(level int, mkc *prm.MKC, v, l, off uint64) bool {
 			bc := uint64(e.ByteCount)
 			if pos < tj+bc {
 				n := min(l-t, tj+bc-pos)
-				if !w.walk(level+1, e.MKey, e.Address+(pos-tj), n, pieceOff) {
+				if t == 0 {
+					w.cov.FirstPart(cover.WalkKLM, pos == tj, n < l)
+				}
+				lower, wrap := bits.Add64(e.Address, pos-tj, 0)
+				if wrap != 0 {
+					w.cov.Hit(cover.WrapLowerAddr)
+				}
+				if !w.walk(level+1, e.MKey, lower, n, pieceOff) {
 					return false
 				}
 				t += n
 				break
+			}
+			if bc == 0 {
+				w.cov.Hit(cover.KLMZeroEntry)
 			}
 			tj += bc
 			j++
@@ -238,9 +260,16 @@ func (w *walker) fixed(level int, mkc *prm.MKC, v, l, off uint64) bool {
 		}
 		in := pos & (bsz - 1)
 		n := min(l-t, bsz-in)
+		if t == 0 {
+			w.cov.FirstPart(cover.WalkFBS, in == 0, n < l)
+		}
 		w.m.icm.Read(mkc.MTTHandle+prm.KLMEntrySize*j, ent[:])
 		e := prm.DecodeKLMEntry(ent[:])
-		if !w.walk(level+1, e.MKey, e.Address+in, n, pieceOff) {
+		lower, wrap := bits.Add64(e.Address, in, 0)
+		if wrap != 0 {
+			w.cov.Hit(cover.WrapLowerAddr)
+		}
+		if !w.walk(level+1, e.MKey, lower, n, pieceOff) {
 			return false
 		}
 		t += n

@@ -3,6 +3,7 @@ package rtl
 import (
 	"fmt"
 
+	"mkeysim/cover"
 	"mkeysim/prm"
 	"mkeysim/scenario"
 )
@@ -29,6 +30,7 @@ type firmware struct {
 	lowFree uint32
 	next    uint64 // bump allocator
 	stalled []stalledAccess
+	cov     *cover.Collector // nil: coverage off
 }
 
 type stalledAccess struct {
@@ -83,21 +85,26 @@ func (f *firmware) create(k *scenario.MKey) (uint32, *inval, *refusal) {
 	size := uint64(m.TranslationsOctwordSize)
 	mode := m.AccessMode
 	pageMode := mode == prm.ModeMTT || mode == prm.ModeFixedBufferSize
+	// refused counts the reason (a coverage point) and refuses.
+	refused := func(why cover.ID, format string, a ...any) (uint32, *inval, *refusal) {
+		f.cov.Hit(why)
+		return 0, nil, bad(format, a...)
+	}
 	switch {
 	case size%4 != 0:
-		return 0, nil, bad("translations_octword_size %d is not a multiple of 4", size)
+		return refused(cover.CreateOctwords, "translations_octword_size %d is not a multiple of 4", size)
 	case uint64(len(k.MTT)) > 2*size || uint64(len(k.KLM)) > size:
-		return 0, nil, bad("more entries than the capacity of %d octwords holds", size)
+		return refused(cover.CreateCapacity, "more entries than the capacity of %d octwords holds", size)
 	case len(k.MTT) > 0 && mode != prm.ModeMTT:
-		return 0, nil, bad("an MTT list needs access mode MTT, not %v", mode)
+		return refused(cover.CreateListType, "an MTT list needs access mode MTT, not %v", mode)
 	case len(k.KLM) > 0 && mode != prm.ModeKLM && mode != prm.ModeFixedBufferSize:
-		return 0, nil, bad("a KLM list needs access mode KLM or FIXED_BUFFER_SIZE, not %v", mode)
+		return refused(cover.CreateListType, "a KLM list needs access mode KLM or FIXED_BUFFER_SIZE, not %v", mode)
 	case pageMode && (m.LogEntitySize < 12 || m.LogEntitySize > 31):
-		return 0, nil, bad("log_entity_size %d outside 12..31", m.LogEntitySize)
+		return refused(cover.CreateEntitySize, "log_entity_size %d outside 12..31", m.LogEntitySize)
 	case mode > prm.ModeMEMIC:
-		return 0, nil, bad("reserved access mode %v", mode)
+		return refused(cover.CreateReservedMode, "reserved access mode %v", mode)
 	case !m.Free && !m.LR:
-		return 0, nil, bad("lr clear on an object that is not free")
+		return refused(cover.CreateLRClear, "lr clear on an object that is not free")
 	}
 	index := k.Index
 	if k.HasIndex {
@@ -105,7 +112,7 @@ func (f *firmware) create(k *scenario.MKey) (uint32, *inval, *refusal) {
 			return 0, nil, bad("index %d wider than 24 bits", index)
 		}
 		if _, ok := f.created[index]; ok {
-			return 0, nil, bad("index %d already created", index)
+			return refused(cover.CreateIndexTaken, "index %d already created", index)
 		}
 	} else {
 		for {
@@ -115,19 +122,19 @@ func (f *firmware) create(k *scenario.MKey) (uint32, *inval, *refusal) {
 			f.lowFree++
 		}
 		if f.lowFree > prm.MaxIndex {
-			return 0, nil, bad("every index is created")
+			return refused(cover.CreateNoIndex, "every index is created")
 		}
 		index = f.lowFree
 	}
 	if m.MTTHandle != 0 && (m.MTTHandle < handleBase || m.MTTHandle&63 != 0) {
-		return 0, nil, bad("mtt_handle %#x below %#x or not a multiple of 64", m.MTTHandle, uint64(handleBase))
+		return refused(cover.CreateHandle, "mtt_handle %#x below %#x or not a multiple of 64", m.MTTHandle, uint64(handleBase))
 	}
 	handle := m.MTTHandle
 	if handle == 0 && size > 0 {
 		handle = f.next
 	}
 	if !prm.ListFits(handle, size) {
-		return 0, nil, bad("a list of %d octwords at %#x would end past 2^48, the reach of mtt_handle", size, handle)
+		return refused(cover.CreateHandleReach, "a list of %d octwords at %#x would end past 2^48, the reach of mtt_handle", size, handle)
 	}
 	if m.MTTHandle == 0 && size > 0 {
 		m.MTTHandle = handle
@@ -269,6 +276,10 @@ func (f *firmware) umr(u *scenario.UMR) (*inval, *refusal) {
 		}
 		f.writeList(cur.MTTHandle+off, u.MTT, u.KLM, false, true)
 		iv.lo, iv.hi = cur.MTTHandle+off, cur.MTTHandle+off+n
+		f.cov.Hit(cover.UMRList)
+	}
+	if sq.RegUMR && sq.PD != cur.PD {
+		f.cov.Hit(cover.UMRRegUMRPD)
 	}
 	f.store(index, &next, true)
 	return iv, nil
@@ -294,6 +305,9 @@ func (f *firmware) invalidate(qpn uint32, key prm.Key, remote bool) (*inval, *re
 		return nil, no(prm.QPNMismatch)
 	case remote && !m.EnRinval:
 		return nil, no(prm.RemoteInvalidateDenied)
+	}
+	if m.Free {
+		f.cov.Hit(cover.InvalAlreadyFree)
 	}
 	m.Free = true
 	f.store(index, &m, true)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"mkeysim/cover"
 	"mkeysim/prm"
 	"mkeysim/rtl/bus"
 	"mkeysim/rtl/klmwalk"
@@ -87,6 +88,7 @@ type Top struct {
 	// statistics
 	Latencies []uint64 // per retired access, cycles from issue to retirement
 	stats     Stats
+	cov       *cover.Collector // nil: coverage off
 }
 
 // Stats counts the top's work. Each field's tags are the counter's one
@@ -101,6 +103,48 @@ func (t *Top) Counters() []sim.Counter { return sim.CountersOf("core", &t.stats)
 
 // Translations is the number of access results retired (Stats).
 func (t *Top) Translations() uint64 { return t.stats.Translations }
+
+// SetCoverage makes the model hit its coverage points in c (nil:
+// nowhere): the top's own and every unit's that hits points itself.
+func (t *Top) SetCoverage(c *cover.Collector) {
+	for _, u := range t.CoverUnits() {
+		u.SetCoverage(c)
+	}
+}
+
+// CoverUnits lists the parts of the model that hit coverage points, each
+// saying which: the core (the top and its firmware: results at
+// retirement, commands, ODP resumes, CREATE_MKEY refusals), protcheck,
+// mttwalk and klmwalk. The caches' points come from their counters
+// (CoverCounters).
+func (t *Top) CoverUnits() []cover.Unit { return []cover.Unit{(*core)(t), t.Check, t.MTT, t.KLM} }
+
+// CoverCounters adds to c the points derived from the counters of this
+// run so far (the cache outcomes); call it once, at the end of a run.
+func (t *Top) CoverCounters(c *cover.Collector) error {
+	cs := t.eng.Counters()
+	return c.AddCounters(func(name string) (uint64, bool) {
+		x, ok := sim.Find(cs, name)
+		return x.Value, ok
+	})
+}
+
+// core is the top as a cover.Unit: the points it and its firmware hit.
+type core Top
+
+// Covers lists the top's points: each access result (at retirement, or
+// inside page_fault_resume), what a resume did to each stalled access,
+// each command's status and the command corners its firmware sees.
+func (c *core) Covers() []cover.ID {
+	out := append(cover.ResultIDs(), cover.CommandIDs()...)
+	return append(out, cover.ResumePass, cover.ResumeFail, cover.ResumeRefault, cover.ResumeError, cover.ResumeMany,
+		cover.InvalAlreadyFree, cover.UMRList, cover.UMRRegUMRPD,
+		cover.CreateOctwords, cover.CreateCapacity, cover.CreateListType, cover.CreateEntitySize, cover.CreateReservedMode,
+		cover.CreateLRClear, cover.CreateIndexTaken, cover.CreateHandle, cover.CreateHandleReach, cover.CreateNoIndex)
+}
+
+// SetCoverage makes the top and its firmware hit their points in cv.
+func (c *core) SetCoverage(cv *cover.Collector) { c.cov, c.fw.cov = cv, cv }
 
 // New builds the model on engine e with ICM as its host memory backdoor.
 // log may be nil (no logging).
@@ -298,6 +342,19 @@ func (t *Top) retire(now uint64) {
 func (t *Top) note(e *robEntry, res *scenario.Result, now uint64) {
 	t.stats.Translations++
 	t.Latencies = append(t.Latencies, now-e.start)
+	if t.cov != nil {
+		t.cov.Result(e.acc.Type, e.acc.Len, res.Status, res.Level)
+		if e.resume {
+			switch res.Status {
+			case prm.PageFault:
+				t.cov.Hit(cover.ResumeRefault)
+			case prm.OK:
+				t.cov.Hit(cover.ResumePass)
+			default:
+				t.cov.Hit(cover.ResumeFail)
+			}
+		}
+	}
 	if res.Status == prm.PageFault {
 		t.fw.stalled = append(t.fw.stalled, stalledAccess{seq: e.seq, acc: e.acc, faultKey: res.FaultKey,
 			level: res.Level, offset: res.Offset})
@@ -380,6 +437,7 @@ func (t *Top) command(now uint64) {
 			res.Cycle, res.HasCycle = now, true
 			t.Out.Push(&res)
 			t.stats.Commands++
+			t.cov.Command(cover.Command(t.cur.Op.Kind), res.Status)
 			t.cmd = cmdIdle
 		}
 	}
@@ -457,10 +515,15 @@ func (t *Top) resume(now uint64) {
 		return
 	}
 	res.Status = prm.OK
+	if len(mine) > 1 {
+		t.cov.Hit(cover.ResumeMany)
+	}
 	if !op.OK {
 		for _, s := range mine {
 			res.Resumed = append(res.Resumed, scenario.Result{Seq: s.seq, Op: scenario.OpAccess,
 				Status: prm.PageAccess, Level: s.level, Offset: s.offset})
+			t.cov.Hit(cover.ResumeError)
+			t.cov.Result(s.acc.Type, s.acc.Len, prm.PageAccess, s.level)
 		}
 		t.cmd = cmdDone
 		return

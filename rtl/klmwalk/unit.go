@@ -3,6 +3,7 @@ package klmwalk
 import (
 	"math/bits"
 
+	"mkeysim/cover"
 	"mkeysim/prm"
 	"mkeysim/rtl/bus"
 	"mkeysim/rtl/linecache"
@@ -79,6 +80,7 @@ type Unit struct {
 	cuts  bus.Cuts
 	cur   *cursors
 	stats Stats
+	cov   *cover.Collector // nil: coverage off
 	fired bool
 }
 
@@ -123,6 +125,19 @@ func (u *Unit) Stats() Stats {
 func (u *Unit) Counters() []sim.Counter {
 	return append(sim.CountersOf("klmwalk", &u.stats), u.cache.Counters("klm_cache")...)
 }
+
+// Covers lists the coverage points the unit hits: where a piece starts in
+// its first entry and whether it goes on past it (variable KLM and Fixed
+// Buffer Size), an entry of byte_count 0 stepped over, and a lower
+// address taken modulo 2^64. Its cache's
+// outcomes are points derived from its counters (klm_cache).
+func (u *Unit) Covers() []cover.ID {
+	out := append(cover.FirstPartIDs(cover.WalkKLM), cover.FirstPartIDs(cover.WalkFBS)...)
+	return append(out, cover.KLMZeroEntry, cover.WrapLowerAddr)
+}
+
+// SetCoverage makes the unit hit its points in c (nil: nowhere).
+func (u *Unit) SetCoverage(c *cover.Collector) { u.cov = c }
 
 // freeCtx returns a free context of the level, or -1.
 func (u *Unit) freeCtx(level uint8) int {
@@ -290,6 +305,9 @@ func (u *Unit) step(id int, c *context, memUsed *bool) bool {
 		}
 		u.cache.Use(&c.slot, addr, true)
 		u.stats.Entries++
+		if bc == 0 {
+			u.cov.Hit(cover.KLMZeroEntry)
+		}
 		c.tj += bc
 		c.j++
 		if c.j >= capacity || (addr+prm.KLMEntrySize)%linecache.LineSize == 0 {
@@ -309,15 +327,17 @@ func (u *Unit) step(id int, c *context, memUsed *bool) bool {
 	}
 	at := addr % linecache.LineSize
 	e := prm.DecodeKLMEntry(data[at : at+prm.KLMEntrySize])
-	var n, lower uint64
+	var n, lower, wrap uint64
+	atStart := in == 0 // the piece's byte is its entry's first
 	if fixed {
 		size := uint64(1) << m.LogEntitySize
 		n = min(rest, size-in)
-		lower = e.Address + in
+		lower, wrap = bits.Add64(e.Address, in, 0)
 	} else {
 		bc := uint64(e.ByteCount)
 		n = min(rest, c.tj+bc-pos)
-		lower = e.Address + (pos - c.tj)
+		lower, wrap = bits.Add64(e.Address, pos-c.tj, 0)
+		atStart = pos == c.tj
 	}
 	level := w.Level + 1
 	if int(level) > u.cfg.MaxIndirection {
@@ -328,6 +348,7 @@ func (u *Unit) step(id int, c *context, memUsed *bool) bool {
 		}
 		u.cache.Use(&c.slot, addr, true)
 		u.stats.Entries++
+		u.coverEntry(c, fixed, atStart, n < rest, wrap != 0)
 		return u.fail(id, prm.IndirectionDepth, level, off, rest)
 	}
 	if u.free[level]-u.resv[level] == 0 {
@@ -339,6 +360,7 @@ func (u *Unit) step(id int, c *context, memUsed *bool) bool {
 	}
 	u.cache.Use(&c.slot, addr, true)
 	u.stats.Entries++
+	u.coverEntry(c, fixed, atStart, n < rest, wrap != 0)
 	u.resv[level]++
 	u.p.Loop.Push(bus.Piece{Tag: w.Tag, Gen: w.Gen, Level: level, Type: w.Type, Key: e.MKey, Addr: lower, Len: n,
 		Offset: off, QPN: w.QPN, PD: w.PD})
@@ -351,6 +373,25 @@ func (u *Unit) step(id int, c *context, memUsed *bool) bool {
 		u.finish(id)
 	}
 	return true
+}
+
+// coverEntry hits the points of an entry used for a child: for the first
+// part of a piece, whether the piece starts at the entry's first byte and
+// goes on past it; and a lower address taken modulo 2^64.
+func (u *Unit) coverEntry(c *context, fixed, atStart, cross, wrapped bool) {
+	if u.cov == nil {
+		return
+	}
+	if c.t == 0 {
+		walk := cover.WalkKLM
+		if fixed {
+			walk = cover.WalkFBS
+		}
+		u.cov.FirstPart(walk, atStart, cross)
+	}
+	if wrapped {
+		u.cov.Hit(cover.WrapLowerAddr)
+	}
 }
 
 // fail ends context id with a failure covering the rest of its piece.

@@ -3,6 +3,7 @@ package mttwalk
 import (
 	"math/bits"
 
+	"mkeysim/cover"
 	"mkeysim/prm"
 	"mkeysim/rtl/bus"
 	"mkeysim/rtl/linecache"
@@ -70,6 +71,7 @@ type Unit struct {
 	cuts  bus.Cuts
 
 	stats Stats
+	cov   *cover.Collector // nil: coverage off
 	// strobes of this cycle, for waveforms
 	hit, miss, fill bool
 	state           State // the state of the context that acted, for waveforms
@@ -109,6 +111,17 @@ func (u *Unit) Stats() Stats {
 func (u *Unit) Counters() []sim.Counter {
 	return append(sim.CountersOf("mttwalk", &u.stats), u.cache.Counters("mtt_cache")...)
 }
+
+// Covers lists the coverage points the walker hits: where a piece starts
+// in its first page and whether it goes on past it, and a page position
+// that reached 2^64. Its cache's outcomes are points derived from its
+// counters (mtt_cache).
+func (u *Unit) Covers() []cover.ID {
+	return append(cover.FirstPartIDs(cover.WalkMTT), cover.WrapPageIndex)
+}
+
+// SetCoverage makes the walker hit its points in c (nil: nowhere).
+func (u *Unit) SetCoverage(c *cover.Collector) { u.cov = c }
 
 // Eval runs one cycle: invalidation, fill, intake, then one page of one
 // context.
@@ -210,7 +223,11 @@ func (u *Unit) page(id int, memUsed *bool) bool {
 		return true
 	}
 	if hi>>log != 0 || i >= 2*uint64(m.TranslationsOctwordSize) {
-		return u.finish(c, bus.Outcome{Tag: w.Tag, Offset: off, Len: rest, Status: prm.TranslationRange, Level: w.Level})
+		ok := u.finish(c, bus.Outcome{Tag: w.Tag, Offset: off, Len: rest, Status: prm.TranslationRange, Level: w.Level})
+		if ok && hi != 0 {
+			u.cov.Hit(cover.WrapPageIndex)
+		}
+		return ok
 	}
 	addr := m.MTTHandle + 8*i
 	data, ok := u.cache.Get(&c.slot, addr)
@@ -235,6 +252,9 @@ func (u *Unit) page(id int, memUsed *bool) bool {
 	pg := lo & (size - 1)
 	n := min(rest, size-pg)
 	u.stats.Pages++
+	if c.t == 0 && u.cov != nil {
+		u.cov.FirstPart(cover.WalkMTT, pg == 0, n < rest)
+	}
 	if !w.Type.PageAllows(e) {
 		u.stats.Faults++
 		return u.finish(c, bus.Outcome{Tag: w.Tag, Offset: off, Len: rest, Status: prm.PageAccess, Level: w.Level,

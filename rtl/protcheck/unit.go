@@ -1,6 +1,7 @@
 package protcheck
 
 import (
+	"mkeysim/cover"
 	"mkeysim/prm"
 	"mkeysim/rtl/bus"
 	"mkeysim/rtl/sim"
@@ -33,6 +34,8 @@ type Unit struct {
 	p     Ports
 	stats Stats
 
+	cov *cover.Collector // nil: coverage off
+
 	// trace: this cycle's decision
 	lastStatus prm.Status
 	lastKey    prm.Key
@@ -52,6 +55,14 @@ func (u *Unit) Stats() Stats { return u.stats }
 
 // Counters lists the counters under the group protcheck.
 func (u *Unit) Counters() []sim.Counter { return sim.CountersOf("protcheck", &u.stats) }
+
+// Covers lists the coverage points the stage hits when a piece leaves it:
+// a piece that passed (its mode at its level, and where it lies in its
+// key's range) and the cause of an OUT_OF_RANGE.
+func (u *Unit) Covers() []cover.ID { return append(cover.PassedIDs(), cover.OutOfRangeIDs()...) }
+
+// SetCoverage makes the stage hit its points in c (nil: nowhere).
+func (u *Unit) SetCoverage(c *cover.Collector) { u.cov = c }
 
 // Fired reports whether a piece was checked this cycle, with its key and
 // status (for waveforms).
@@ -121,6 +132,14 @@ func (u *Unit) try(in *sim.Chan[bus.Lookup]) bool {
 		u.p.Credit.Push(bus.Credit{Level: l.Level})
 	}
 	u.fired, u.lastKey, u.lastStatus = true, l.Key, st
+	if u.cov != nil {
+		switch st {
+		case prm.OK:
+			u.cov.Passed(int(l.Level), &l.MKC, l.Addr, l.Len)
+		case prm.OutOfRange:
+			u.cov.OutOfRange(&l.MKC, l.Addr, l.Len)
+		}
+	}
 	u.stats.Checked++
 	if st != prm.OK {
 		u.stats.Failed++

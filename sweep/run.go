@@ -322,6 +322,7 @@ func (s *Sweep) RunPoint(p Point) (Row, error) {
 		if board, err = tb.NewScoreboard(sc, ref.Config{MaxIndirection: cfg.Model.KLM.MaxIndirection}); err != nil {
 			return Row{}, &InputError{Msg: fmt.Sprintf("%s: %s: %v", where, s.Describe(), err)}
 		}
+		board.Overlap = cfg.Model.OverlapInvalidate
 	}
 	var opt tb.RunOptions
 	if board != nil {

@@ -22,6 +22,7 @@ func runBoth(t testing.TB, name string, sc *scenario.Scenario, cfg rtl.Config, t
 	if err != nil {
 		t.Fatalf("%s: golden model: %v", name, err)
 	}
+	board.Overlap = cfg.OverlapInvalidate
 	b, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"math/big"
 
 	"mkeysim/config"
+	"mkeysim/cover"
 	"mkeysim/ref"
 	"mkeysim/scenario"
 )
@@ -27,8 +28,9 @@ const refUsage = `usage: mkeysim ref [flags] SCENARIO.json
 Runs the scenario through the golden untimed model and prints one JSON
 result line per operation (the format of scenario.md).
 
-Example:
+Examples:
   mkeysim ref examples/mtt-page-split.json
+  mkeysim ref -coverage out/coverage.json examples/klm-nested.json
 
 Flags:
 `
@@ -39,6 +41,7 @@ func cmdRef(args []string, stdout, stderr io.Writer) int {
 	def := config.Default()
 	p, _ := def.Param("klm.max_indirection")
 	depth := fs.Int("max-indirection", ref.DefaultConfig().MaxIndirection, "deepest KLM level whose key may be looked up ["+p.Range.String()+"]")
+	coverPath := fs.String("coverage", "", "write the coverage points the golden model reached as JSON to this file (docs/coverage.md)")
 	if err := fs.Parse(args); err != nil {
 		return flagStatus(err)
 	}
@@ -57,7 +60,20 @@ func cmdRef(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "mkeysim ref:", err)
 		return exitUsage
 	}
-	m := ref.New(ref.Config{MaxIndirection: *depth})
+	// The coverage file is checked (created beside its name) before the
+	// run.
+	var coverFile *atomicFile
+	var cov *cover.Collector
+	if *coverPath != "" {
+		f, err := createAtomic(*coverPath)
+		if err != nil {
+			fmt.Fprintf(stderr, "mkeysim ref: -coverage %q: %v\n", *coverPath, err)
+			return exitUsage
+		}
+		defer f.abort()
+		coverFile, cov = f, cover.New()
+	}
+	m := ref.New(ref.Config{MaxIndirection: *depth, Coverage: cov})
 	if err := m.Load(sc); err != nil {
 		fmt.Fprintf(stderr, "mkeysim ref: %s: %v\n", file, err)
 		return exitUsage
@@ -76,6 +92,16 @@ func cmdRef(args []string, stdout, stderr io.Writer) int {
 	if err := w.Flush(); err != nil {
 		fmt.Fprintln(stderr, "mkeysim ref:", err)
 		return 1
+	}
+	if coverFile != nil {
+		err := cover.NewReport(*depth, cov, nil).WriteJSON(coverFile)
+		if err == nil {
+			err = coverFile.commit()
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "mkeysim ref: -coverage %q: %v\n", *coverPath, err)
+			return 1
+		}
 	}
 	return 0
 }

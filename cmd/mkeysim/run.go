@@ -13,6 +13,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"mkeysim/config"
+	"mkeysim/cover"
 	"mkeysim/ref"
 	"mkeysim/scenario"
 	"mkeysim/tb"
@@ -32,7 +33,7 @@ key without the 'model.' prefix.
 
 Examples:
   mkeysim run examples/klm-nested.json
-  mkeysim run -out out/run.jsonl -stats out/stats.json
+  mkeysim run -out out/run.jsonl -stats out/stats.json -coverage out/coverage.json
   mkeysim run -config my.toml -mkc_cache.ways 8 -pcie.latency 200 -workload.accesses 10000
 
 Flags:
@@ -40,9 +41,9 @@ Flags:
 
 // runFlags are the flags of run that are not model parameters.
 type runFlags struct {
-	config, out, stats string
-	check, quiet       bool
-	wave               waveFlags
+	config, out, stats, coverage string
+	check, quiet                 bool
+	wave                         waveFlags
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) int {
@@ -51,6 +52,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&rf.config, "config", "", "TOML config file (see 'mkeysim config --defaults')")
 	fs.StringVar(&rf.out, "out", "", "write result lines to this file instead of standard output")
 	fs.StringVar(&rf.stats, "stats", "", "write the run's statistics as JSON to this file")
+	fs.StringVar(&rf.coverage, "coverage", "", "write the coverage points the run reached, in the clocked model and (with -check) the golden model, as JSON to this file (docs/coverage.md)")
 	fs.BoolVar(&rf.check, "check", true, "check every result against the golden model")
 	fs.BoolVar(&rf.quiet, "quiet", false, "no progress bar and no summary")
 	logLevel := fs.String("log-level", "warn", "log level on standard error: trace, debug, info, warn, error or off")
@@ -103,7 +105,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	// Every file the run will write is checked (created beside its final
 	// name) before anything runs.
 	var out io.Writer = stdout
-	var outFile, statsFile *atomicFile
+	var outFile, statsFile, coverFile *atomicFile
 	if rf.out != "" {
 		f, err := createAtomic(rf.out)
 		if err != nil {
@@ -122,19 +124,35 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		defer f.abort()
 		statsFile = f
 	}
+	// Coverage: the clocked model's units and, through the scoreboard,
+	// the golden model collect into their own collectors.
+	var goldenCov, clockedCov *cover.Collector
+	if rf.coverage != "" {
+		f, err := createAtomic(rf.coverage)
+		if err != nil {
+			fmt.Fprintf(stderr, "mkeysim run: -coverage %q: %v\n", rf.coverage, err)
+			return exitUsage
+		}
+		defer f.abort()
+		coverFile, clockedCov = f, cover.New()
+		if rf.check {
+			goldenCov = cover.New()
+		}
+	}
 	logger := hclog.New(&hclog.LoggerOptions{Name: "mkeysim", Level: level, Output: stderr, DisableTime: true})
 	bench, err := tb.New(cfg.Model, logger)
 	if err != nil {
 		fmt.Fprintln(stderr, "mkeysim run:", err)
 		return exitUsage
 	}
+	bench.Top.SetCoverage(clockedCov)
 	if err := bench.Load(sc); err != nil {
 		fmt.Fprintf(stderr, "mkeysim run: %s: %v\n", name, err)
 		return exitUsage
 	}
 	var board *tb.Scoreboard
 	if rf.check {
-		if board, err = tb.NewScoreboard(sc, ref.Config{MaxIndirection: cfg.Model.KLM.MaxIndirection}); err != nil {
+		if board, err = tb.NewScoreboard(sc, ref.Config{MaxIndirection: cfg.Model.KLM.MaxIndirection, Coverage: goldenCov}); err != nil {
 			fmt.Fprintf(stderr, "mkeysim run: %s: %v\n", name, err)
 			return exitUsage
 		}
@@ -214,11 +232,39 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 			status = 1
 		}
 	}
+	var coverage *cover.Report
+	if coverFile != nil {
+		if err := bench.Top.CoverCounters(clockedCov); err != nil {
+			fmt.Fprintln(stderr, "mkeysim run:", err)
+			status = 1
+		}
+		coverage = cover.NewReport(cfg.Model.KLM.MaxIndirection, goldenCov, clockedCov)
+		err := coverage.WriteJSON(coverFile)
+		if err == nil {
+			err = coverFile.commit()
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "mkeysim run: -coverage %q: %v\n", rf.coverage, err)
+			status = 1
+		}
+	}
 	if !rf.quiet {
 		fmt.Fprintf(stderr, "%s: %d operations\n", name, len(sc.Ops))
 		st.WriteSummary(stderr)
+		if coverage != nil {
+			writeCoverageSummary(stderr, coverage)
+		}
 	}
 	return status
+}
+
+// writeCoverageSummary prints, for each model of a coverage report, how
+// many of its points the run reached.
+func writeCoverageSummary(w io.Writer, r *cover.Report) {
+	for _, m := range r.Models {
+		t := r.Summary[m]
+		fmt.Fprintf(w, "coverage, %s model: %d of %d points reached (%d of the %d the test suite must reach)\n", m, t.Reached, t.Points, t.RequiredReached, t.Required)
+	}
 }
 
 // atomicFile is an output file written under a temporary name beside its

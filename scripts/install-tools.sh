@@ -1,19 +1,55 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the tests need, once: a second run finds
-# them and does nothing.
+# Installs the Debian packages that make test needs beyond Go, once: a
+# second run finds them and does nothing. As root it installs them; as
+# another user it uses sudo when sudo works without a password prompt
+# (sudo -n); otherwise it prints the one command to run and exits 1.
+#
+# What each package is for (plain 'go test ./...' needs none of them:
+# the tests that use one skip, naming it, unless MKEYSIM_REQUIRE_TOOLS=1):
+#   gtkwave      opens the produced waveforms headless and checks they load
+#   xvfb         a display for gtkwave without a screen (xvfb-run)
+#   iverilog     replays the golden vectors under Icarus Verilog
+#   verilator    replays them under Verilator
+#   imagemagick  takes the waveform picture of docs/ (import)
+#   python3      runs the shared conformance comparator
 set -euo pipefail
+
 need=()
-command -v gtkwave   >/dev/null 2>&1 || need+=(gtkwave)
-command -v xvfb-run  >/dev/null 2>&1 || need+=(xvfb)
-command -v iverilog  >/dev/null 2>&1 || need+=(iverilog)
-command -v verilator >/dev/null 2>&1 || need+=(verilator)
-command -v import    >/dev/null 2>&1 || need+=(imagemagick)
-command -v python3   >/dev/null 2>&1 || need+=(python3)
-if [ ${#need[@]} -eq 0 ]; then
-  exit 0
+why=()
+want() { # command package reason
+  command -v "$1" >/dev/null 2>&1 && return 0
+  need+=("$2")
+  why+=("  $2: $3")
+}
+want gtkwave   gtkwave     "opens the produced waveforms and checks they load"
+want xvfb-run  xvfb        "a display for gtkwave without a screen"
+want iverilog  iverilog    "replays the golden vectors under Icarus Verilog"
+want verilator verilator   "replays the golden vectors under Verilator"
+want import    imagemagick "takes the waveform picture of docs/"
+want python3   python3     "runs the shared conformance comparator"
+[ ${#need[@]} -eq 0 ] && exit 0
+
+line="apt-get install -y ${need[*]}"
+explain() {
+  echo "install-tools: make test needs these Debian packages:" >&2
+  printf '%s\n' "${why[@]}" >&2
+}
+if [ "$(id -u)" -eq 0 ]; then
+  sudo=()
+elif command -v sudo >/dev/null 2>&1 && sudo -n true >/dev/null 2>&1; then
+  sudo=(sudo -n)
+else
+  explain
+  echo "install-tools: not root and sudo needs a password (or is missing): run, as root," >&2
+  echo "  $line" >&2
+  echo "then make test again. (Plain 'go test ./...' runs without them; the tests that need one skip.)" >&2
+  exit 1
 fi
-echo "installing: ${need[*]}"
-SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO=sudo
-$SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+if ! command -v apt-get >/dev/null 2>&1; then
+  explain
+  echo "install-tools: no apt-get here: install the packages above with this system's package manager." >&2
+  exit 1
+fi
+echo "install-tools: installing ${need[*]}" >&2
+"${sudo[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${need[@]}" >/dev/null

@@ -269,6 +269,12 @@ func TestCoverage(t *testing.T) {
 	if !bytes.Equal(have, doc.Bytes()) {
 		t.Errorf("%s is not the coverage suite's report: run go test ./tb -run TestCoverage -update", path)
 	}
+	// The README shows the report's grid of statuses by level.
+	grid := doc.Bytes()[bytes.Index(doc.Bytes(), []byte("| status | L0 |")):]
+	grid = grid[:bytes.Index(grid, []byte("\n\n"))+1]
+	if readme, err := os.ReadFile("../README.md"); err != nil || !bytes.Contains(readme, grid) {
+		t.Errorf("README.md's Coverage section does not show the grid of statuses by level of %s (%v): copy it from there", path, err)
+	}
 }
 
 const coverageDocHead = `# Coverage

@@ -289,6 +289,21 @@ func (c *Collector) FirstPart(w Walk, atStart, cross bool) {
 	}
 }
 
+// Resumed counts what PAGE_FAULT_RESUME(ok) did to an access it ran again,
+// by the access's new status: translated, failed otherwise, or faulted
+// again.
+func (c *Collector) Resumed(st prm.Status) {
+	switch {
+	case c == nil:
+	case st == prm.OK:
+		c.n[ResumePass]++
+	case st == prm.PageFault:
+		c.n[ResumeRefault]++
+	default:
+		c.n[ResumeFail]++
+	}
+}
+
 // Command counts a command's result status.
 func (c *Collector) Command(cmd Command, st prm.Status) {
 	if c != nil && cmd > 0 && int(cmd) < numCommand && int(st) < numStatus {
@@ -354,6 +369,13 @@ func OutOfRangeIDs() []ID { return []ID{RangePast2to64, RangeBelow, RangePastEnd
 
 // FirstPartIDs are the points FirstPart hits for walk w.
 func FirstPartIDs(w Walk) []ID { return append([]ID(nil), firstPart[w][:]...) }
+
+// ResumeIDs are the points of PAGE_FAULT_RESUME: Resumed's and
+// ResumeError and ResumeMany.
+func ResumeIDs() []ID { return []ID{ResumePass, ResumeFail, ResumeRefault, ResumeError, ResumeMany} }
+
+// CreateRefusalIDs are the reasons CREATE_MKEY refuses with BAD_PARAM.
+func CreateRefusalIDs() []ID { return pointsIn(CreateOctwords, CreateNoIndex+1) }
 
 // CommandIDs are the points Command hits.
 func CommandIDs() []ID { return pointsIn(cmdBase, NumIDs) }

@@ -155,7 +155,10 @@ func TestClassifiers(t *testing.T) {
 		{"first FBS entry at its start, crossing", func(c *cover.Collector) { c.FirstPart(cover.WalkFBS, true, true) },
 			[]string{"fbs.start_at_entry", "fbs.entry_cross"}},
 		{"command", func(c *cover.Collector) { c.Command(cover.CmdUMR, prm.UMRCapacity) }, []string{"cmd.umr.UMR_CAPACITY"}},
-		{"fixed point", func(c *cover.Collector) { c.Hit(cover.ResumeRefault) }, []string{"odp.resume_ok.refault"}},
+		{"fixed point", func(c *cover.Collector) { c.Hit(cover.ResumeError) }, []string{"odp.resume_error"}},
+		{"resumed, translated", func(c *cover.Collector) { c.Resumed(prm.OK) }, []string{"odp.resume_ok.pass"}},
+		{"resumed, faulted again", func(c *cover.Collector) { c.Resumed(prm.PageFault) }, []string{"odp.resume_ok.refault"}},
+		{"resumed, freed meanwhile", func(c *cover.Collector) { c.Resumed(prm.MKeyFree) }, []string{"odp.resume_ok.fail"}},
 	} {
 		col := cover.New()
 		c.hit(col)
@@ -231,6 +234,7 @@ func TestNilCollector(t *testing.T) {
 		c.OutOfRange(m, 0, 11)
 		c.FirstPart(cover.WalkKLM, true, true)
 		c.Command(cover.CmdUMR, prm.OK)
+		c.Resumed(prm.OK)
 		c.Add(cover.New())
 	})
 	if allocs != 0 || c.Count(cover.LengthZero) != 0 {

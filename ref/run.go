@@ -19,7 +19,9 @@ type stalled struct {
 // PAGE_FAULT_RESUME of its fault key.
 func (m *Model) Access(seq int, req Request) Outcome {
 	out := m.Translate(req, nil)
-	m.cfg.Coverage.Result(req.Type, req.Len, out.Status, out.Level)
+	if m.cfg.Coverage != nil {
+		m.cfg.Coverage.Result(req.Type, req.Len, out.Status, out.Level)
+	}
 	if out.Status == prm.PageFault {
 		m.stalled = append(m.stalled, stalled{seq: seq, req: req, outcome: out})
 	}
@@ -58,15 +60,10 @@ func (m *Model) Resume(key prm.Key, ok bool) ([]Resumed, *Refusal) {
 	for i, s := range mine {
 		if ok {
 			out[i] = Resumed{Seq: s.seq, Outcome: m.Translate(s.req, nil)}
-			switch out[i].Status {
-			case prm.PageFault:
+			if out[i].Status == prm.PageFault {
 				m.stalled = append(m.stalled, stalled{seq: s.seq, req: s.req, outcome: out[i].Outcome})
-				cov.Hit(cover.ResumeRefault)
-			case prm.OK:
-				cov.Hit(cover.ResumePass)
-			default:
-				cov.Hit(cover.ResumeFail)
 			}
+			cov.Resumed(out[i].Status)
 		} else {
 			out[i] = Resumed{Seq: s.seq, Outcome: Outcome{Status: prm.PageAccess, Level: s.outcome.Level, Offset: s.outcome.Offset}}
 			cov.Hit(cover.ResumeError)

@@ -133,7 +133,9 @@ func (w *walker) walk(level int, key prm.Key, v, l, off uint64) bool {
 		}
 		return w.failAt(st, level, off)
 	}
-	w.cov.Passed(level, mkc, v, l)
+	if w.cov != nil {
+		w.cov.Passed(level, mkc, v, l)
+	}
 	switch mkc.AccessMode {
 	case prm.ModePA:
 		w.segs = append(w.segs, prm.Segment{Space: prm.SpaceDMA, Addr: v, Len: l})

@@ -2,6 +2,7 @@ package rtl
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/hashicorp/go-hclog"
@@ -136,11 +137,8 @@ type core Top
 // inside page_fault_resume), what a resume did to each stalled access,
 // each command's status and the command corners its firmware sees.
 func (c *core) Covers() []cover.ID {
-	out := append(cover.ResultIDs(), cover.CommandIDs()...)
-	return append(out, cover.ResumePass, cover.ResumeFail, cover.ResumeRefault, cover.ResumeError, cover.ResumeMany,
-		cover.InvalAlreadyFree, cover.UMRList, cover.UMRRegUMRPD,
-		cover.CreateOctwords, cover.CreateCapacity, cover.CreateListType, cover.CreateEntitySize, cover.CreateReservedMode,
-		cover.CreateLRClear, cover.CreateIndexTaken, cover.CreateHandle, cover.CreateHandleReach, cover.CreateNoIndex)
+	out := slices.Concat(cover.ResultIDs(), cover.ResumeIDs(), cover.CommandIDs(), cover.CreateRefusalIDs())
+	return append(out, cover.InvalAlreadyFree, cover.UMRList, cover.UMRRegUMRPD)
 }
 
 // SetCoverage makes the top and its firmware hit their points in cv.
@@ -345,14 +343,7 @@ func (t *Top) note(e *robEntry, res *scenario.Result, now uint64) {
 	if t.cov != nil {
 		t.cov.Result(e.acc.Type, e.acc.Len, res.Status, res.Level)
 		if e.resume {
-			switch res.Status {
-			case prm.PageFault:
-				t.cov.Hit(cover.ResumeRefault)
-			case prm.OK:
-				t.cov.Hit(cover.ResumePass)
-			default:
-				t.cov.Hit(cover.ResumeFail)
-			}
+			t.cov.Resumed(res.Status)
 		}
 	}
 	if res.Status == prm.PageFault {

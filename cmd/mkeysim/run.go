@@ -156,6 +156,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "mkeysim run: %s: %v\n", name, err)
 			return exitUsage
 		}
+		board.Overlap = cfg.Model.OverlapInvalidate
 	}
 	tracer, err := rf.wave.start(bench, cfg, name)
 	if err != nil {

@@ -10,8 +10,9 @@
 #      script lists the traces on display; every signal the save file names
 #      must be displayed (GTKWave drops unknown names silently) and every
 #      translate filter file (^N FILE) must be readable.
-# GTKWave is run from the save file's directory, because GTKWave 3.3
-# resolves relative filter paths against its working directory.
+# GTKWave is run from / and given the save file by its full path: a save
+# file must find its dump and its filters from any working directory
+# (relative to the [savefile] it names), so a copied folder opens the same.
 #
 # Exit 0 if all is clean, 1 (printing the offending lines) if a tool
 # complains, 2 on a usage error or a missing tool.
@@ -70,7 +71,7 @@ if [ -n "$gtkw" ]; then
 foreach s [gtkwave::getDisplayedSignals] { puts "DISPLAYED $s" }
 gtkwave::/File/Quit
 TCL
-	(cd "$dir" && timeout "$limit" xvfb-run -a gtkwave -S "$tmp/list.tcl" "$vcd_abs" "$base") >"$tmp/save.out" 2>&1
+	(cd / && timeout "$limit" xvfb-run -a gtkwave -S "$tmp/list.tcl" "$dir/$base") >"$tmp/save.out" 2>&1
 	status "gtkwave with $gtkw" $?
 	complain "gtkwave with $gtkw" "$tmp/save.out"
 	sed -n 's/^DISPLAYED //p' "$tmp/save.out" | sort -u >"$tmp/displayed"

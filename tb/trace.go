@@ -148,6 +148,7 @@ func Trace(b *Bench, out io.Writer, o vcd.Options) (*Tracer, error) {
 	if o.To != 0 && o.From > o.To {
 		return nil, fmt.Errorf("trace: window starts at cycle %d, after its end %d", o.From, o.To)
 	}
+	o.Clock = true // top.clk and top.cycle, the time base
 	t := newTracer(b, vcd.NewWriter(out, o))
 	t.from, t.to = o.From, o.To
 	t.declare()
@@ -416,6 +417,17 @@ func (t *Tracer) Close() error {
 	t.flush()
 	close(t.work)
 	<-t.done
+	// The time base runs to the last cycle simulated (or the window's
+	// end), whether or not a traced signal changed in it.
+	if last := t.b.Eng.Now(); last > 0 {
+		last--
+		if t.to != 0 {
+			last = min(last, t.to)
+		}
+		if last > t.w.Now() {
+			t.w.At(last)
+		}
+	}
 	err := t.w.Close()
 	if t.file != nil {
 		err = t.file.finish(t, err)

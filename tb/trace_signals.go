@@ -102,6 +102,7 @@ func widthFor(n int) int { return max(1, bits.Len(uint(n))) }
 func (t *Tracer) declare() {
 	b := t.b
 	root := t.w.Root("top")
+	t.w.Clock(root) // top.clk and top.cycle first: the time base
 	units := map[string]declarer{}
 	var names []string // unit scopes in creation order
 	unit := func(name string) declarer {

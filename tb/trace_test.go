@@ -406,16 +406,51 @@ func TestTraceGTKWaveLoadsDefaultRun(t *testing.T) {
 		t.Fatalf("gtkwave-check: %v\n%s", err, out)
 	}
 	save, _ := os.ReadFile(gtkw)
-	for _, want := range []string{"^1 " + filters + "/", "top.core.out_status[4:0]", "top.mptcache.state[2:0]"} {
+	for _, want := range []string{`[dumpfile] "default.vcd"`, `[savefile] "default.gtkw"`, "^1 default.filters/",
+		"top.clk\n", "top.cycle[63:0]", "top.core.out_status[4:0]", "top.mptcache.state[2:0]"} {
 		if !bytes.Contains(save, []byte(want)) {
 			t.Errorf("save file lacks %q", want)
 		}
 	}
+	if bytes.Contains(save, []byte(dir)) {
+		t.Errorf("save file names its directory %s: a copied folder would not open", dir)
+	}
+	// The folder copied elsewhere opens the same (gtkwave-check runs
+	// GTKWave from another directory), every translate filter applied.
+	moved := filepath.Join(t.TempDir(), "elsewhere")
+	if err := os.MkdirAll(filepath.Join(moved, "default.filters"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"default.vcd", "default.gtkw"} {
+		copyFile(t, filepath.Join(dir, f), filepath.Join(moved, f))
+	}
+	ents, _ := os.ReadDir(filters)
+	for _, e := range ents {
+		copyFile(t, filepath.Join(filters, e.Name()), filepath.Join(moved, "default.filters", e.Name()))
+	}
+	os.RemoveAll(dir)
+	out, err = exec.Command("bash", "../scripts/gtkwave-check.sh", filepath.Join(moved, "default.vcd"), filepath.Join(moved, "default.gtkw")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("gtkwave-check on the copied folder: %v\n%s", err, out)
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestTraceWindowAndScope: a window and a scope filter give a strict VCD
-// with only the selected scopes, no change outside the window (but the
-// #0 dump), and inside it the values of the full trace.
+// with only the selected scopes (and the time base, top.clk and
+// top.cycle, always), no change outside the window (but the #0 dump; the
+// clock falls halfway through the window's last cycle), and inside it the
+// values of the full trace.
 func TestTraceWindowAndScope(t *testing.T) {
 	sc := smallWorkload(7)
 	full, _, _, tr := tracedRun(t, sc, rtl.DefaultConfig(), vcd.Options{}, nil, nil)
@@ -432,7 +467,7 @@ func TestTraceWindowAndScope(t *testing.T) {
 			f, _, _, tr := tracedRun(t, sc, rtl.DefaultConfig(), o, nil, nil)
 			pats := strings.Split(o.Scope, ",")
 			for _, v := range f.Vars {
-				ok := o.Scope == ""
+				ok := o.Scope == "" || v.Path == "top.clk" || v.Path == "top.cycle"
 				for _, p := range pats {
 					scope := v.Path[:strings.LastIndexByte(v.Path, '.')]
 					if m, _ := filepath.Match(p, scope); m || strings.HasPrefix(v.Path, p+".") {
@@ -452,7 +487,7 @@ func TestTraceWindowAndScope(t *testing.T) {
 			}
 			for _, v := range f.Vars {
 				for _, c := range f.Changes(v.Path) {
-					if c.Time != 0 && (c.Time < o.From*mult || c.Time > to*mult) {
+					if c.Time != 0 && (c.Time < o.From*mult || c.Time >= (to+1)*mult) {
 						t.Fatalf("%s changes at cycle %d, outside [%d, %d]", v.Path, c.Time/mult, o.From, to)
 					}
 				}
@@ -473,7 +508,7 @@ func TestTraceWindowAndScope(t *testing.T) {
 				}
 			}
 			// The save file names exactly the traced signals.
-			sf := tr.SaveFile("x.vcd", "/filters")
+			sf := tr.SaveFile("x.gtkw", "x.vcd", "x.filters")
 			n := 0
 			for _, g := range sf.Groups {
 				for _, s := range g.Signals {

@@ -124,15 +124,17 @@ var overview = []struct {
 	{"5 host reads: top.pcie", []string{"top.pcie.tags_in_use"}},
 }
 
-// SaveFile returns the GTKWave save file of the traced signals: first the
-// overview of one translation (a few signals of each unit on its path),
-// then every signal, one group per unit in data-flow order (tb and
-// top.in, mptcache, protcheck, mttwalk, klmwalk, pcie, host, then the
-// reorder buffer, the command path and top.out). dumpFile is written
-// as [dumpfile]; filterDir is the directory of WriteTraceFilters, best
-// absolute since GTKWave resolves relative filter paths against its
-// working directory.
-func (t *Tracer) SaveFile(dumpFile, filterDir string) vcd.SaveFile {
+// SaveFile returns the GTKWave save file of the traced signals: first
+// the time base (top.clk, top.cycle), then the overview of one
+// translation (a few signals of each unit on its path), then every
+// signal, one group per unit in data-flow order (tb and top.in, mptcache,
+// protcheck, mttwalk, klmwalk, pcie, host, then the reorder buffer, the
+// command path and top.out). It opens at the window's first cycle showing
+// about 400 cycles. saveFile, dumpFile and filterDir are written as given:
+// relative to the save file's directory, so that a copied folder opens
+// the same (GTKWave resolves the dump and the filters against the
+// [savefile] it names, see vcd.SaveFile).
+func (t *Tracer) SaveFile(saveFile, dumpFile, filterDir string) vcd.SaveFile {
 	byPath := map[string]Signal{}
 	groups := map[string][]vcd.Signal{}
 	sig := func(s Signal) vcd.Signal {
@@ -158,12 +160,14 @@ func (t *Tracer) SaveFile(dumpFile, filterDir string) vcd.SaveFile {
 			first = append(first, g)
 		}
 	}
-	sf := vcd.SaveFile{DumpFile: dumpFile, Width: 1280, Height: 760,
-		Comments: []string{"mkeysim waveform: one group per unit in data-flow order, after an overview of one translation",
+	sf := vcd.SaveFile{SaveFile: saveFile, DumpFile: dumpFile, Width: 1280, Height: 760,
+		Comments: []string{"mkeysim waveform: the time base, an overview of one translation, then one group per unit in data-flow order",
 			"signals: X_push producer handshake, X_valid head visible, X_ready consumer took it, X_count FIFO occupancy"}}
 	_, mult := t.w.Timescale()
 	sf.TimeStart = t.from * mult
-	sf.Groups = first
+	sf.Shown = shownCycles * mult
+	sf.Groups = append([]vcd.Group{{Name: "time base", Signals: []vcd.Signal{
+		{Path: "top.clk", Width: 1, Format: vcd.Bin}, {Path: "top.cycle", Width: 64, Format: vcd.Dec}}}}, first...)
 	for _, g := range t.order {
 		if len(groups[g]) > 0 {
 			sf.Groups = append(sf.Groups, vcd.Group{Name: g, Signals: groups[g]})
@@ -171,6 +175,9 @@ func (t *Tracer) SaveFile(dumpFile, filterDir string) vcd.SaveFile {
 	}
 	return sf
 }
+
+// shownCycles is about how many cycles a save file shows when it opens.
+const shownCycles = 400
 
 // TracePaths returns the save file and the filter directory written
 // beside the VCD file path: "run.vcd" gives "run.gtkw" and "run.filters".
@@ -224,16 +231,12 @@ func (tf *traceFiles) finish(t *Tracer, err error) error {
 	if err != nil {
 		return cleanup(err)
 	}
-	absFilters, err := filepath.Abs(tf.filters)
-	if err != nil {
-		return cleanup(err)
-	}
 	os.RemoveAll(ftmp)
 	if err := WriteTraceFilters(ftmp); err != nil {
 		return cleanup(err)
 	}
 	var buf bytes.Buffer
-	if err := vcd.WriteGTKW(&buf, t.SaveFile(filepath.Base(tf.path), absFilters)); err != nil {
+	if err := vcd.WriteGTKW(&buf, t.SaveFile(filepath.Base(tf.gtkw), filepath.Base(tf.path), filepath.Base(tf.filters))); err != nil {
 		return cleanup(err)
 	}
 	if err := os.WriteFile(gtmp, displaySettings(buf.Bytes()), 0o644); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 )
 
@@ -83,15 +84,29 @@ type Group struct {
 }
 
 // SaveFile is the content of a GTKWave save file (.gtkw).
+//
+// Paths travel with the files: GTKWave resolves the dump and every filter
+// path against the directory of the save file it is reading, by taking
+// each path relative to the [savefile] the file names and applying that
+// to where the file now is (savefile.c, find_dumpfile). So a save file
+// whose SaveFile, DumpFile and filter paths are relative to its own
+// directory opens the same from any working directory, copied or moved
+// with its dump and filters. Without SaveFile, GTKWave 3.3 resolves them
+// against its working directory instead.
 type SaveFile struct {
-	// DumpFile is the VCD file the save file opens ([dumpfile]); a
-	// relative path is resolved against the save file's directory.
+	// SaveFile is the save file's own name as [savefile] (its base name
+	// for paths relative to it); empty omits the line.
+	SaveFile string
+	// DumpFile is the VCD file the save file opens ([dumpfile]).
 	DumpFile string
 	// Comments are written as "[*]" comment lines at the top (seed,
 	// command line, ...).
 	Comments []string
 	// TimeStart is the first time shown, in VCD time units.
 	TimeStart uint64
+	// Shown is about how much time the window shows when it opens, in
+	// VCD time units (a zoom line); zero leaves the zoom to GTKWave.
+	Shown uint64
 	// Width and Height are the window size; zero means 1200x500.
 	Width, Height int
 	// Groups are written in order, each opened expanded.
@@ -120,6 +135,9 @@ func WriteGTKW(w io.Writer, s SaveFile) error {
 		fmt.Fprintf(bw, "[*] %s\n", oneLine(c))
 	}
 	fmt.Fprintf(bw, "[dumpfile] \"%s\"\n", s.DumpFile)
+	if s.SaveFile != "" {
+		fmt.Fprintf(bw, "[savefile] \"%s\"\n", s.SaveFile)
+	}
 	fmt.Fprintf(bw, "[timestart] %d\n", s.TimeStart)
 	width, height := s.Width, s.Height
 	if width <= 0 || height <= 0 {
@@ -127,6 +145,9 @@ func WriteGTKW(w io.Writer, s SaveFile) error {
 	}
 	fmt.Fprintf(bw, "[size] %d %d\n", width, height)
 	fmt.Fprintf(bw, "[pos] -1 -1\n")
+	if s.Shown > 0 {
+		fmt.Fprintf(bw, "*%.6f %d\n", zoomFor(s.Shown, width), s.TimeStart)
+	}
 	filters := map[string]int{} // filter file -> its number in ^N lines
 	for _, g := range s.Groups {
 		name := g.Name
@@ -155,10 +176,23 @@ func WriteGTKW(w io.Writer, s SaveFile) error {
 	return bw.Flush()
 }
 
+// zoomFor is GTKWave's zoom for showing about shown time units across a
+// window width pixels wide. GTKWave draws 2^-zoom / 200 time units a
+// pixel (wavewindow.c, calczoom: 200 pixels a frame of 2^-zoom units, a
+// frame at least one unit), and the waves get the window less the signal
+// name columns, about 420 pixels.
+func zoomFor(shown uint64, width int) float64 {
+	px := float64(max(width-420, 100))
+	return min(-math.Log2(float64(shown)*200/px), 0)
+}
+
 // check validates a save file before anything is written.
 func (s SaveFile) check() error {
 	if s.DumpFile == "" || strings.ContainsAny(s.DumpFile, "\"\n\r") {
 		return fmt.Errorf("vcd: save file: bad dump file name %q", s.DumpFile)
+	}
+	if strings.ContainsAny(s.SaveFile, "\"\n\r") {
+		return fmt.Errorf("vcd: save file: bad save file name %q", s.SaveFile)
 	}
 	for _, g := range s.Groups {
 		if strings.ContainsAny(g.Name, "\n\r") {

@@ -161,3 +161,27 @@ func TestWriteFilter(t *testing.T) {
 		}
 	}
 }
+
+// TestSaveFileTravels: a save file that names itself and its dump and
+// filters relative to its directory, and opens showing about Shown time
+// units: GTKWave draws 2^-zoom/200 units a pixel over the window less
+// about 420 pixels of names.
+func TestSaveFileTravels(t *testing.T) {
+	var buf bytes.Buffer
+	err := WriteGTKW(&buf, SaveFile{SaveFile: "run.gtkw", DumpFile: "run.vcd", TimeStart: 40, Shown: 1600, Width: 1280, Height: 760,
+		Groups: []Group{{Name: "u", Signals: []Signal{{Path: "top.u.state", Width: 3, Format: Hex, Filter: "run.filters/state.txt"}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"[dumpfile] \"run.vcd\"\n[savefile] \"run.gtkw\"\n[timestart] 40\n", "*-8.539520 40\n", "^1 run.filters/state.txt\n"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("save file lacks %q:\n%s", want, buf.String())
+		}
+	}
+	if z := zoomFor(1, 1280); z != 0 {
+		t.Errorf("zoom for one unit %v: GTKWave's closest is 0", z)
+	}
+	if err := WriteGTKW(&buf, SaveFile{SaveFile: `a"b`, DumpFile: "r.vcd"}); err == nil {
+		t.Error("a quote in the save file name was written")
+	}
+}

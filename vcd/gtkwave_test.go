@@ -85,6 +85,7 @@ func writeSample(t *testing.T, dir string) (vcdPath, gtkwPath string) {
 
 	buf.Reset()
 	err := WriteGTKW(&buf, SaveFile{
+		SaveFile: "sample.gtkw",
 		DumpFile: "sample.vcd",
 		Comments: []string{"seed 1"},
 		Groups: []Group{

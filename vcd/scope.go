@@ -105,6 +105,12 @@ func (s *Scope) Var(name string, width int) *Var {
 	if !s.selected {
 		return nil
 	}
+	return s.declare(name, width)
+}
+
+// declare adds the variable whatever Options.Scope selects.
+func (s *Scope) declare(name string, width int) *Var {
+	w := s.w
 	n := (width + 63) / 64
 	words := make([]uint64, 2*n)
 	v := &Var{

@@ -47,6 +47,9 @@ type Options struct {
 	// pattern that selects nothing gives a file without variables, which
 	// GTKWave refuses ("No symbols in VCD file").
 	Scope string
+	// Clock makes the timescale fine enough for half cycles, so that a
+	// clock declared with Writer.Clock can show both edges.
+	Clock bool
 }
 
 // MaxWidth is the widest variable a Writer declares.
@@ -82,12 +85,14 @@ type Writer struct {
 
 	state   writerState
 	now     uint64 // current cycle
-	lastT   uint64 // cycle of the last time line written
+	lastT   uint64 // time of the last time line written, in timescale units
 	timed   bool   // a time line has been written
 	started bool   // the window has begun (its full dump is written)
 	dirty   []*Var // variables Set since the last flush
 	scratch []byte // reused line buffer
 	err     error
+
+	clk, cycle *Var // Clock's variables, or nil
 }
 
 // NewWriter returns a Writer that writes to w through a buffer. It never
@@ -100,7 +105,7 @@ func NewWriter(w io.Writer, o Options) *Writer {
 		scratch: make([]byte, 0, 128),
 		started: o.From == 0,
 	}
-	wr.unit, wr.mult = chooseTimescale(o.TimescalePS)
+	wr.unit, wr.mult = chooseTimescale(o.TimescalePS, o.Clock)
 	for _, p := range strings.Split(o.Scope, ",") {
 		p = strings.TrimSpace(p)
 		if p == "" {
@@ -119,9 +124,10 @@ func NewWriter(w io.Writer, o Options) *Writer {
 }
 
 // chooseTimescale returns the largest $timescale GTKWave loads (1, 10 or
-// 100 of s/ms/us/ns/ps) that divides the period, and the number of its
+// 100 of s/ms/us/ns/ps) that divides the period (half the period with
+// halves, so that a clock can fall mid-cycle), and the number of its
 // units in one period.
-func chooseTimescale(periodPS uint64) (unit string, mult uint64) {
+func chooseTimescale(periodPS uint64, halves bool) (unit string, mult uint64) {
 	if periodPS == 0 {
 		periodPS = 1000
 	}
@@ -136,11 +142,12 @@ func chooseTimescale(periodPS uint64) (unit string, mult uint64) {
 		{100, "100ps"}, {10, "10ps"}, {1, "1ps"},
 	}
 	for _, u := range units {
-		if periodPS%u.ps == 0 {
+		if periodPS%u.ps == 0 && (!halves || (periodPS/u.ps)%2 == 0) {
 			return u.name, periodPS / u.ps
 		}
 	}
-	return "1ps", periodPS // unreachable: 1 ps divides everything
+	// An odd number of picoseconds: no unit GTKWave loads halves it.
+	return "1ps", periodPS
 }
 
 // Timescale returns the $timescale the writer uses ("1ns") and how many of
@@ -150,6 +157,26 @@ func (w *Writer) Timescale() (unit string, unitsPerCycle uint64) {
 		return "", 0
 	}
 	return w.unit, w.mult
+}
+
+// Clock declares, first in scope s, the time base of the trace: clk, a
+// clock that rises at the start of every cycle and falls halfway through
+// it, and cycle, the cycle number (64 bits, decimal in a save file). The
+// writer drives both itself, for every cycle of the window, also those in
+// which At skipped ahead with nothing changing. They are declared whatever
+// Options.Scope selects; call it before Begin, once, with Options.Clock
+// set (so that a half cycle is a whole number of time units).
+func (w *Writer) Clock(s *Scope) (clk, cycle *Var) {
+	if w == nil || s == nil {
+		return nil, nil
+	}
+	if w.state != declaring || w.clk != nil || !w.opt.Clock {
+		w.fail(errors.New("vcd: Clock needs Options.Clock, once, before Begin"))
+		return nil, nil
+	}
+	w.clk, w.cycle = s.declare("clk", 1), s.declare("cycle", 64)
+	w.clk.Set(1)
+	return w.clk, w.cycle
 }
 
 // Err returns the first error the writer met, or nil.
@@ -263,11 +290,25 @@ func (w *Writer) At(cycle uint64) error {
 	if w.state == running {
 		w.flush(w.now)
 		from := w.opt.From
+		lo := max(w.now+1, from) // the first cycle skipped inside the window
 		if !w.started && w.now < from && cycle > from && (w.opt.To == 0 || from <= w.opt.To) {
 			// Nothing changes between now and cycle, so the state at the
 			// window start is the current one.
 			w.started = true
+			w.tick(from)
 			w.dumpAll(from)
+			w.fall(from)
+			lo = from + 1
+		}
+		if w.clk != nil {
+			// The clock runs through the cycles skipped.
+			hi := cycle - 1
+			if w.opt.To != 0 {
+				hi = min(hi, w.opt.To)
+			}
+			for k := lo; k <= hi && k > w.now; k++ {
+				w.flush(k)
+			}
 		}
 	}
 	w.now = cycle
@@ -282,6 +323,25 @@ func (w *Writer) Now() uint64 {
 	return w.now
 }
 
+// tick sets the clock's rising edge of cycle t (if there is a clock).
+func (w *Writer) tick(t uint64) {
+	if w.clk != nil {
+		w.clk.Set(1)
+		w.cycle.Set(t)
+	}
+}
+
+// fall writes the clock's falling edge halfway through cycle t.
+func (w *Writer) fall(t uint64) {
+	if w.clk == nil {
+		return
+	}
+	w.clk.cur[0] = 0
+	w.writeTimeUnits(t*w.mult + w.mult/2)
+	w.writeValue(w.clk)
+	copy(w.clk.last, w.clk.cur)
+}
+
 // flush writes the changes made during cycle t, as the window allows.
 func (w *Writer) flush(t uint64) {
 	switch {
@@ -290,8 +350,11 @@ func (w *Writer) flush(t uint64) {
 	case !w.started:
 		w.started = true
 		w.clearDirty()
+		w.tick(t)
 		w.dumpAll(t)
+		w.fall(t)
 	default:
+		w.tick(t)
 		// Declaration order, not the order of the Set calls: the file
 		// then depends only on the values, not on who set them first.
 		slices.SortFunc(w.dirty, func(a, b *Var) int { return a.index - b.index })
@@ -309,6 +372,7 @@ func (w *Writer) flush(t uint64) {
 			copy(v.last, v.cur)
 		}
 		w.dirty = w.dirty[:0]
+		w.fall(t)
 	}
 }
 
@@ -331,13 +395,17 @@ func (w *Writer) dumpAll(t uint64) {
 
 // writeTime writes the time line of cycle t unless it is already the open
 // time block.
-func (w *Writer) writeTime(t uint64) {
-	if w.timed && t == w.lastT {
+func (w *Writer) writeTime(t uint64) { w.writeTimeUnits(t * w.mult) }
+
+// writeTimeUnits writes the time line of time u (timescale units) unless
+// it is already the open time block.
+func (w *Writer) writeTimeUnits(u uint64) {
+	if w.timed && u == w.lastT {
 		return
 	}
-	w.timed, w.lastT = true, t
+	w.timed, w.lastT = true, u
 	b := append(w.scratch[:0], '#')
-	b = strconv.AppendUint(b, t*w.mult, 10)
+	b = strconv.AppendUint(b, u, 10)
 	b = append(b, '\n')
 	w.bw.Write(b)
 	w.scratch = b

@@ -102,7 +102,7 @@ func TestChooseTimescale(t *testing.T) {
 		{1000000, "1us", 1},
 		{1, "1ps", 1},
 	} {
-		unit, mult := chooseTimescale(tc.period)
+		unit, mult := chooseTimescale(tc.period, false)
 		if unit != tc.unit || mult != tc.mult {
 			t.Errorf("chooseTimescale(%d) = %s x%d, want %s x%d", tc.period, unit, mult, tc.unit, tc.mult)
 		}

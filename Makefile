@@ -11,17 +11,18 @@ export GOFLAGS ?= -mod=mod
 
 all: build
 
-VERSION := $(shell git describe --always --dirty 2>/dev/null || echo devel)
-
+# The binary reports its module version and commit from the build
+# information Go records (mkeysim --version); -buildvcs=auto records the
+# commit whenever the tree is a checkout, whatever GOFLAGS says.
 build:
-	$(GO) build -ldflags "-X mkeysim/vectors.Version=$(VERSION)" -o $(BIN) ./cmd/mkeysim
+	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/mkeysim
 
 # The main job: the default workload (1024 keys, 100k accesses, UMR and
 # invalidation traffic) through the clocked model, checked against the
 # golden model, with its results, statistics and waveform in out/.
 run: build
 	@mkdir -p $(OUT)
-	$(BIN) run -out $(OUT)/default.jsonl -stats $(OUT)/stats.json -vcd $(OUT)/default.vcd
+	$(BIN) run --out $(OUT)/default.jsonl --stats $(OUT)/stats.json --vcd $(OUT)/default.vcd
 	@echo "results: $(OUT)/default.jsonl  statistics: $(OUT)/stats.json  waveform: $(OUT)/default.vcd (make wave)"
 
 # Every test: tools, vet, unit and property tests, both models on the
@@ -74,4 +75,4 @@ soak:
 # shorter default workload; tables and plots in out/sweep.
 .PHONY: sweep
 sweep: build
-	$(BIN) sweep -vary mkc_cache.sets=32..256*2 -vary mkc_cache.ways=1,2,4,8 -workload.accesses 20000 -out $(OUT)/sweep
+	$(BIN) sweep --vary mkc_cache.sets=32..256*2 --vary mkc_cache.ways=1,2,4,8 --workload.accesses 20000 --out $(OUT)/sweep

@@ -10,7 +10,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
+
 	"fmt"
 	"math/big"
 	"os"
@@ -21,16 +21,24 @@ import (
 	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
+	"github.com/spf13/pflag"
 
 	"mkeysim/rtl"
 	"mkeysim/tb"
 )
 
-// Config is everything a run can set.
+// Config is everything a run can set. The model's parameters are at the
+// top of the file and of the flag names (clock_ps, mkc_cache.ways), the
+// workload's under workload. (workload.accesses): a parameter's key, dotted,
+// is its name everywhere. The "model" table of files written before is
+// still read (model.mkc_cache.ways is mkc_cache.ways).
 type Config struct {
-	Model    rtl.Config  `toml:"model" json:"model"`
+	Model    rtl.Config  `toml:"model,flat" json:"model"`
 	Workload tb.Workload `toml:"workload" json:"workload"`
 }
+
+// legacyPrefix is the table the model's parameters were once under.
+const legacyPrefix = "model."
 
 // Default is the configuration in force when nothing is set.
 func Default() Config {
@@ -56,7 +64,7 @@ func (c *Config) Validate() error {
 
 // Load reads a TOML file over the defaults. Every error names the file;
 // one about a value names its line, its key as the file spells it
-// (model.pcie.tags), the value and the range: a value of the wrong type,
+// (pcie.tags), the value and the range: a value of the wrong type,
 // a negative number for an unsigned parameter or one too wide for it is
 // refused, never wrapped. Unknown keys (spelled in any other case too)
 // are errors naming the key.
@@ -80,7 +88,7 @@ func (c *Config) decode(text string) error {
 	// First the syntax and the keys, against the parameters by exact name.
 	params := map[string]Param{}
 	tables := map[string]bool{}
-	for _, p := range c.Params() {
+	for _, p := range c.params(true) {
 		parts := strings.Split(p.Name, ".")
 		params[strings.Join(parts, "\x00")] = p
 		for i := 1; i < len(parts); i++ {
@@ -182,7 +190,16 @@ func (l *loader) mirror(v reflect.Value, prefix string) reflect.Value {
 			continue
 		}
 		var x reflect.Value
-		if f.Type.Kind() == reflect.Struct {
+		if f.Type.Kind() == reflect.Struct && isFlat(f) {
+			// Its parameters at this level, and under its key too (the
+			// legacy spelling): both set the same parameters.
+			flat := l.mirror(v.Field(i), prefix)
+			for j := 0; j < flat.NumField(); j++ {
+				fields = append(fields, flat.Type().Field(j))
+				values = append(values, flat.Field(j))
+			}
+			x = l.mirror(v.Field(i), prefix+key+".")
+		} else if f.Type.Kind() == reflect.Struct {
 			x = l.mirror(v.Field(i), prefix+key+".")
 		} else {
 			x = reflect.ValueOf(leaf{p: newParam(f, prefix+key, v.Field(i)), l: l})
@@ -195,6 +212,13 @@ func (l *loader) mirror(v reflect.Value, prefix string) reflect.Value {
 		m.Field(i).Set(x)
 	}
 	return m
+}
+
+// isFlat reports whether a table field's parameters sit at its parent's
+// level (toml option "flat").
+func isFlat(f reflect.StructField) bool {
+	_, opts, _ := strings.Cut(f.Tag.Get("toml"), ",")
+	return opts == "flat"
 }
 
 // tomlKey is the field's TOML key, "" for a field that is not a parameter.
@@ -222,24 +246,30 @@ type Param struct {
 }
 
 // Params lists every parameter of c, in declaration order.
-func (c *Config) Params() []Param {
+func (c *Config) Params() []Param { return c.params(false) }
+
+// params lists the parameters, and with legacy each model parameter once
+// more under its legacy name (model.clock_ps).
+func (c *Config) params(legacy bool) []Param {
 	var out []Param
-	walk(reflect.ValueOf(c).Elem(), "", &out)
+	walk(reflect.ValueOf(c).Elem(), "", legacy, &out)
 	return out
 }
 
-// Param finds a parameter by its full name (model.pcie.tags) or its flag
-// name (pcie.tags).
+// Param finds a parameter by its name (pcie.tags, workload.accesses) or
+// its legacy name (model.pcie.tags); "-" in a name is read as "_", as on
+// the command line (pcie.link-latency-cycles).
 func (c *Config) Param(name string) (Param, bool) {
+	name = strings.TrimPrefix(strings.ReplaceAll(name, "-", "_"), legacyPrefix)
 	for _, p := range c.Params() {
-		if p.Name == name || p.Name == "model."+name {
+		if p.Name == name {
 			return p, true
 		}
 	}
 	return Param{}, false
 }
 
-func walk(v reflect.Value, prefix string, out *[]Param) {
+func walk(v reflect.Value, prefix string, legacy bool, out *[]Param) {
 	t := v.Type()
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
@@ -249,8 +279,15 @@ func walk(v reflect.Value, prefix string, out *[]Param) {
 		}
 		full := prefix + name
 		fv := v.Field(i)
+		if fv.Kind() == reflect.Struct && isFlat(f) {
+			walk(fv, prefix, false, out)
+			if legacy {
+				walk(fv, full+".", false, out)
+			}
+			continue
+		}
 		if fv.Kind() == reflect.Struct {
-			walk(fv, full+".", out)
+			walk(fv, full+".", legacy, out)
 			continue
 		}
 		*out = append(*out, newParam(f, full, fv))
@@ -375,27 +412,69 @@ func tomlValue(x any, r rtl.Range) string {
 // IsBoolFlag lets boolean parameters be given as a bare flag.
 func (p Param) IsBoolFlag() bool { return p.v.IsValid() && p.v.Kind() == reflect.Bool }
 
-// RegisterFlags adds one flag per parameter (-mkc_cache.ways 8 style,
-// without the model. prefix) to fs, writing into c. A flag's errors name
-// the parameter as the flag does.
-func (c *Config) RegisterFlags(fs *flag.FlagSet) {
+// FlagName is a parameter's flag: its name with "-" for "_"
+// (mkc_cache.ways is --mkc-cache.ways). NormalizeFlag reads either.
+func FlagName(param string) string { return strings.ReplaceAll(param, "_", "-") }
+
+// NormalizeFlag makes a flag set read "_" in a flag name as "-", so that
+// --mkc_cache.ways, the parameter's own name, works as --mkc-cache.ways.
+func NormalizeFlag(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+	return pflag.NormalizedName(FlagName(name))
+}
+
+// RegisterFlags adds one flag per parameter to fs (--mkc-cache.ways 8,
+// FlagName), writing into c. A flag's errors name the parameter.
+func (c *Config) RegisterFlags(fs *pflag.FlagSet) {
 	for _, p := range c.Params() {
-		p.Name = strings.TrimPrefix(p.Name, "model.")
-		fs.Var(p, p.Name, p.Help)
+		f := fs.VarPF(p, FlagName(p.Name), "", p.Help)
+		if p.IsBoolFlag() {
+			f.NoOptDefVal = "true"
+		}
 	}
+}
+
+// Type is the parameter's type as flag help shows it (pflag.Value).
+func (p Param) Type() string {
+	switch k := p.v.Kind(); {
+	case isInt(k):
+		return "int"
+	case isUint(k):
+		return "uint"
+	case k == reflect.Bool:
+		return "bool"
+	}
+	return "string"
+}
+
+// Overlay sets on c every flag of fs that was given on the command line,
+// from its value there: a configuration file read after the flags were
+// parsed (--config) then yields to them. fs holds RegisterFlags's flags.
+func (c *Config) Overlay(fs *pflag.FlagSet) error {
+	var err error
+	fs.Visit(func(f *pflag.Flag) {
+		p, ok := c.Param(f.Name)
+		if !ok || err != nil {
+			return
+		}
+		err = p.Set(f.Value.String())
+	})
+	return err
 }
 
 // WriteDefaults writes c as a TOML file with a comment per parameter
 // giving what it does and its range.
 func (c *Config) WriteDefaults(w *bytes.Buffer) {
 	w.WriteString("# mkeysim configuration: every parameter with its default.\n")
-	w.WriteString("# Use with 'mkeysim run --config FILE'; any parameter can also be set by a flag\n")
-	w.WriteString("# named like its key without the 'model.' prefix, e.g. --mkc_cache.ways 8.\n")
+	w.WriteString("# Use with 'mkeysim run --config FILE'. Every parameter is also a flag: its key,\n")
+	w.WriteString("# dotted, with - for _ (mkc_cache.ways is --mkc-cache.ways 8).\n")
 	w.WriteString("# The range of each parameter is in [brackets] at the end of its comment.\n")
 	section := ""
 	for _, p := range c.Params() {
 		i := strings.LastIndex(p.Name, ".")
-		sec, key := p.Name[:i], p.Name[i+1:]
+		sec, key := "", p.Name
+		if i >= 0 {
+			sec, key = p.Name[:i], p.Name[i+1:]
+		}
 		if sec != section {
 			fmt.Fprintf(w, "\n[%s]\n", sec)
 			section = sec
@@ -445,25 +524,4 @@ func (c *Config) JSON() json.RawMessage {
 	}
 	b.WriteByte('}')
 	return b.Bytes()
-}
-
-// FileArg returns the value of -config or --config among command-line
-// args (separate or with '='), or "" when there is none: commands read
-// the file first, so that the flags parsed after it override it.
-func FileArg(args []string) string {
-	for i, a := range args {
-		switch {
-		case a == "-config" || a == "--config":
-			if i+1 < len(args) {
-				return args[i+1]
-			}
-		case strings.HasPrefix(a, "-config="):
-			return strings.TrimPrefix(a, "-config=")
-		case strings.HasPrefix(a, "--config="):
-			return strings.TrimPrefix(a, "--config=")
-		case a == "--":
-			return ""
-		}
-	}
-	return ""
 }

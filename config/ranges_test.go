@@ -1,7 +1,7 @@
 package config
 
 import (
-	"flag"
+	"github.com/spf13/pflag"
 	"io"
 	"math/big"
 	"os"
@@ -15,7 +15,7 @@ import (
 
 // defaultJSON is the default configuration as it was before ranges were
 // declared: declaring them must not change a default.
-const defaultJSON = `{"model.clock_ps":4000,"model.cmd_latency":20,"model.fifo_depth":4,"model.klm.cache.sets":32,"model.klm.cache.ways":4,"model.klm.contexts":16,"model.klm.cursors":16,"model.klm.max_indirection":4,"model.klm.nested_contexts":8,"model.mkc_cache.icm_base":0,"model.mkc_cache.loop_mshrs":2,"model.mkc_cache.loop_targets":1,"model.mkc_cache.mshrs":16,"model.mkc_cache.replacement":"lru","model.mkc_cache.seed":1,"model.mkc_cache.sets":128,"model.mkc_cache.targets":8,"model.mkc_cache.ways":4,"model.mtt.cache.sets":64,"model.mtt.cache.ways":4,"model.mtt.walkers":8,"model.overlap_invalidate":false,"model.pcie.completer_id":0,"model.pcie.host_latency_cycles":20,"model.pcie.link_bytes_per_cycle":32,"model.pcie.link_latency_cycles":75,"model.pcie.max_payload":256,"model.pcie.max_read_request":512,"model.pcie.rcb":64,"model.pcie.requester_id":0,"model.pcie.split_on_all_rcb":false,"model.pcie.tags":32,"model.rob_entries":64,"model.stage_latency":1,"workload.accesses":100000,"workload.bad_per_mille":50,"workload.hot_keys":128,"workload.hot_per_mille":800,"workload.inval_per_mille":2,"workload.keys":1024,"workload.query_per_mille":1,"workload.resume_per_mille":2,"workload.seed":1,"workload.umr_per_mille":3}`
+const defaultJSON = `{"clock_ps":4000,"cmd_latency":20,"fifo_depth":4,"klm.cache.sets":32,"klm.cache.ways":4,"klm.contexts":16,"klm.cursors":16,"klm.max_indirection":4,"klm.nested_contexts":8,"mkc_cache.icm_base":0,"mkc_cache.loop_mshrs":2,"mkc_cache.loop_targets":1,"mkc_cache.mshrs":16,"mkc_cache.replacement":"lru","mkc_cache.seed":1,"mkc_cache.sets":128,"mkc_cache.targets":8,"mkc_cache.ways":4,"mtt.cache.sets":64,"mtt.cache.ways":4,"mtt.walkers":8,"overlap_invalidate":false,"pcie.completer_id":0,"pcie.host_latency_cycles":20,"pcie.link_bytes_per_cycle":32,"pcie.link_latency_cycles":75,"pcie.max_payload":256,"pcie.max_read_request":512,"pcie.rcb":64,"pcie.requester_id":0,"pcie.split_on_all_rcb":false,"pcie.tags":32,"rob_entries":64,"stage_latency":1,"workload.accesses":100000,"workload.bad_per_mille":50,"workload.hot_keys":128,"workload.hot_per_mille":800,"workload.inval_per_mille":2,"workload.keys":1024,"workload.query_per_mille":1,"workload.resume_per_mille":2,"workload.seed":1,"workload.umr_per_mille":3}`
 
 // TestDefaultsUnchanged: every default keeps its value, and the defaults
 // validate.
@@ -54,25 +54,25 @@ func TestEveryParamHasRange(t *testing.T) {
 // companions are the settings that let a parameter's extreme pass the
 // rules that tie it to others, by "name=value" of the extreme.
 var companions = map[string]map[string]int64{
-	"model.mkc_cache.sets=1048576":     {"model.mkc_cache.ways": 1},
-	"model.mkc_cache.mshrs=2":          {"model.mkc_cache.loop_mshrs": 1},
-	"model.mkc_cache.loop_mshrs=1023":  {"model.mkc_cache.mshrs": 1024},
-	"model.mkc_cache.loop_targets=255": {"model.mkc_cache.targets": 256},
-	"model.mtt.cache.sets=1048576":     {"model.mtt.cache.ways": 1},
-	"model.klm.cache.sets=1048576":     {"model.klm.cache.ways": 1},
-	"model.klm.contexts=2":             {"model.klm.nested_contexts": 1, "model.klm.max_indirection": 1},
-	"model.klm.nested_contexts=0":      {"model.klm.max_indirection": 0},
-	"model.klm.nested_contexts=4095":   {"model.klm.contexts": 4096},
-	"model.klm.max_indirection=64":     {"model.klm.nested_contexts": 64, "model.klm.contexts": 65},
-	"workload.umr_per_mille=1000":      {"workload.inval_per_mille": 0, "workload.query_per_mille": 0},
-	"workload.inval_per_mille=1000":    {"workload.umr_per_mille": 0, "workload.query_per_mille": 0},
-	"workload.query_per_mille=1000":    {"workload.umr_per_mille": 0, "workload.inval_per_mille": 0},
+	"mkc_cache.sets=1048576":        {"mkc_cache.ways": 1},
+	"mkc_cache.mshrs=2":             {"mkc_cache.loop_mshrs": 1},
+	"mkc_cache.loop_mshrs=1023":     {"mkc_cache.mshrs": 1024},
+	"mkc_cache.loop_targets=255":    {"mkc_cache.targets": 256},
+	"mtt.cache.sets=1048576":        {"mtt.cache.ways": 1},
+	"klm.cache.sets=1048576":        {"klm.cache.ways": 1},
+	"klm.contexts=2":                {"klm.nested_contexts": 1, "klm.max_indirection": 1},
+	"klm.nested_contexts=0":         {"klm.max_indirection": 0},
+	"klm.nested_contexts=4095":      {"klm.contexts": 4096},
+	"klm.max_indirection=64":        {"klm.nested_contexts": 64, "klm.contexts": 65},
+	"workload.umr_per_mille=1000":   {"workload.inval_per_mille": 0, "workload.query_per_mille": 0},
+	"workload.inval_per_mille=1000": {"workload.umr_per_mille": 0, "workload.query_per_mille": 0},
+	"workload.query_per_mille=1000": {"workload.umr_per_mille": 0, "workload.inval_per_mille": 0},
 }
 
 // refusedByLayout are extremes of a range that the host memory layout
 // refuses whatever else is set.
 var refusedByLayout = map[string]string{
-	"model.mkc_cache.icm_base=18446744073709551552": "passes the end of host memory",
+	"mkc_cache.icm_base=18446744073709551552": "passes the end of host memory",
 }
 
 // param finds name in c.
@@ -207,10 +207,10 @@ func TestRangeBoundaries(t *testing.T) {
 			}
 			// Flag.
 			c := Default()
-			fs := flag.NewFlagSet("t", flag.ContinueOnError)
+			fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
 			fs.SetOutput(io.Discard)
 			c.RegisterFlags(fs)
-			err := fs.Parse([]string{"-" + short, v.String()})
+			err := fs.Parse([]string{"--" + FlagName(short), v.String()})
 			switch {
 			case err != nil:
 				if fits(p, v) || !strings.Contains(err.Error(), short+` = "`+v.String()+`": want an `) || !strings.Contains(err.Error(), p.Range.String()) {
@@ -225,10 +225,13 @@ func TestRangeBoundaries(t *testing.T) {
 			if !v.IsInt64() {
 				continue
 			}
-			i := strings.LastIndex(p.Name, ".")
+			text, line := p.Name+" = "+v.String()+"\n", "1"
+			if i := strings.LastIndex(p.Name, "."); i >= 0 {
+				text, line = "["+p.Name[:i]+"]\n"+p.Name[i+1:]+" = "+v.String()+"\n", "2"
+			}
 			f := filepath.Join(dir, "t.toml")
-			os.WriteFile(f, []byte("["+p.Name[:i]+"]\n"+p.Name[i+1:]+" = "+v.String()+"\n"), 0o644)
-			wantFile := f + ": line 2: " + p.Name + " = " + p.Range.FormatInt(v) + ": want " + p.Range.String()
+			os.WriteFile(f, []byte(text), 0o644)
+			wantFile := f + ": line " + line + ": " + p.Name + " = " + p.Range.FormatInt(v) + ": want " + p.Range.String()
 			if _, err := Load(f); err == nil || err.Error() != wantFile {
 				t.Errorf("file with %s = %s: %v, want %q", p.Name, v, err, wantFile)
 			}
@@ -240,7 +243,7 @@ func TestRangeBoundaries(t *testing.T) {
 // ranges list, from a flag and from the file.
 func TestOtherKinds(t *testing.T) {
 	c := Default()
-	p := param(t, &c, "model.mkc_cache.replacement")
+	p := param(t, &c, "mkc_cache.replacement")
 	for _, v := range p.Range.Values() {
 		c := Default()
 		param(t, &c, p.Name).Set(v)
@@ -324,16 +327,17 @@ func TestFlagTypes(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-clock_ps", "-1"}, `clock_ps = "-1": want an unsigned integer in 1..1000000`},
-		{[]string{"-mkc_cache.icm_base", "-64"}, `mkc_cache.icm_base = "-64": want an unsigned integer in multiple of 64 in 0..0xffffffffffffffc0`},
-		{[]string{"-pcie.requester_id", "70000"}, `pcie.requester_id = "70000": want an unsigned integer in 0..0xffff`},
-		{[]string{"-pcie.tags", "x"}, `pcie.tags = "x": want an integer in 1..768`},
-		{[]string{"-pcie.tags", long}, `pcie.tags = "` + long[:64] + `"…: want an integer in 1..768`},
-		{[]string{"-overlap_invalidate=maybe"}, `overlap_invalidate = "maybe": want true or false`},
+		{[]string{"--clock_ps", "-1"}, `clock_ps = "-1": want an unsigned integer in 1..1000000`},
+		{[]string{"--mkc_cache.icm_base", "-64"}, `mkc_cache.icm_base = "-64": want an unsigned integer in multiple of 64 in 0..0xffffffffffffffc0`},
+		{[]string{"--pcie.requester_id", "70000"}, `pcie.requester_id = "70000": want an unsigned integer in 0..0xffff`},
+		{[]string{"--pcie.tags", "x"}, `pcie.tags = "x": want an integer in 1..768`},
+		{[]string{"--pcie.tags", long}, `pcie.tags = "` + long[:64] + `"…: want an integer in 1..768`},
+		{[]string{"--overlap_invalidate=maybe"}, `overlap_invalidate = "maybe": want true or false`},
 	} {
 		cfg := Default()
-		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
 		fs.SetOutput(io.Discard)
+		fs.SetNormalizeFunc(NormalizeFlag)
 		cfg.RegisterFlags(fs)
 		if err := fs.Parse(c.args); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.args, err, c.want)
@@ -380,11 +384,11 @@ func TestUnitBoundsAgree(t *testing.T) {
 		}
 		var unit func(c *Config) error
 		switch {
-		case strings.HasPrefix(p.Name, "model.mkc_cache."):
+		case strings.HasPrefix(p.Name, "mkc_cache."):
 			unit = func(c *Config) error { return c.Model.MKCCache.Validate() }
-		case strings.HasPrefix(p.Name, "model.mtt."):
+		case strings.HasPrefix(p.Name, "mtt."):
 			unit = func(c *Config) error { return c.Model.MTT.Validate() }
-		case strings.HasPrefix(p.Name, "model.klm."):
+		case strings.HasPrefix(p.Name, "klm."):
 			unit = func(c *Config) error { return c.Model.KLM.Validate() }
 		default:
 			continue
@@ -403,5 +407,44 @@ func TestUnitBoundsAgree(t *testing.T) {
 				t.Errorf("%s = %s, outside %s: the unit's Validate accepts it", p.Name, v, p.Range)
 			}
 		}
+	}
+}
+
+// TestKeysAreFlags: a parameter's key, dotted, is its name and its flag
+// (with - for _), and a file of the old layout, with the model's
+// parameters under [model], still reads.
+func TestKeysAreFlags(t *testing.T) {
+	c := Default()
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	fs.SetNormalizeFunc(NormalizeFlag)
+	c.RegisterFlags(fs)
+	for _, p := range c.Params() {
+		if strings.HasPrefix(p.Name, "model.") {
+			t.Errorf("%s: a name with the model. prefix", p.Name)
+		}
+		if fs.Lookup(FlagName(p.Name)) == nil || fs.Lookup(p.Name) == nil {
+			t.Errorf("%s: no flag --%s (nor --%s)", p.Name, FlagName(p.Name), p.Name)
+		}
+	}
+	if err := fs.Parse([]string{"--mkc-cache.ways", "8", "--pcie.link_latency_cycles", "9", "--overlap-invalidate"}); err != nil {
+		t.Fatal(err)
+	}
+	if c.Model.MKCCache.Ways != 8 || c.Model.PCIe.LinkLatencyCycles != 9 || !c.Model.OverlapInvalidate {
+		t.Fatalf("flags set %+v", c.Model)
+	}
+	dir := t.TempDir()
+	for _, text := range []string{"clock_ps = 2000\n[mkc_cache]\nways = 2\n", "[model]\nclock_ps = 2000\n[model.mkc_cache]\nways = 2\n"} {
+		f := filepath.Join(dir, "c.toml")
+		os.WriteFile(f, []byte(text), 0o644)
+		c, err := Load(f)
+		if err != nil || c.Model.ClockPS != 2000 || c.Model.MKCCache.Ways != 2 {
+			t.Errorf("%q: %v, clock_ps %d, ways %d", text, err, c.Model.ClockPS, c.Model.MKCCache.Ways)
+		}
+	}
+	// A file read after the flags yields to them (Overlay).
+	f := filepath.Join(dir, "c.toml")
+	file, _ := Load(f)
+	if err := file.Overlay(fs); err != nil || file.Model.MKCCache.Ways != 8 || file.Model.ClockPS != 2000 {
+		t.Fatalf("overlay: %v, ways %d (want the flag's 8), clock_ps %d (the file's)", err, file.Model.MKCCache.Ways, file.Model.ClockPS)
 	}
 }

@@ -15,7 +15,7 @@ for dir in "$@"; do
     exp=${f%.json}.expected.jsonl
     [ -f "$exp" ] || continue
     for mode in ref run; do
-      flags=""; [ $mode = run ] && flags=-quiet
+      flags=""; [ $mode = run ] && flags=--quiet
       if ! "$bin" $mode $flags "$f" > "$tmp/got" 2> "$tmp/err" </dev/null; then
         echo "FAIL $mode $f: $(head -3 "$tmp/err")"; fail=$((fail+1)); continue
       fi

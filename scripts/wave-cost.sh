@@ -2,8 +2,8 @@
 # wave-cost.sh [BIN] [RUNS]
 #
 # Measures what the waveform costs on the default run: runs
-# `BIN run -out OUT/default.jsonl -stats OUT/stats.json` (what `make run`
-# does) RUNS times (default 5) without and with `-vcd OUT/default.vcd`,
+# `BIN run --out OUT/default.jsonl --stats OUT/stats.json` (what `make run`
+# does) RUNS times (default 5) without and with `--vcd OUT/default.vcd`,
 # alternating, and prints for each the best and the median of: the
 # process's wall time, its CPU time (user + system) and the simulation's
 # own wall time (wall_seconds of the statistics, which ends before the
@@ -22,7 +22,7 @@ trap 'rm -rf "$out"' EXIT
 one() {
 	local name=$1
 	shift
-	/usr/bin/time -f "%e %U %S" -o "$out/time" "$bin" run -quiet -out "$out/default.jsonl" -stats "$out/stats.json" "$@" ||
+	/usr/bin/time -f "%e %U %S" -o "$out/time" "$bin" run --quiet --out "$out/default.jsonl" --stats "$out/stats.json" "$@" ||
 		{ echo "wave-cost: $bin run $* failed" >&2; exit 1; }
 	read -r wall user sys <"$out/time"
 	sim=$(sed -n 's/.*"wall_seconds": *\([0-9.]*\).*/\1/p' "$out/stats.json")
@@ -31,7 +31,7 @@ one() {
 
 for _ in $(seq "$runs"); do
 	one plain
-	one vcd -vcd "$out/default.vcd"
+	one vcd --vcd "$out/default.vcd"
 done
 size=$(stat -c %s "$out/default.vcd")
 
@@ -43,6 +43,6 @@ summary() {
 }
 echo "default run, $runs runs each; seconds, best and median"
 echo "             process wall   process CPU    simulation wall"
-printf "without -vcd%s\n" "$(summary plain)"
-printf "with -vcd   %s\n" "$(summary vcd)"
+printf "without --vcd%s\n" "$(summary plain)"
+printf "with --vcd   %s\n" "$(summary vcd)"
 echo "VCD: $((size / 1000000)) MB"

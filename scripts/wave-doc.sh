@@ -12,5 +12,5 @@ bin=${1:-bin/mkeysim}
 cd "$(dirname "$0")/.."
 [ -x "$bin" ] || { echo "wave-doc: $bin is not an executable (make build)" >&2; exit 2; }
 mkdir -p out docs
-"$bin" run -quiet -out out/wave.jsonl -vcd out/wave.vcd -vcd-to 420
+"$bin" run --quiet --out out/wave.jsonl --vcd out/wave.vcd --vcd-to 420
 bash scripts/wave-shot.sh out/wave.vcd out/wave.gtkw docs/wave.png

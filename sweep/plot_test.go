@@ -104,7 +104,7 @@ func TestXAxis(t *testing.T) {
 		{[]string{"1", "3", "9"}, false, 3},
 		{[]string{"lru", "random"}, false, 2},
 	} {
-		x := newXAxis(Axis{Name: "model.mkc_cache.ways", Values: c.values})
+		x := newXAxis(Axis{Name: "mkc_cache.ways", Values: c.values})
 		if x.log != c.log || len(x.ticks) != c.ticks {
 			t.Errorf("%v: log %v, %d ticks; want %v, %d", c.values, x.log, len(x.ticks), c.log, c.ticks)
 		}

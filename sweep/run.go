@@ -3,6 +3,7 @@ package sweep
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -36,7 +37,13 @@ type Options struct {
 	// Progress, if not nil, is called after each point with the number of
 	// points done, from one goroutine at a time.
 	Progress func(done, total int)
+	// Stop, if not nil, stops the sweep when it closes: the points running
+	// stop at a cycle boundary and Run returns ErrStopped.
+	Stop <-chan struct{}
 }
+
+// ErrStopped is Run's error when Options.Stop closed.
+var ErrStopped = errors.New("sweep stopped")
 
 // InputError is an error of the sweep's input: a point whose
 // configuration is invalid or a scenario the model refuses.
@@ -249,14 +256,27 @@ func (s *Sweep) Run(opt Options) (*Result, error) {
 	}
 	jobs := make(chan int)
 	results := make(chan done)
-	stop := make(chan struct{})
+	stop := make(chan struct{}) // closed on the first error or on opt.Stop
+	var once sync.Once
+	halt := func() { once.Do(func() { close(stop) }) }
+	if opt.Stop != nil {
+		finished := make(chan struct{})
+		defer close(finished)
+		go func() {
+			select {
+			case <-opt.Stop:
+				halt()
+			case <-finished:
+			}
+		}()
+	}
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				row, err := s.RunPoint(pts[i])
+				row, err := s.runPoint(pts[i], stop)
 				results <- done{i, row, err}
 			}
 		}()
@@ -277,16 +297,23 @@ func (s *Sweep) Run(opt Options) (*Result, error) {
 	for d := range results {
 		n++
 		if d.err != nil {
-			if first == nil {
+			if first == nil || errors.Is(first, ErrStopped) && !errors.Is(d.err, ErrStopped) {
 				first = d.err
-				close(stop)
 			}
+			halt()
 			continue
 		}
 		res.Rows[d.i] = d.row
 		if opt.Progress != nil && first == nil {
 			opt.Progress(n, len(pts))
 		}
+	}
+	select {
+	case <-stop:
+		if first == nil && opt.Stop != nil {
+			first = ErrStopped
+		}
+	default:
 	}
 	if first != nil {
 		return nil, first
@@ -296,7 +323,10 @@ func (s *Sweep) Run(opt Options) (*Result, error) {
 
 // RunPoint runs one point on a fresh bench and its own copy of the
 // workload.
-func (s *Sweep) RunPoint(p Point) (Row, error) {
+func (s *Sweep) RunPoint(p Point) (Row, error) { return s.runPoint(p, nil) }
+
+// runPoint is RunPoint stopping when stop closes (ErrStopped).
+func (s *Sweep) runPoint(p Point, stop <-chan struct{}) (Row, error) {
 	cfg, err := s.config(p)
 	if err != nil {
 		return Row{}, err
@@ -324,13 +354,16 @@ func (s *Sweep) RunPoint(p Point) (Row, error) {
 		}
 		board.Overlap = cfg.Model.OverlapInvalidate
 	}
-	var opt tb.RunOptions
+	opt := tb.RunOptions{Stop: stop}
 	if board != nil {
 		opt.OnResult = func(r *scenario.Result) error { board.Check(r); return nil }
 	}
 	start := time.Now()
 	err = bench.Stream(sc.Ops, opt)
 	wall := time.Since(start)
+	if errors.Is(err, tb.ErrStopped) {
+		return Row{}, ErrStopped
+	}
 	if err != nil {
 		return Row{}, fmt.Errorf("%s: %v", where, err)
 	}

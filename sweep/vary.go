@@ -22,15 +22,15 @@ import (
 
 // Axis is one varied parameter and the values it takes, in order.
 type Axis struct {
-	// Name is the full dotted name, as in 'mkeysim config --defaults'
-	// (model.mkc_cache.ways, workload.accesses).
+	// Name is the parameter's dotted name, as in 'mkeysim config
+	// --defaults' (mkc_cache.ways, workload.accesses).
 	Name string
 	// Values are canonical (as the parameter prints them: 0x10 is 16).
 	Values []string
 }
 
-// Label is the name as flags spell it: without the model. prefix.
-func (a Axis) Label() string { return strings.TrimPrefix(a.Name, "model.") }
+// Label is the parameter's name, as tables head its column.
+func (a Axis) Label() string { return a.Name }
 
 // maxRange bounds the values one range of a -vary list expands to.
 const maxRange = 100_000
@@ -85,20 +85,17 @@ func ParseVary(spec string) (Axis, error) {
 	return a, nil
 }
 
-// lookupParam finds a parameter of c by full name or by its name without
-// the model. prefix; the error names close matches.
+// lookupParam finds a parameter of c by its name (or its legacy
+// model. name, or with - for _: config.Param); the error names close
+// matches.
 func lookupParam(c *config.Config, name string) (config.Param, error) {
-	ps := c.Params()
-	for _, p := range ps {
-		if p.Name == name || p.Name == "model."+name {
-			return p, nil
-		}
+	if p, ok := c.Param(name); ok {
+		return p, nil
 	}
 	var near []string
-	for _, p := range ps {
-		short := strings.TrimPrefix(p.Name, "model.")
-		if strings.HasSuffix(short, "."+name) || editDistance(short, strings.TrimPrefix(name, "model.")) <= 2 {
-			near = append(near, short)
+	for _, p := range c.Params() {
+		if strings.HasSuffix(p.Name, "."+name) || editDistance(p.Name, strings.TrimPrefix(name, "model.")) <= 2 {
+			near = append(near, p.Name)
 		}
 	}
 	msg := fmt.Sprintf("unknown parameter %q", name)

@@ -9,8 +9,8 @@ import (
 
 func TestGridProductAndOrder(t *testing.T) {
 	axes := []Axis{
-		{Name: "model.mkc_cache.ways", Values: []string{"1", "2"}},
-		{Name: "model.mkc_cache.replacement", Values: []string{"lru", "random", "x"}},
+		{Name: "mkc_cache.ways", Values: []string{"1", "2"}},
+		{Name: "mkc_cache.replacement", Values: []string{"lru", "random", "x"}},
 		{Name: "workload.seed", Values: []string{"7"}},
 	}
 	pts := Grid(axes)
@@ -43,7 +43,7 @@ func TestGridProductAndOrder(t *testing.T) {
 }
 
 func TestApply(t *testing.T) {
-	axes := []Axis{{Name: "model.mkc_cache.ways", Values: []string{"8"}}, {Name: "workload.keys", Values: []string{"64"}}}
+	axes := []Axis{{Name: "mkc_cache.ways", Values: []string{"8"}}, {Name: "workload.keys", Values: []string{"64"}}}
 	s := Sweep{Base: smallConfig(), Axes: axes}
 	c, err := s.config(Grid(axes)[0])
 	if err != nil {
@@ -62,18 +62,18 @@ func TestParseVary(t *testing.T) {
 		spec, name string
 		values     []string
 	}{
-		{"mkc_cache.ways=1,2,4,8", "model.mkc_cache.ways", []string{"1", "2", "4", "8"}},
-		{"model.mkc_cache.ways=4", "model.mkc_cache.ways", []string{"4"}},
-		{" mtt.cache.sets = 16..256*2 ", "model.mtt.cache.sets", []string{"16", "32", "64", "128", "256"}},
-		{"mkc_cache.sets=16..200*2", "model.mkc_cache.sets", []string{"16", "32", "64", "128"}},
-		{"mtt.walkers=1..4", "model.mtt.walkers", []string{"1", "2", "3", "4"}},
-		{"pcie.link_latency_cycles=25..100+25,200", "model.pcie.link_latency_cycles", []string{"25", "50", "75", "100", "200"}},
-		{"pcie.link_latency_cycles=10..20+7", "model.pcie.link_latency_cycles", []string{"10", "17"}},
-		{"mkc_cache.ways=0x10", "model.mkc_cache.ways", []string{"16"}},
-		{"mkc_cache.replacement=lru,random", "model.mkc_cache.replacement", []string{"lru", "random"}},
-		{"pcie.split_on_all_rcb=false,true", "model.pcie.split_on_all_rcb", []string{"false", "true"}},
+		{"mkc_cache.ways=1,2,4,8", "mkc_cache.ways", []string{"1", "2", "4", "8"}},
+		{"model.mkc_cache.ways=4", "mkc_cache.ways", []string{"4"}},
+		{" mtt.cache.sets = 16..256*2 ", "mtt.cache.sets", []string{"16", "32", "64", "128", "256"}},
+		{"mkc_cache.sets=16..200*2", "mkc_cache.sets", []string{"16", "32", "64", "128"}},
+		{"mtt.walkers=1..4", "mtt.walkers", []string{"1", "2", "3", "4"}},
+		{"pcie.link_latency_cycles=25..100+25,200", "pcie.link_latency_cycles", []string{"25", "50", "75", "100", "200"}},
+		{"pcie.link_latency_cycles=10..20+7", "pcie.link_latency_cycles", []string{"10", "17"}},
+		{"mkc_cache.ways=0x10", "mkc_cache.ways", []string{"16"}},
+		{"mkc_cache.replacement=lru,random", "mkc_cache.replacement", []string{"lru", "random"}},
+		{"pcie.split_on_all_rcb=false,true", "pcie.split_on_all_rcb", []string{"false", "true"}},
 		{"workload.accesses=1000,2000", "workload.accesses", []string{"1000", "2000"}},
-		{"clock_ps=2000,4000", "model.clock_ps", []string{"2000", "4000"}},
+		{"clock_ps=2000,4000", "clock_ps", []string{"2000", "4000"}},
 	} {
 		a, err := ParseVary(c.spec)
 		if err != nil {

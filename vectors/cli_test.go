@@ -87,9 +87,10 @@ func TestCLIBadInput(t *testing.T) {
 }
 
 func TestCLIHelp(t *testing.T) {
-	code, _, stderr := runCLI(t, "-h")
-	if code != 0 || !strings.Contains(stderr, "Example") || !strings.Contains(stderr, "mkeysim vectors --unit") {
-		t.Errorf("-h: exit %d, %q", code, stderr)
+	// Help goes to standard output, so "mkeysim vectors -h | less" shows it.
+	code, stdout, stderr := runCLI(t, "-h")
+	if code != 0 || !strings.Contains(stdout, "Example") || !strings.Contains(stdout, "mkeysim vectors --unit") || stderr != "" {
+		t.Errorf("-h: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
 

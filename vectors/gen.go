@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 
 	"mkeysim/prm"
 	"mkeysim/rtl/mptcache"
+	"mkeysim/version"
 )
 
 // Units lists the units vectors can be made for, in the order "all" makes
@@ -133,32 +133,10 @@ type tableData struct {
 	lines  []Line
 }
 
-// Version, when set at link time (go build -ldflags "-X
-// mkeysim/vectors.Version=$(git describe --always --dirty)"), names the
-// model in every manifest.
-var Version = ""
-
-// ModelVersion identifies the oracle: Version if set, else the module's
-// VCS revision when the binary was stamped with one, else "devel".
+// ModelVersion identifies the oracle: the build's commit (version.Read),
+// else its module version.
 func ModelVersion() string {
-	if Version != "" {
-		return "mkeysim " + Version + " (" + FormatVersion + ")"
-	}
-	rev, dirty := "devel", false
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.modified":
-				dirty = s.Value == "true"
-			}
-		}
-	}
-	if dirty {
-		rev += "-dirty"
-	}
-	return "mkeysim " + rev + " (" + FormatVersion + ")"
+	return "mkeysim " + version.Read().Short() + " (" + FormatVersion + ")"
 }
 
 // Generate makes one unit's vectors in memory.

@@ -5,31 +5,34 @@ import (
 	"io"
 	"os"
 
+	"github.com/spf13/cobra"
+
 	"mkeysim/scenario"
 )
 
-const compareUsage = `usage: mkeysim compare GOT.jsonl EXPECTED.jsonl
-
-Compares two files of result lines field by field, as conformance runs do
+// newCompareCmd is 'mkeysim compare'.
+func newCompareCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "compare GOT.jsonl EXPECTED.jsonl",
+		Short: "Compare two files of result lines field by field",
+		Long: `Compares two files of result lines field by field, as conformance runs do
 (seq, op, status; segments; level and offset; fault key and address;
 created index and key; queried image and list; resumed entries; not the
 free-text reason nor the cycle). Prints the first differences and a last
-line "N of M results match"; exit status 1 if any differ.
-
-Example:
-  mkeysim run -quiet examples/klm-nested.json > got.jsonl
-  mkeysim compare got.jsonl examples/klm-nested.expected.jsonl
-`
-
-func cmdCompare(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("compare", compareUsage, stderr)
-	if err := fs.Parse(args); err != nil {
-		return flagStatus(err)
+line "N of M results match"; exit status 1 if any differ.`,
+		Example: `  mkeysim run examples/klm-nested.json --out got.jsonl --no-summary
+  mkeysim compare got.jsonl examples/klm-nested.expected.jsonl`,
+		Args: nArgs(2, 2, "two files of result lines"),
+		RunE: func(c *cobra.Command, args []string) error {
+			if code := compareMain(args[0], args[1], c.OutOrStdout(), c.ErrOrStderr()); code != exitOK {
+				return status(code)
+			}
+			return nil
+		},
 	}
-	if fs.NArg() != 2 {
-		fs.Usage()
-		return exitUsage
-	}
+}
+
+func compareMain(gotPath, wantPath string, stdout, stderr io.Writer) int {
 	read := func(path string) ([]scenario.Result, bool) {
 		f, err := os.Open(path)
 		if err != nil {
@@ -44,8 +47,8 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 		}
 		return rs, true
 	}
-	got, ok1 := read(fs.Arg(0))
-	want, ok2 := read(fs.Arg(1))
+	got, ok1 := read(gotPath)
+	want, ok2 := read(wantPath)
 	if !ok1 || !ok2 {
 		return exitUsage
 	}

@@ -3,37 +3,39 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"io"
+
+	"github.com/spf13/cobra"
 
 	"mkeysim/config"
 )
 
-const configUsage = `usage: mkeysim config --defaults
-
-Prints the whole configuration file with every parameter, its default and
-a comment saying what it does. Save it, edit it, and pass it to
-'mkeysim run -config FILE'.
-
-Example:
-  mkeysim config --defaults > my.toml
-`
-
-func cmdConfig(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("config", configUsage, stderr)
-	defaults := fs.Bool("defaults", false, "print every parameter with its default")
-	if err := fs.Parse(args); err != nil {
-		return flagStatus(err)
+// newConfigCmd is 'mkeysim config'.
+func newConfigCmd() *cobra.Command {
+	var defaults bool
+	c := &cobra.Command{
+		Use:   "config --defaults",
+		Short: "Print the configuration file with every parameter and its default",
+		Long: `Prints the whole configuration file: every parameter, its default, what it
+does and its range. Save it, edit it, and pass it to 'mkeysim run --config
+FILE' (or sweep). Every parameter is also a flag named by its key, dotted,
+with - for _: mkc_cache.ways is --mkc-cache.ways.`,
+		Example: `  mkeysim config --defaults > my.toml
+  mkeysim run --config my.toml --workload.accesses 20000`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if !defaults {
+				return usagef("want --defaults")
+			}
+			cfg := config.Default()
+			var b bytes.Buffer
+			cfg.WriteDefaults(&b)
+			if _, err := c.OutOrStdout().Write(b.Bytes()); err != nil {
+				fmt.Fprintln(c.ErrOrStderr(), "mkeysim config:", err)
+				return status(exitFail)
+			}
+			return nil
+		},
 	}
-	if !*defaults || fs.NArg() > 0 {
-		fs.Usage()
-		return exitUsage
-	}
-	c := config.Default()
-	var b bytes.Buffer
-	c.WriteDefaults(&b)
-	if _, err := stdout.Write(b.Bytes()); err != nil {
-		fmt.Fprintln(stderr, "mkeysim config:", err)
-		return 1
-	}
-	return 0
+	c.Flags().BoolVar(&defaults, "defaults", false, "print every parameter with its default")
+	return c
 }

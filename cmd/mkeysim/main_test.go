@@ -80,14 +80,16 @@ func TestBadArguments(t *testing.T) {
 	}
 }
 
-// TestHelp: -h on every command shows an example and exits 0.
+// TestHelp: -h and --help on every command print its help, with an
+// example, on standard output (so that 'mkeysim sweep --help | less'
+// shows it), and exit 0.
 func TestHelp(t *testing.T) {
-	for _, c := range [][]string{{"-h"}, {"run", "-h"}, {"ref", "-h"}, {"mkc", "-h"}, {"config", "-h"}} {
-		code, _, errs := runCLI(c...)
-		if code != 0 || !strings.Contains(strings.ToLower(errs), "usage") {
-			t.Errorf("%v: exit %d, %q", c, code, errs)
+	for _, c := range [][]string{{"-h"}, {"run", "-h"}, {"ref", "--help"}, {"mkc", "-h"}, {"config", "--help"}, {"help", "sweep"}} {
+		code, out, errs := runCLI(c...)
+		if code != 0 || errs != "" || !strings.Contains(out, "Usage:") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", c, code, out, errs)
 		}
-		if len(c) > 1 && !strings.Contains(errs, "xample") {
+		if len(c) > 1 && !strings.Contains(out, "Examples:") {
 			t.Errorf("%v: help shows no example", c)
 		}
 	}
@@ -170,9 +172,9 @@ func TestWaveFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"run", "-vcd-from", "5", f}, "-vcd-from 5: needs -vcd"},
+		{[]string{"run", "-vcd-from", "5", f}, "--vcd-from 5: needs --vcd"},
 		{[]string{"run", "-vcd", filepath.Join(dir, "no", "w.vcd"), f}, "cannot write"},
-		{[]string{"run", "-vcd", vcdPath, "-vcd-from", "10", "-vcd-to", "5", f}, "-vcd-from 10 is after -vcd-to 5"},
+		{[]string{"run", "-vcd", vcdPath, "-vcd-from", "10", "-vcd-to", "5", f}, "--vcd-from 10 is after --vcd-to 5"},
 		{[]string{"run", "-vcd", vcdPath, "-vcd-scope", "top.nosuch", f}, "top.nosuch"},
 	} {
 		code, out, errs := runCLI(c.args...)

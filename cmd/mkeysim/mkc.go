@@ -8,57 +8,68 @@ import (
 	"os"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"mkeysim/prm"
 	"mkeysim/scenario"
 )
 
-const mkcUsage = `usage: mkeysim mkc pack [FILE.json]   (fields as JSON; stdin without FILE)
-       mkeysim mkc unpack HEX         (128 hex digits)
-
-pack reads MKC fields by their scenario names (translation.md 2.2; mkey[7:0]
+// newMKCCmd is 'mkeysim mkc' with pack and unpack.
+func newMKCCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "mkc pack|unpack",
+		Short: "Pack MKC fields to hex, or unpack hex to fields",
+		Long: `pack reads MKC fields by their scenario names (translation.md 2.2; mkey[7:0]
 is "variant", the two access-mode halves are one "access_mode") and prints
 the 64-byte context as 128 hex digits in wire order. Unset fields are 0.
-unpack prints every field of a context as JSON.
-
-Examples:
-  echo '{"access_mode":"MTT","pd":5,"variant":"0x2a","qpn":"0xffffff","lr":1}' | mkeysim mkc pack
-  mkeysim mkc unpack 00000500ffffff2a0000000000000005000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000
-`
-
-func cmdMKC(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprint(stderr, mkcUsage)
-		if len(args) == 0 {
-			return exitUsage
-		}
-		return 0
+unpack prints every field of a context as JSON.`,
+		Example: `  echo '{"access_mode":"MTT","pd":5,"variant":"0x2a","qpn":"0xffffff","lr":1}' | mkeysim mkc pack
+  mkeysim mkc unpack 00000500ffffff2a0000000000000005000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("want pack or unpack")
+			}
+			return usagef("unknown subcommand %q (want pack or unpack)", args[0])
+		},
+		RunE: func(*cobra.Command, []string) error { return nil },
 	}
-	switch args[0] {
-	case "pack":
-		return mkcPack(args[1:], stdout, stderr)
-	case "unpack":
-		return mkcUnpack(args[1:], stdout, stderr)
-	}
-	fmt.Fprintf(stderr, "mkeysim mkc: unknown subcommand %q (want pack or unpack)\n", args[0])
-	return exitUsage
+	c.AddCommand(&cobra.Command{
+		Use:     "pack [FILE.json]",
+		Short:   "Print the 128 hex digits of MKC fields given as JSON (standard input without FILE)",
+		Example: `  echo '{"access_mode":"MTT","pd":5,"variant":"0x2a","qpn":"0xffffff","lr":1}' | mkeysim mkc pack`,
+		Args:    nArgs(0, 1, "at most one file"),
+		RunE: func(c *cobra.Command, args []string) error {
+			return asStatus(mkcPack(args, c.InOrStdin(), c.OutOrStdout(), c.ErrOrStderr()))
+		},
+	}, &cobra.Command{
+		Use:     "unpack HEX",
+		Short:   "Print every field of a context given as 128 hex digits, as JSON",
+		Example: `  mkeysim mkc unpack 00000500ffffff2a0000000000000005000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000`,
+		Args:    nArgs(1, 1, "one argument of 128 hex digits"),
+		RunE: func(c *cobra.Command, args []string) error {
+			return asStatus(mkcUnpack(args, c.OutOrStdout(), c.ErrOrStderr()))
+		},
+	})
+	return c
 }
 
-func mkcPack(args []string, stdout, stderr io.Writer) int {
+// asStatus turns an exit status into the error a command returns.
+func asStatus(code int) error {
+	if code == exitOK {
+		return nil
+	}
+	return status(code)
+}
+
+func mkcPack(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	name := "<stdin>"
 	var data []byte
 	var err error
-	switch {
-	case len(args) == 1 && (args[0] == "-h" || args[0] == "--help"):
-		fmt.Fprint(stderr, mkcUsage)
-		return 0
-	case len(args) == 1:
+	if len(args) == 1 {
 		name = args[0]
 		data, err = os.ReadFile(name)
-	case len(args) == 0:
-		data, err = io.ReadAll(os.Stdin)
-	default:
-		fmt.Fprintln(stderr, "mkeysim mkc pack: want at most one file")
-		return exitUsage
+	} else {
+		data, err = io.ReadAll(stdin)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "mkeysim mkc pack:", err)
@@ -74,14 +85,6 @@ func mkcPack(args []string, stdout, stderr io.Writer) int {
 }
 
 func mkcUnpack(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help") {
-		fmt.Fprint(stderr, mkcUsage)
-		return 0
-	}
-	if len(args) != 1 {
-		fmt.Fprintln(stderr, "mkeysim mkc unpack: want one argument of 128 hex digits")
-		return exitUsage
-	}
 	mkc, err := prm.ParseMKCHex(strings.TrimSpace(args[0]))
 	if err != nil {
 		fmt.Fprintln(stderr, "mkeysim mkc unpack:", err)

@@ -10,10 +10,11 @@ import (
 	"mkeysim/config"
 )
 
-// TestRefMaxIndirectionRange: ref's -max-indirection has run's
-// klm.max_indirection range, taken from its declaration: a value outside
-// it ends with exit status 2, nothing on standard output and an error
-// naming the flag, the value and the range; the bounds themselves run.
+// TestRefMaxIndirectionRange: ref's depth limit is run's
+// --klm.max-indirection (the old -max-indirection works too), with its
+// range taken from the declaration: a value outside it ends with exit
+// status 2, nothing on standard output and an error naming the flag, the
+// value and the range; the bounds themselves run.
 func TestRefMaxIndirectionRange(t *testing.T) {
 	def := config.Default()
 	p, ok := def.Param("klm.max_indirection")
@@ -22,20 +23,22 @@ func TestRefMaxIndirectionRange(t *testing.T) {
 	}
 	lo, hi, _ := p.Range.Bounds()
 	f := "../../examples/klm-nested.json"
-	for _, v := range []string{"10000000", "-1", "65"} {
-		code, out, errs := runCLI("ref", "-max-indirection", v, f)
-		want := "-max-indirection = " + v + ": want " + p.Range.String()
-		if code != exitUsage || out != "" || !strings.Contains(errs, want) {
-			t.Errorf("ref -max-indirection %s: exit %d, stdout %q, stderr %q; want exit 2, nothing, %q", v, code, out, errs, want)
+	for _, flag := range []string{"--klm.max-indirection", "--klm.max_indirection", "-max-indirection"} {
+		for _, v := range []string{"10000000", "-1", "65"} {
+			code, out, errs := runCLI("ref", flag, v, f)
+			want := "--klm.max-indirection = " + v + ": want " + p.Range.String()
+			if code != exitUsage || out != "" || !strings.Contains(errs, want) {
+				t.Errorf("ref %s %s: exit %d, stdout %q, stderr %q; want exit 2, nothing, %q", flag, v, code, out, errs, want)
+			}
+		}
+		for _, v := range []string{lo.String(), hi.String()} {
+			if code, out, errs := runCLI("ref", flag, v, f); code != 0 || out == "" {
+				t.Errorf("ref %s %s: exit %d, %s", flag, v, code, errs)
+			}
 		}
 	}
-	for _, v := range []string{lo.String(), hi.String()} {
-		if code, out, errs := runCLI("ref", "-max-indirection", v, f); code != 0 || out == "" {
-			t.Errorf("ref -max-indirection %s: exit %d, %s", v, code, errs)
-		}
-	}
-	if _, _, errs := runCLI("ref", "-h"); !strings.Contains(errs, "["+p.Range.String()+"]") {
-		t.Errorf("ref -h does not show the range %s:\n%s", p.Range, errs)
+	if _, help, _ := runCLI("ref", "--help"); !strings.Contains(help, "["+p.Range.String()+"]") {
+		t.Errorf("ref --help does not show the range %s:\n%s", p.Range, help)
 	}
 }
 
@@ -53,7 +56,7 @@ func TestRunRefusesOutOfRange(t *testing.T) {
 	}{
 		{[]string{"run", "-pcie.tags", "0"}, "pcie.tags = 0: want 1..768"},
 		{[]string{"run", "-pcie.link_latency_cycles", "0"}, "pcie.link_latency_cycles = 0: want 1..2^16"},
-		{[]string{"run", "-config", neg}, neg + ": line 2: model.clock_ps = -1: want 1..1000000"},
+		{[]string{"run", "--config", neg}, neg + ": line 2: model.clock_ps = -1: want 1..1000000"},
 		{[]string{"run", "-clock_ps", "-1"}, `clock_ps = "-1": want an unsigned integer in 1..1000000`},
 		{[]string{"run", "-mkc_cache.icm_base", "0x100000000"}, "the MKC table [0x100000000, 0x140000000) overlaps the translation lists [0x100000000, 0x1000000000000)"},
 		{[]string{"run", "-mkc_cache.sets", "1048576"}, "mkc_cache.sets x ways = 1048576 x 4: want at most 2^20 entries"},
@@ -69,7 +72,7 @@ func TestRunRefusesOutOfRange(t *testing.T) {
 // TestRangesShown: every parameter's range is in its flag help and in the
 // commented defaults file.
 func TestRangesShown(t *testing.T) {
-	_, _, help := runCLI("run", "-h")
+	_, help, _ := runCLI("run", "--help")
 	_, defaults, _ := runCLI("config", "--defaults")
 	def := config.Default()
 	for _, p := range def.Params() {
@@ -78,13 +81,10 @@ func TestRangesShown(t *testing.T) {
 			t.Errorf("%s: no range", p.Name)
 			continue
 		}
-		flagName := "-" + strings.TrimPrefix(p.Name, "model.")
-		i := strings.Index(help, "\n  "+flagName+" value\n")
-		if p.IsBoolFlag() {
-			i = strings.Index(help, "\n  "+flagName+"\n")
-		}
-		if i < 0 || !strings.Contains(help[i:min(len(help), i+400)], r+" (default") {
-			t.Errorf("run -h: %s does not show %s", flagName, r)
+		flagName := "--" + config.FlagName(p.Name)
+		i := max(strings.Index(help, "      "+flagName+" "), strings.Index(help, "      "+flagName+"[="))
+		if i < 0 || !strings.Contains(strings.Join(strings.Fields(help[i:min(len(help), i+600)]), " "), r) {
+			t.Errorf("run --help: %s does not show %s", flagName, r)
 		}
 		key := p.Name[strings.LastIndex(p.Name, ".")+1:]
 		if !strings.Contains(defaults, r+"\n"+key+" = ") {
@@ -111,7 +111,7 @@ func TestStatsReportWhatRan(t *testing.T) {
 	if err := json.Unmarshal(data, &doc); err != nil {
 		t.Fatal(err)
 	}
-	for k, want := range map[string]float64{"model.pcie.tags": 32, "model.pcie.rcb": 128, "model.pcie.max_read_request": 512, "model.pcie.link_latency_cycles": 75} {
+	for k, want := range map[string]float64{"pcie.tags": 32, "pcie.rcb": 128, "pcie.max_read_request": 512, "pcie.link_latency_cycles": 75} {
 		if got, _ := doc.Config[k].(float64); got != want {
 			t.Errorf("config %s = %v, want %v", k, doc.Config[k], want)
 		}

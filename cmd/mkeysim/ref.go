@@ -2,10 +2,10 @@ package main
 
 import (
 	"bufio"
-	"flag"
 	"fmt"
-	"io"
 	"math/big"
+
+	"github.com/spf13/cobra"
 
 	"mkeysim/config"
 	"mkeysim/cover"
@@ -13,103 +13,95 @@ import (
 	"mkeysim/scenario"
 )
 
-func newFlags(name, usage string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usage)
-		fs.PrintDefaults()
+// newRefCmd is 'mkeysim ref'.
+func newRefCmd() *cobra.Command {
+	var depth int
+	var coverPath string
+	c := &cobra.Command{
+		Use:   "ref SCENARIO.json",
+		Short: "Run a scenario through the golden model",
+		Long: `Runs the scenario (the format of docs/formats.md) through the golden
+untimed model and prints one JSON result line per operation, as it runs.`,
+		Example: `  mkeysim ref examples/mtt-page-split.json
+  mkeysim ref examples/klm-nested.json --klm.max-indirection 2
+  mkeysim ref examples/klm-nested.json --coverage out/coverage.json`,
+		Args: nArgs(1, 1, "exactly one scenario file"),
+		RunE: func(c *cobra.Command, args []string) error {
+			return refMain(c, depth, coverPath, args[0])
+		},
 	}
-	return fs
-}
-
-const refUsage = `usage: mkeysim ref [flags] SCENARIO.json
-
-Runs the scenario through the golden untimed model and prints one JSON
-result line per operation (the format of scenario.md).
-
-Examples:
-  mkeysim ref examples/mtt-page-split.json
-  mkeysim ref -coverage out/coverage.json examples/klm-nested.json
-
-Flags:
-`
-
-func cmdRef(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("ref", refUsage, stderr)
-	// The depth limit has run's klm.max_indirection range: one declaration.
+	// The depth limit is run's klm.max_indirection: the same flag, range
+	// and meaning (one declaration).
 	def := config.Default()
 	p, _ := def.Param("klm.max_indirection")
-	depth := fs.Int("max-indirection", ref.DefaultConfig().MaxIndirection, "deepest KLM level whose key may be looked up ["+p.Range.String()+"]")
-	coverPath := fs.String("coverage", "", "write the coverage points the golden model reached as JSON to this file (docs/coverage.md)")
-	if err := fs.Parse(args); err != nil {
-		return flagStatus(err)
+	f := c.Flags()
+	f.IntVar(&depth, config.FlagName(p.Name), ref.DefaultConfig().MaxIndirection, p.Help)
+	f.IntVar(&depth, "max-indirection", ref.DefaultConfig().MaxIndirection, "the old name of --klm.max-indirection")
+	f.MarkHidden("max-indirection")
+	f.StringVar(&coverPath, "coverage", "", "write the coverage points the golden model reached as JSON to `FILE` (docs/coverage.md)")
+	return c
+}
+
+func refMain(c *cobra.Command, depth int, coverPath, file string) error {
+	stdout, stderr := c.OutOrStdout(), c.ErrOrStderr()
+	fail := func(format string, a ...any) error {
+		fmt.Fprintf(stderr, "mkeysim ref: "+format+"\n", a...)
+		return status(exitUsage)
 	}
-	if d := big.NewInt(int64(*depth)); !p.Range.ContainsInt(d) {
-		fmt.Fprintf(stderr, "mkeysim ref: -max-indirection = %s: want %s (the range of klm.max_indirection)\n", p.Range.FormatInt(d), p.Range)
-		return exitUsage
+	def := config.Default()
+	p, _ := def.Param("klm.max_indirection")
+	if d := big.NewInt(int64(depth)); !p.Range.ContainsInt(d) {
+		return fail("--klm.max-indirection = %s: want %s", p.Range.FormatInt(d), p.Range)
 	}
-	if fs.NArg() != 1 {
-		fmt.Fprintln(stderr, "mkeysim ref: want exactly one scenario file")
-		fs.Usage()
-		return exitUsage
-	}
-	file := fs.Arg(0)
 	sc, err := scenario.ReadFile(file)
 	if err != nil {
-		fmt.Fprintln(stderr, "mkeysim ref:", err)
-		return exitUsage
+		return fail("%v", err)
 	}
 	// The coverage file is checked (created beside its name) before the
 	// run.
 	var coverFile *atomicFile
 	var cov *cover.Collector
-	if *coverPath != "" {
-		f, err := createAtomic(*coverPath)
+	if coverPath != "" {
+		f, err := createAtomic(coverPath)
 		if err != nil {
-			fmt.Fprintf(stderr, "mkeysim ref: -coverage %q: %v\n", *coverPath, err)
-			return exitUsage
+			return fail("--coverage %q: %v", coverPath, err)
 		}
 		defer f.abort()
 		coverFile, cov = f, cover.New()
 	}
-	m := ref.New(ref.Config{MaxIndirection: *depth, Coverage: cov})
+	m := ref.New(ref.Config{MaxIndirection: depth, Coverage: cov})
 	if err := m.Load(sc); err != nil {
-		fmt.Fprintf(stderr, "mkeysim ref: %s: %v\n", file, err)
-		return exitUsage
+		return fail("%s: %v", file, err)
 	}
 	// Each line is written as its operation runs, so memory holds one
 	// result, not the run's.
 	w := bufio.NewWriter(stdout)
 	lw := scenario.LineWriter{W: w}
 	for i := range sc.Ops {
+		if err := c.Context().Err(); err != nil {
+			w.Flush()
+			fmt.Fprintf(stderr, "mkeysim ref: interrupted after %d of %d operations; their lines are written\n", i, len(sc.Ops))
+			return status(exitInterrupted)
+		}
 		res := m.Apply(i, &sc.Ops[i])
 		if err := lw.Write(&res); err != nil {
 			fmt.Fprintln(stderr, "mkeysim ref:", err)
-			return 1
+			return status(exitFail)
 		}
 	}
 	if err := w.Flush(); err != nil {
 		fmt.Fprintln(stderr, "mkeysim ref:", err)
-		return 1
+		return status(exitFail)
 	}
 	if coverFile != nil {
-		err := cover.NewReport(*depth, cov, nil).WriteJSON(coverFile)
+		err := cover.NewReport(depth, cov, nil).WriteJSON(coverFile)
 		if err == nil {
 			err = coverFile.commit()
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "mkeysim ref: -coverage %q: %v\n", *coverPath, err)
-			return 1
+			fmt.Fprintf(stderr, "mkeysim ref: --coverage %q: %v\n", coverPath, err)
+			return status(exitFail)
 		}
 	}
-	return 0
-}
-
-// flagStatus maps a flag parsing error to the exit status: -h is success.
-func flagStatus(err error) int {
-	if err == flag.ErrHelp {
-		return 0
-	}
-	return exitUsage
+	return nil
 }

@@ -3,14 +3,16 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
 
 	"mkeysim/config"
 	"mkeysim/cover"
@@ -19,88 +21,109 @@ import (
 	"mkeysim/tb"
 )
 
-const runUsage = `usage: mkeysim run [flags] [SCENARIO.json]
+// runLong is 'mkeysim run --help' before the flags.
+const runLong = `Runs the clocked model on a scenario (the format of docs/formats.md), or
+with no scenario on the constrained-random workload of the configuration
+(the workload.* parameters), and prints one result line per operation with
+the cycle it completed at, as it completes. Every result is checked against
+the golden model (--check=false turns that off); a difference is reported
+and the exit status is 1. A summary goes to standard error (every figure is
+defined in docs/counters.md); --stats writes it as JSON, --coverage the
+coverage points reached, --vcd a waveform for GTKWave.
 
-Runs the clocked model on a scenario, or with no scenario on the default
-constrained-random workload (the [workload] section of the config), and
-prints one result line per operation with the cycle it completed at. Every
-result is checked against the golden model (turn off with -check=false);
-a mismatch is reported and the exit status is 1. A summary goes to standard
-error; -stats writes it as JSON.
+Every parameter of 'mkeysim config --defaults' is a flag, named by its key
+with - for _ (--mkc-cache.ways 8); --config FILE sets them from a file and
+the flags given win over it. --clock-ps sets the clock period, and so the
+waveform's time scale: --clock-ps 1000 makes the time in ns the cycle
+number.
 
-Every parameter of 'mkeysim config --defaults' is a flag too, named like its
-key without the 'model.' prefix.
+A progress bar with rate and time left shows on a terminal (--progress
+shows it anywhere, --quiet never); --no-summary drops the summary. SIGINT
+(Ctrl-C) or SIGTERM stops the run at a cycle boundary: the results retired
+so far, the statistics and the waveform up to that cycle are kept, and the
+exit status is 130.`
 
-Examples:
-  mkeysim run examples/klm-nested.json
-  mkeysim run -out out/run.jsonl -stats out/stats.json -coverage out/coverage.json
-  mkeysim run -config my.toml -mkc_cache.ways 8 -pcie.latency 200 -workload.accesses 10000
-
-Flags:
-`
+const runExample = `  mkeysim run examples/klm-nested.json
+  mkeysim run --out out/run.jsonl --stats out/stats.json --coverage out/coverage.json
+  mkeysim run examples/klm-nested.json --vcd out/klm.vcd --clock-ps 1000
+  mkeysim run --mkc-cache.ways 8 --pcie.link-latency-cycles 200 --workload.accesses 10000 --no-summary`
 
 // runFlags are the flags of run that are not model parameters.
 type runFlags struct {
 	config, out, stats, coverage string
-	check, quiet                 bool
+	check, quiet, noSummary      bool
+	progress                     bool
+	logLevel                     string
 	wave                         waveFlags
 }
 
-func cmdRun(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("run", runUsage, stderr)
+// newRunCmd is 'mkeysim run'.
+func newRunCmd() *cobra.Command {
 	var rf runFlags
-	fs.StringVar(&rf.config, "config", "", "TOML config file (see 'mkeysim config --defaults')")
-	fs.StringVar(&rf.out, "out", "", "write result lines to this file instead of standard output")
-	fs.StringVar(&rf.stats, "stats", "", "write the run's statistics as JSON to this file")
-	fs.StringVar(&rf.coverage, "coverage", "", "write the coverage points the run reached, in the clocked model and (with -check) the golden model, as JSON to this file (docs/coverage.md)")
-	fs.BoolVar(&rf.check, "check", true, "check every result against the golden model")
-	fs.BoolVar(&rf.quiet, "quiet", false, "no progress bar and no summary")
-	logLevel := fs.String("log-level", "warn", "log level on standard error: trace, debug, info, warn, error or off")
-	rf.wave.register(fs)
-	// Model parameters: parse the config file first, then let flags
-	// override it, so scan the arguments for -config before registering.
 	cfg := config.Default()
-	if path := config.FileArg(args); path != "" {
-		c, err := config.Load(path)
-		if err != nil {
-			fmt.Fprintln(stderr, "mkeysim run:", err)
-			return exitUsage
-		}
-		cfg = c
+	c := &cobra.Command{
+		Use:     "run [SCENARIO.json]",
+		Short:   "Run the clocked model on a scenario or the default workload",
+		Long:    runLong,
+		Example: runExample,
+		Args:    nArgs(0, 1, "at most one scenario file"),
+		RunE: func(c *cobra.Command, args []string) error {
+			return runMain(c, &rf, cfg, args)
+		},
 	}
-	cfg.RegisterFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		return flagStatus(err)
+	f := c.Flags()
+	f.StringVar(&rf.config, "config", "", "TOML configuration `FILE` (see 'mkeysim config --defaults'); flags given win over it")
+	f.StringVar(&rf.out, "out", "", "write the result lines to `FILE` instead of standard output")
+	f.StringVar(&rf.stats, "stats", "", "write the run's statistics as JSON to `FILE` (docs/counters.md)")
+	f.StringVar(&rf.coverage, "coverage", "", "write the coverage points the run reached, in the clocked model and (with --check) the golden model, as JSON to `FILE` (docs/coverage.md)")
+	f.BoolVar(&rf.check, "check", true, "check every result against the golden model")
+	f.BoolVar(&rf.quiet, "quiet", false, "no progress bar, even on a terminal")
+	f.BoolVar(&rf.progress, "progress", false, "show the progress bar even when standard error is not a terminal")
+	f.BoolVar(&rf.noSummary, "no-summary", false, "no summary on standard error")
+	f.StringVar(&rf.logLevel, "log-level", "warn", "log `LEVEL` on standard error: trace, debug, info, warn, error or off")
+	rf.wave.register(f)
+	cfg.RegisterFlags(f)
+	return c
+}
+
+// runMain is 'mkeysim run' once its flags are parsed: cfg holds the flags'
+// model parameters.
+func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) error {
+	stdout, stderr := c.OutOrStdout(), c.ErrOrStderr()
+	fail := func(format string, a ...any) error {
+		fmt.Fprintf(stderr, "mkeysim run: "+format+"\n", a...)
+		return status(exitUsage)
+	}
+	if rf.config != "" {
+		file, err := config.Load(rf.config)
+		if err != nil {
+			return fail("--config: %v", err)
+		}
+		if err := file.Overlay(c.Flags()); err != nil {
+			return fail("%v", err)
+		}
+		cfg = file
 	}
 	if err := cfg.Validate(); err != nil {
-		fmt.Fprintln(stderr, "mkeysim run:", err)
-		return exitUsage
-	}
-	if fs.NArg() > 1 {
-		fmt.Fprintln(stderr, "mkeysim run: want at most one scenario file")
-		return exitUsage
+		return fail("%v", err)
 	}
 	var sc *scenario.Scenario
 	name := "default workload"
-	if fs.NArg() == 1 {
-		name = fs.Arg(0)
+	if len(args) == 1 {
+		name = args[0]
 		var err error
 		if sc, err = scenario.ReadFile(name); err != nil {
-			fmt.Fprintln(stderr, "mkeysim run:", err)
-			return exitUsage
+			return fail("%v", err)
 		}
 	} else {
 		sc = tb.Generate(cfg.Workload)
 	}
 	if err := rf.wave.validate(); err != nil {
-		fmt.Fprintln(stderr, "mkeysim run:", err)
-		return exitUsage
+		return fail("%v", err)
 	}
-
-	level := hclog.LevelFromString(*logLevel)
+	level := hclog.LevelFromString(rf.logLevel)
 	if level == hclog.NoLevel {
-		fmt.Fprintf(stderr, "mkeysim run: -log-level %q: want trace, debug, info, warn, error or off\n", *logLevel)
-		return exitUsage
+		return fail("--log-level %q: want trace, debug, info, warn, error or off", rf.logLevel)
 	}
 	// Every file the run will write is checked (created beside its final
 	// name) before anything runs.
@@ -109,8 +132,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if rf.out != "" {
 		f, err := createAtomic(rf.out)
 		if err != nil {
-			fmt.Fprintf(stderr, "mkeysim run: -out %q: %v\n", rf.out, err)
-			return exitUsage
+			return fail("--out %q: %v", rf.out, err)
 		}
 		defer f.abort()
 		outFile, out = f, f
@@ -118,8 +140,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if rf.stats != "" {
 		f, err := createAtomic(rf.stats)
 		if err != nil {
-			fmt.Fprintf(stderr, "mkeysim run: -stats %q: %v\n", rf.stats, err)
-			return exitUsage
+			return fail("--stats %q: %v", rf.stats, err)
 		}
 		defer f.abort()
 		statsFile = f
@@ -130,8 +151,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if rf.coverage != "" {
 		f, err := createAtomic(rf.coverage)
 		if err != nil {
-			fmt.Fprintf(stderr, "mkeysim run: -coverage %q: %v\n", rf.coverage, err)
-			return exitUsage
+			return fail("--coverage %q: %v", rf.coverage, err)
 		}
 		defer f.abort()
 		coverFile, clockedCov = f, cover.New()
@@ -142,43 +162,27 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	logger := hclog.New(&hclog.LoggerOptions{Name: "mkeysim", Level: level, Output: stderr, DisableTime: true})
 	bench, err := tb.New(cfg.Model, logger)
 	if err != nil {
-		fmt.Fprintln(stderr, "mkeysim run:", err)
-		return exitUsage
+		return fail("%v", err)
 	}
 	bench.Top.SetCoverage(clockedCov)
 	if err := bench.Load(sc); err != nil {
-		fmt.Fprintf(stderr, "mkeysim run: %s: %v\n", name, err)
-		return exitUsage
+		return fail("%s: %v", name, err)
 	}
 	var board *tb.Scoreboard
 	if rf.check {
 		if board, err = tb.NewScoreboard(sc, ref.Config{MaxIndirection: cfg.Model.KLM.MaxIndirection, Coverage: goldenCov}); err != nil {
-			fmt.Fprintf(stderr, "mkeysim run: %s: %v\n", name, err)
-			return exitUsage
+			return fail("%s: %v", name, err)
 		}
 		board.Overlap = cfg.Model.OverlapInvalidate
 	}
 	tracer, err := rf.wave.start(bench, cfg, name)
 	if err != nil {
 		fmt.Fprintln(stderr, "mkeysim run:", err)
-		return 1
+		return status(exitFail)
 	}
 
 	start := time.Now()
-	var bar *progressbar.ProgressBar
-	progress := func(done int) {
-		if rf.quiet {
-			return
-		}
-		if bar == nil && time.Since(start) > time.Second {
-			bar = progressbar.NewOptions(len(sc.Ops), progressbar.OptionSetWriter(stderr),
-				progressbar.OptionSetDescription("simulating"), progressbar.OptionShowCount(),
-				progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionClearOnFinish())
-		}
-		if bar != nil {
-			bar.Set(done)
-		}
-	}
+	bar := newProgress(stderr, len(sc.Ops), "simulating", !rf.quiet && (rf.progress || isTerminal(stderr)))
 	// Results are written as they leave the model, so a run that stops
 	// early keeps every result retired before the stop.
 	w := bufio.NewWriterSize(out, 1<<16)
@@ -193,34 +197,38 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		}
 		return lw.Write(r)
 	}
-	runErr := bench.Stream(sc.Ops, tb.RunOptions{OnResult: onResult, Progress: progress})
+	runErr := bench.Stream(sc.Ops, tb.RunOptions{OnResult: onResult, Progress: bar.set, Stop: c.Context().Done()})
 	wall := time.Since(start)
-	if bar != nil {
-		bar.Finish()
-	}
-	status := 0
+	bar.finish()
+	code := exitOK
 	if err := w.Flush(); err != nil && runErr == nil {
 		runErr = err
 	}
+	var kept []string
 	if outFile != nil {
 		if err := outFile.commit(); err != nil && runErr == nil {
 			runErr = err
 		}
+		kept = append(kept, fmt.Sprintf("%d results in %s", retired, rf.out))
 	}
 	if err := tracer.close(); err != nil {
 		fmt.Fprintln(stderr, "mkeysim run:", err)
-		status = 1
+		code = exitFail
+	} else if path := tracer.path(); path != "" {
+		kept = append(kept, "the waveform "+path)
 	}
-	if runErr != nil {
+	interrupted := errors.Is(runErr, tb.ErrStopped)
+	switch {
+	case interrupted:
+		code = exitInterrupted
+	case runErr != nil:
 		fmt.Fprintln(stderr, "mkeysim run:", runErr)
 		fmt.Fprintf(stderr, "mkeysim run: stopped at cycle %d; the %d results retired before the stop are written\n", bench.Eng.Now(), retired)
-		status = 1
+		code = exitFail
 	}
-	if board != nil {
-		if board.Mismatches > 0 {
-			fmt.Fprintf(stderr, "mkeysim run: %d of %d results differ from the golden model\n", board.Mismatches, board.Checked())
-			status = 1
-		}
+	if board != nil && board.Mismatches > 0 {
+		fmt.Fprintf(stderr, "mkeysim run: %d of %d results differ from the golden model\n", board.Mismatches, board.Checked())
+		code = max(code, exitFail)
 	}
 	st := bench.Stats(wall)
 	st.Seed = cfg.Workload.Seed
@@ -229,15 +237,17 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		data, _ := json.MarshalIndent(st, "", "  ")
 		statsFile.Write(append(data, '\n'))
 		if err := statsFile.commit(); err != nil {
-			fmt.Fprintf(stderr, "mkeysim run: -stats %q: %v\n", rf.stats, err)
-			status = 1
+			fmt.Fprintf(stderr, "mkeysim run: --stats %q: %v\n", rf.stats, err)
+			code = max(code, exitFail)
+		} else {
+			kept = append(kept, "the statistics "+rf.stats)
 		}
 	}
 	var coverage *cover.Report
 	if coverFile != nil {
 		if err := bench.Top.CoverCounters(clockedCov); err != nil {
 			fmt.Fprintln(stderr, "mkeysim run:", err)
-			status = 1
+			code = max(code, exitFail)
 		}
 		coverage = cover.NewReport(cfg.Model.KLM.MaxIndirection, goldenCov, clockedCov)
 		err := coverage.WriteJSON(coverFile)
@@ -245,18 +255,29 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 			err = coverFile.commit()
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "mkeysim run: -coverage %q: %v\n", rf.coverage, err)
-			status = 1
+			fmt.Fprintf(stderr, "mkeysim run: --coverage %q: %v\n", rf.coverage, err)
+			code = max(code, exitFail)
+		} else {
+			kept = append(kept, "the coverage "+rf.coverage)
 		}
 	}
-	if !rf.quiet {
+	if !rf.noSummary {
 		fmt.Fprintf(stderr, "%s: %d operations\n", name, len(sc.Ops))
 		st.WriteSummary(stderr)
 		if coverage != nil {
 			writeCoverageSummary(stderr, coverage)
 		}
 	}
-	return status
+	if interrupted {
+		if outFile == nil {
+			kept = append([]string{fmt.Sprintf("%d results on standard output", retired)}, kept...)
+		}
+		fmt.Fprintf(stderr, "mkeysim run: interrupted at cycle %d; kept %s\n", bench.Eng.Now(), strings.Join(kept, ", "))
+	}
+	if code != exitOK {
+		return status(code)
+	}
+	return nil
 }
 
 // writeCoverageSummary prints, for each model of a coverage report, how

@@ -1,14 +1,223 @@
 package main
 
 import (
-	"io"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"time"
 
+	"github.com/spf13/cobra"
+
+	"mkeysim/config"
 	"mkeysim/sweep"
 )
 
-// cmdSweep is 'mkeysim sweep': the model over a grid of parameters, with
-// tables and plots (package sweep has the flags, the usage and the
-// examples). Bad input exits with status 2 and writes nothing.
-func cmdSweep(args []string, stdout, stderr io.Writer) int {
-	return sweep.Main(args, stdout, stderr)
+const sweepLong = `Runs the clocked model at every point of a grid of parameters and writes,
+in DIR, one row per point as sweep.csv and sweep.json, a Markdown table
+sweep.md (also printed on standard output) and PNG plots against the first
+--vary parameter: hit_rates.png (MKC, MTT and KLM caches), throughput.png
+(translations per cycle) and latency.png (p50 and p99 in cycles). With two
+or more --vary, each plot has one line per value of the others. The
+figures are those of 'mkeysim run --stats', under the same names
+(docs/counters.md).
+
+PARAM is a parameter of 'mkeysim config --defaults' (mkc_cache.ways,
+pcie.link_latency_cycles, workload.hot_keys; - for _ works too). Values are
+a comma-separated list; an item may be a range: A..B (step 1), A..B+S (step
+S) or A..B*F (16..256*2 is 16,32,64,128,256). The grid is the product of
+every list, the first --vary varying slowest.
+
+Every point runs the workload (workload.*, regenerated from its seed, so all
+points see the same operations unless a workload parameter is varied) or
+the --scenario file, with every other parameter from --config and the
+parameter flags, as 'mkeysim run' takes them. Points run in parallel
+(--workers); every run is independent, so the figures do not depend on it
+(wall time aside). Results are checked against the golden model unless
+--check=false; a difference is reported and the exit status is 1.
+
+Bad input (an unknown parameter, a bad value, an empty list, an invalid
+point, more than --max-points points, an unwritable --out) ends with exit
+status 2 and nothing written; SIGINT or SIGTERM stops the sweep, writes
+nothing and exits 130.`
+
+const sweepExample = `  mkeysim sweep --vary mkc_cache.ways=1,2,4,8,16 --workload.accesses 20000 --out out/ways
+  mkeysim sweep --vary mkc_cache.sets=16..512*2 --vary mkc_cache.ways=2,8 --out out/mkc
+  mkeysim sweep --vary pcie.link_latency_cycles=25,75,150,300 --vary mtt.walkers=2,8 --out out/pcie
+  mkeysim sweep --scenario examples/klm-nested.json --vary klm.cache.sets=1,4,32 --out out/klm
+  mkeysim sweep --mkc-cache.mshrs 32 --vary mkc_cache.replacement=lru,random --workload.accesses 20000 --out out/repl`
+
+// sweepFlags are sweep's flags that are not model parameters.
+type sweepFlags struct {
+	varies                 []string
+	config, scenario, out  string
+	workers, maxPoints     int
+	check, quiet, progress bool
+}
+
+// newSweepCmd is 'mkeysim sweep'.
+func newSweepCmd() *cobra.Command {
+	var sf sweepFlags
+	cfg := config.Default()
+	c := &cobra.Command{
+		Use:     "sweep --vary PARAM=V1,V2,... [--vary PARAM2=...] --out DIR",
+		Short:   "Run the model over a grid of parameters; tables and plots",
+		Long:    sweepLong,
+		Example: sweepExample,
+		Args:    noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return sweepMain(c, &sf, cfg)
+		},
+	}
+	f := c.Flags()
+	f.StringArrayVar(&sf.varies, "vary", nil, "the values of one parameter, as `PARAM=V1,V2,...` (repeat --vary for a grid)")
+	f.StringVar(&sf.config, "config", "", "TOML configuration `FILE` (see 'mkeysim config --defaults'); flags given win over it")
+	f.StringVar(&sf.scenario, "scenario", "", "run this scenario `FILE.json` at every point instead of the workload")
+	f.StringVar(&sf.out, "out", "", "`DIR` for sweep.csv, sweep.json, sweep.md and the plots (created if missing)")
+	f.IntVar(&sf.workers, "workers", runtime.GOMAXPROCS(0), "points run at once")
+	f.IntVar(&sf.maxPoints, "max-points", sweep.DefaultMaxPoints, "refuse sweeps of more points than this")
+	f.BoolVar(&sf.check, "check", true, "check every result against the golden model")
+	f.BoolVar(&sf.quiet, "quiet", false, "no progress and no summary on standard error")
+	f.BoolVar(&sf.progress, "progress", false, "show the progress bar even when standard error is not a terminal")
+	cfg.RegisterFlags(f)
+	return c
+}
+
+func sweepMain(c *cobra.Command, sf *sweepFlags, cfg config.Config) error {
+	const me = "mkeysim sweep:"
+	stdout, stderr := c.OutOrStdout(), c.ErrOrStderr()
+	fail := func(format string, a ...any) error {
+		fmt.Fprintln(stderr, me, fmt.Sprintf(format, a...))
+		return status(exitUsage)
+	}
+	if sf.config != "" {
+		file, err := config.Load(sf.config)
+		if err != nil {
+			return fail("--config: %v", err)
+		}
+		if err := file.Overlay(c.Flags()); err != nil {
+			return fail("%v", err)
+		}
+		cfg = file
+	}
+	if err := cfg.Validate(); err != nil {
+		return fail("%v", err)
+	}
+	if len(sf.varies) == 0 {
+		return fail("want at least one --vary PARAM=V1,V2,... (like --vary mkc_cache.ways=1,2,4,8)")
+	}
+	s := &sweep.Sweep{Base: cfg, Check: sf.check}
+	seen := map[string]bool{}
+	for _, v := range sf.varies {
+		a, err := sweep.ParseVary(v)
+		if err != nil {
+			return fail("--vary %q: %v", v, err)
+		}
+		if seen[a.Name] {
+			return fail("--vary %q: %s is already varied by an earlier --vary", v, a.Label())
+		}
+		seen[a.Name] = true
+		if sf.scenario != "" && strings.HasPrefix(a.Name, "workload.") {
+			return fail("--vary %q: %s has no effect with --scenario %s", v, a.Label(), sf.scenario)
+		}
+		s.Axes = append(s.Axes, a)
+	}
+	if sf.workers < 1 {
+		return fail("--workers %d: want at least 1", sf.workers)
+	}
+	if sf.maxPoints < 1 {
+		return fail("--max-points %d: want at least 1", sf.maxPoints)
+	}
+	if n := sweep.Count(s.Axes); n > sf.maxPoints {
+		var sizes []string
+		for _, a := range s.Axes {
+			sizes = append(sizes, fmt.Sprintf("%s: %d", a.Label(), len(a.Values)))
+		}
+		return fail("--vary: %d points (%s) is more than --max-points %d", n, strings.Join(sizes, " × "), sf.maxPoints)
+	}
+	if sf.out == "" {
+		return fail("want --out DIR for the tables and plots")
+	}
+	if sf.scenario != "" {
+		data, err := os.ReadFile(sf.scenario)
+		if err != nil {
+			return fail("--scenario %s: %v", sf.scenario, errors.Unwrap(err))
+		}
+		s.Scenario, s.ScenarioName = data, sf.scenario
+	}
+	if err := s.Validate(); err != nil {
+		if sf.scenario != "" && !strings.HasPrefix(err.Error(), "point ") {
+			return fail("--scenario %v", err)
+		}
+		return fail("--vary: %v", err)
+	}
+	created, err := sweep.PrepareDir(sf.out)
+	if err != nil {
+		return fail("--out %q: %v", sf.out, err)
+	}
+	cleanup := func() {
+		if created {
+			os.Remove(sf.out) // only if still empty
+		}
+	}
+
+	total := sweep.Count(s.Axes)
+	if !sf.quiet {
+		fmt.Fprintf(stderr, "%s %d points, %d at a time; %s\n", me, total, min(sf.workers, total), s.Describe())
+	}
+	start := time.Now()
+	bar := newProgress(stderr, total, "points", !sf.quiet && (sf.progress || isTerminal(stderr)))
+	res, err := s.Run(sweep.Options{Workers: sf.workers, Progress: func(done, _ int) { bar.set(done) }, Stop: c.Context().Done()})
+	bar.finish()
+	if err != nil {
+		cleanup()
+		var ie *sweep.InputError
+		switch {
+		case errors.Is(err, sweep.ErrStopped):
+			fmt.Fprintln(stderr, me, "interrupted: nothing written")
+			return status(exitInterrupted)
+		case errors.As(err, &ie):
+			return fail("%v", err)
+		}
+		fmt.Fprintln(stderr, me, err)
+		return status(exitFail)
+	}
+	files := []sweep.File{{Name: "sweep.csv", Data: res.CSV()}, {Name: "sweep.json", Data: res.JSON()}, {Name: "sweep.md", Data: res.Markdown()}}
+	plots, note, err := res.Plots()
+	if err != nil {
+		cleanup()
+		fmt.Fprintln(stderr, me, "plots:", err)
+		return status(exitFail)
+	}
+	files = append(files, plots...)
+	if err := sweep.WriteFiles(sf.out, files, sweep.PlotFiles); err != nil {
+		cleanup()
+		fmt.Fprintln(stderr, me, err)
+		return status(exitFail)
+	}
+	if _, err := stdout.Write(res.Markdown()); err != nil {
+		fmt.Fprintln(stderr, me, err)
+		return status(exitFail)
+	}
+	if !sf.quiet {
+		var names []string
+		for _, f := range files {
+			names = append(names, f.Name)
+		}
+		fmt.Fprintf(stderr, "%s %d points in %.1f s; wrote %s in %s\n", me, total, time.Since(start).Seconds(), strings.Join(names, ", "), sf.out)
+		if note != "" {
+			fmt.Fprintln(stderr, me, note)
+		}
+	}
+	if n, pts := res.Mismatches(); n > 0 {
+		fmt.Fprintf(stderr, "%s %d results differ from the golden model, at points %v (see the mismatches column)\n", me, n, pts)
+		for _, p := range pts {
+			for _, d := range res.Rows[p].Differences {
+				fmt.Fprintf(stderr, "%s point %d: %s\n", me, p, d)
+			}
+		}
+		return status(exitFail)
+	}
+	return nil
 }

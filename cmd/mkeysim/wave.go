@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/spf13/pflag"
 
 	"mkeysim/config"
 	"mkeysim/tb"
@@ -18,13 +21,15 @@ type waveFlags struct {
 	file     string
 	from, to uint64
 	scope    string
+	fst      bool
 }
 
-func (w *waveFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&w.file, "vcd", "", "write a VCD waveform of the run to this file (run.vcd), with run.gtkw (GTKWave save file) and run.filters/ (value names) beside it")
-	fs.Uint64Var(&w.from, "vcd-from", 0, "first cycle traced")
-	fs.Uint64Var(&w.to, "vcd-to", 0, "last cycle traced (0: to the end)")
-	fs.StringVar(&w.scope, "vcd-scope", "", "trace only the scopes matching these comma-separated patterns, '*' within one level (e.g. 'top.mptcache,top.*walk'); scopes: top.tb, top.core, top.mptcache, top.protcheck, top.mttwalk, top.klmwalk, top.pcie, top.host")
+func (w *waveFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&w.file, "vcd", "", "write a VCD waveform of the run to `FILE` (run.vcd), with run.gtkw (GTKWave save file, paths relative to it) and run.filters/ (value names) beside it")
+	fs.Uint64Var(&w.from, "vcd-from", 0, "first `CYCLE` traced")
+	fs.Uint64Var(&w.to, "vcd-to", 0, "last `CYCLE` traced (0: to the end)")
+	fs.StringVar(&w.scope, "vcd-scope", "", "trace only the scopes matching these comma-separated `PATTERNS`, '*' within one level (e.g. 'top.mptcache,top.*walk'); scopes: top.tb, top.core, top.mptcache, top.protcheck, top.mttwalk, top.klmwalk, top.pcie, top.host (top.clk and top.cycle always)")
+	fs.BoolVar(&w.fst, "fst", false, "write the waveform as FST (GTKWave's compressed format, run.fst) through vcd2fst, which comes with GTKWave")
 }
 
 // validate checks the waveform flags before anything runs; its errors
@@ -33,28 +38,38 @@ func (w *waveFlags) validate() error {
 	if w.file == "" {
 		switch {
 		case w.from != 0:
-			return fmt.Errorf("-vcd-from %d: needs -vcd FILE", w.from)
+			return fmt.Errorf("--vcd-from %d: needs --vcd FILE", w.from)
 		case w.to != 0:
-			return fmt.Errorf("-vcd-to %d: needs -vcd FILE", w.to)
+			return fmt.Errorf("--vcd-to %d: needs --vcd FILE", w.to)
 		case w.scope != "":
-			return fmt.Errorf("-vcd-scope %q: needs -vcd FILE", w.scope)
+			return fmt.Errorf("--vcd-scope %q: needs --vcd FILE", w.scope)
+		case w.fst:
+			return fmt.Errorf("--fst: needs --vcd FILE")
 		}
 		return nil
 	}
 	if w.to != 0 && w.from > w.to {
-		return fmt.Errorf("-vcd-from %d is after -vcd-to %d", w.from, w.to)
+		return fmt.Errorf("--vcd-from %d is after --vcd-to %d", w.from, w.to)
 	}
 	if err := tb.CheckTraceScope(w.scope); err != nil {
-		return fmt.Errorf("-vcd-scope %q: %v", w.scope, err)
+		return fmt.Errorf("--vcd-scope %q: %v", w.scope, err)
+	}
+	if w.fst {
+		if _, err := exec.LookPath("vcd2fst"); err != nil {
+			return fmt.Errorf("--fst: vcd2fst is not on PATH; it comes with GTKWave (Debian: apt-get install gtkwave), or leave out --fst for a VCD")
+		}
 	}
 	gtkw, filters := tb.TracePaths(w.file)
-	for _, p := range []string{w.file, gtkw, filters} {
+	for _, p := range []string{w.file, fstPath(w.file), gtkw, filters} {
 		if err := checkWritable(p, p == filters); err != nil {
-			return fmt.Errorf("-vcd %q: %v", w.file, err)
+			return fmt.Errorf("--vcd %q: %v", w.file, err)
 		}
 	}
 	return nil
 }
+
+// fstPath is where --fst writes the waveform of --vcd path.
+func fstPath(path string) string { return strings.TrimSuffix(path, ".vcd") + ".fst" }
 
 // checkWritable reports whether a file (or, with dir, a directory) can be
 // created or replaced at path: its directory exists and takes new files,
@@ -99,23 +114,55 @@ func unwrapPath(err error) error {
 }
 
 // tracer is a started waveform, or nothing.
-type tracer interface{ close() error }
+type tracer interface {
+	close() error
+	path() string // the waveform written, "" for none
+}
 
 type noTracer struct{}
 
 func (noTracer) close() error { return nil }
+func (noTracer) path() string { return "" }
 
 // fileTracer is a tb.Tracer writing files.
 type fileTracer struct {
 	t    *tb.Tracer
 	file string
+	fst  bool
 }
 
+// close ends the waveform where the run stopped; with --fst it turns the
+// VCD into FST (the save file then names it) and removes the VCD.
 func (f fileTracer) close() error {
 	if err := f.t.Close(); err != nil {
-		return fmt.Errorf("-vcd %q: %v", f.file, err)
+		return fmt.Errorf("--vcd %q: %v", f.file, err)
 	}
-	return nil
+	if !f.fst {
+		return nil
+	}
+	fst := fstPath(f.file)
+	out, err := exec.Command("vcd2fst", f.file, fst).CombinedOutput()
+	if st, serr := os.Stat(fst); err != nil || serr != nil || st.Size() == 0 {
+		os.Remove(fst)
+		return fmt.Errorf("--fst: vcd2fst %s %s failed (%v): %s; the VCD is kept", f.file, fst, err, strings.TrimSpace(string(out)))
+	}
+	gtkw, _ := tb.TracePaths(f.file)
+	save, err := os.ReadFile(gtkw)
+	if err == nil {
+		save = bytes.Replace(save, []byte(`[dumpfile] "`+filepath.Base(f.file)+`"`), []byte(`[dumpfile] "`+filepath.Base(fst)+`"`), 1)
+		err = os.WriteFile(gtkw, save, 0o644)
+	}
+	if err != nil {
+		return fmt.Errorf("--fst: %v", err)
+	}
+	return os.Remove(f.file)
+}
+
+func (f fileTracer) path() string {
+	if f.fst {
+		return fstPath(f.file)
+	}
+	return f.file
 }
 
 // start attaches the tracer to the bench: the VCD is written to FILE.tmp
@@ -134,7 +181,7 @@ func (w *waveFlags) start(b *tb.Bench, cfg config.Config, name string) (tracer, 
 	if err != nil {
 		return nil, fmt.Errorf("-vcd %q: %v", w.file, err)
 	}
-	return fileTracer{t: t, file: w.file}, nil
+	return fileTracer{t: t, file: w.file, fst: w.fst}, nil
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

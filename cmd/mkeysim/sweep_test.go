@@ -1,8 +1,9 @@
-package sweep
+package main
 
 import (
 	"bytes"
 	"encoding/csv"
+	"image/png"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,10 +12,8 @@ import (
 	"testing"
 )
 
-func runMain(args ...string) (code int, stdout, stderr string) {
-	var o, e bytes.Buffer
-	code = Main(args, &o, &e)
-	return code, o.String(), e.String()
+func runSweep(args ...string) (code int, stdout, stderr string) {
+	return runCLI(append([]string{"sweep"}, args...)...)
 }
 
 // small are flags for a quick workload and a small MKC cache.
@@ -39,10 +38,10 @@ func listDir(t *testing.T, dir string) []string {
 func TestCLI(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "my.toml")
-	os.WriteFile(cfg, []byte("[model.mtt]\nwalkers = 3\n"), 0o644)
+	os.WriteFile(cfg, []byte("[mtt]\nwalkers = 3\n"), 0o644)
 	out := filepath.Join(dir, "out", "sub")
 	args := append([]string{"-config", cfg, "-quiet", "-vary", "model.mkc_cache.ways=1..4*2", "-vary", "pcie.link_latency_cycles=25,100", "-out", out}, small...)
-	code, stdout, stderr := runMain(args...)
+	code, stdout, stderr := runSweep(args...)
 	if code != 0 || stderr != "" {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
@@ -67,19 +66,21 @@ func TestCLI(t *testing.T) {
 		t.Errorf("CSV last row %v", recs[6])
 	}
 	js, _ := os.ReadFile(filepath.Join(out, "sweep.json"))
-	for _, s := range []string{`"model.mtt.walkers": 3`, `"workload.accesses": 2000`, `"model.mkc_cache.sets": 4`} {
+	for _, s := range []string{`"mtt.walkers": 3`, `"workload.accesses": 2000`, `"mkc_cache.sets": 4`} {
 		if !bytes.Contains(js, []byte(s)) {
 			t.Errorf("sweep.json lacks %s", s)
 		}
 	}
 	for _, p := range []string{"hit_rates.png", "throughput.png", "latency.png"} {
 		data, _ := os.ReadFile(filepath.Join(out, p))
-		checkPNG(t, p, data, 500, 350)
+		if img, err := png.Decode(bytes.NewReader(data)); err != nil || img.Bounds().Dx() < 500 || img.Bounds().Dy() < 350 {
+			t.Errorf("%s: not a plot of at least 500x350: %v", p, err)
+		}
 	}
 
 	// Again in the same directory with more lines than a plot shows: the
 	// old plots go, the tables are replaced, the note says why.
-	code, _, stderr = runMain(append([]string{"-vary", "mkc_cache.ways=1", "-vary", "pcie.link_latency_cycles=10..22", "-workload.accesses", "200", "-out", out}, small[:2]...)...)
+	code, _, stderr = runSweep(append([]string{"-vary", "mkc_cache.ways=1", "-vary", "pcie.link_latency_cycles=10..22", "-workload.accesses", "200", "-out", out}, small[:2]...)...)
 	if code != 0 || !strings.Contains(stderr, "no plots: 13 lines") || !strings.Contains(stderr, "13 points") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
@@ -90,16 +91,16 @@ func TestCLI(t *testing.T) {
 
 func TestCLIScenario(t *testing.T) {
 	out := t.TempDir()
-	code, stdout, stderr := runMain("-quiet", "-scenario", "../examples/klm-nested.json", "-vary", "klm.contexts=12,16", "-out", out)
-	if code != 0 || !strings.Contains(stdout, "scenario ../examples/klm-nested.json") {
+	code, stdout, stderr := runSweep("-quiet", "-scenario", "../../examples/klm-nested.json", "-vary", "klm.contexts=12,16", "-out", out)
+	if code != 0 || !strings.Contains(stdout, "scenario ../../examples/klm-nested.json") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
 
 func TestCLIHelp(t *testing.T) {
-	code, stdout, stderr := runMain("-h")
-	if code != 0 || stdout != "" || !strings.Contains(stderr, "Examples:") || !strings.Contains(stderr, "-mkc_cache.ways") {
-		t.Errorf("-h: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	code, stdout, stderr := runSweep("--help")
+	if code != 0 || stderr != "" || !strings.Contains(stdout, "Examples:") || !strings.Contains(stdout, "--mkc-cache.ways") {
+		t.Errorf("--help: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
 
@@ -110,7 +111,7 @@ func TestCLIErrors(t *testing.T) {
 	file := filepath.Join(dir, "file")
 	os.WriteFile(file, []byte("x"), 0o644)
 	badCfg := filepath.Join(dir, "bad.toml")
-	os.WriteFile(badCfg, []byte("[model.mkc_cache]\nwayz = 4\n"), 0o644)
+	os.WriteFile(badCfg, []byte("[mkc_cache]\nwayz = 4\n"), 0o644)
 	badSc := filepath.Join(dir, "bad.json")
 	os.WriteFile(badSc, []byte(`{"qps": [], "mkeys": [], "ops": [{"op": "frob"}]}`), 0o644)
 	out := filepath.Join(dir, "out")
@@ -119,34 +120,34 @@ func TestCLIErrors(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"-out", out}, []string{"want at least one -vary"}},
-		{[]string{"-vary", ok}, []string{"want -out DIR"}},
-		{[]string{"-vary", "nosuch.param=1,2", "-out", out}, []string{`-vary "nosuch.param=1,2"`, `unknown parameter "nosuch.param"`}},
-		{[]string{"-vary", "ways=1,2", "-out", out}, []string{`-vary "ways=1,2"`, "did you mean mkc_cache.ways"}},
-		{[]string{"-vary", "mkc_cache.ways=1,x", "-out", out}, []string{`-vary "mkc_cache.ways=1,x"`, `mkc_cache.ways = "x": want an integer`}},
-		{[]string{"-vary", "mkc_cache.ways=", "-out", out}, []string{`-vary "mkc_cache.ways="`, "empty list"}},
-		{[]string{"-vary", "mkc_cache.ways", "-out", out}, []string{`-vary "mkc_cache.ways"`, "want PARAM=V1,V2"}},
-		{[]string{"-vary", "mkc_cache.ways=4..1", "-out", out}, []string{`-vary "mkc_cache.ways=4..1"`, "start 4 is above end 1"}},
-		{[]string{"-vary", ok, "-vary", "model.mkc_cache.ways=8", "-out", out}, []string{`-vary "model.mkc_cache.ways=8"`, "already varied"}},
+		{[]string{"-out", out}, []string{"want at least one --vary"}},
+		{[]string{"-vary", ok}, []string{"want --out DIR"}},
+		{[]string{"-vary", "nosuch.param=1,2", "-out", out}, []string{`--vary "nosuch.param=1,2"`, `unknown parameter "nosuch.param"`}},
+		{[]string{"-vary", "ways=1,2", "-out", out}, []string{`--vary "ways=1,2"`, "did you mean mkc_cache.ways"}},
+		{[]string{"-vary", "mkc_cache.ways=1,x", "-out", out}, []string{`--vary "mkc_cache.ways=1,x"`, `mkc_cache.ways = "x": want an integer`}},
+		{[]string{"-vary", "mkc_cache.ways=", "-out", out}, []string{`--vary "mkc_cache.ways="`, "empty list"}},
+		{[]string{"-vary", "mkc_cache.ways", "-out", out}, []string{`--vary "mkc_cache.ways"`, "want PARAM=V1,V2"}},
+		{[]string{"-vary", "mkc_cache.ways=4..1", "-out", out}, []string{`--vary "mkc_cache.ways=4..1"`, "start 4 is above end 1"}},
+		{[]string{"-vary", ok, "-vary", "mkc_cache.ways=8", "-out", out}, []string{`--vary "mkc_cache.ways=8"`, "already varied"}},
 		{[]string{"-vary", "mkc_cache.sets=16,48", "-out", out}, []string{"-vary", "point mkc_cache.sets=48", "sets = 48"}},
 		{[]string{"-vary", "mkc_cache.replacement=lru,fifo", "-out", out}, []string{"-vary", "point mkc_cache.replacement=fifo", "fifo"}},
-		{[]string{"-vary", "mkc_cache.sets=1..4096*2", "-vary", "mkc_cache.ways=1..100", "-out", out}, []string{"-vary", "1300 points", "mkc_cache.sets: 13 × mkc_cache.ways: 100", "-max-points 1000"}},
-		{[]string{"-vary", "mkc_cache.ways=1..10", "-max-points", "5", "-out", out}, []string{"10 points", "-max-points 5"}},
-		{[]string{"-vary", ok, "-max-points", "0", "-out", out}, []string{"-max-points 0"}},
-		{[]string{"-vary", ok, "-workers", "0", "-out", out}, []string{"-workers 0"}},
+		{[]string{"-vary", "mkc_cache.sets=1..4096*2", "-vary", "mkc_cache.ways=1..100", "-out", out}, []string{"-vary", "1300 points", "mkc_cache.sets: 13 × mkc_cache.ways: 100", "--max-points 1000"}},
+		{[]string{"-vary", "mkc_cache.ways=1..10", "-max-points", "5", "-out", out}, []string{"10 points", "--max-points 5"}},
+		{[]string{"-vary", ok, "-max-points", "0", "-out", out}, []string{"--max-points 0"}},
+		{[]string{"-vary", ok, "-workers", "0", "-out", out}, []string{"--workers 0"}},
 		{[]string{"-vary", ok, "-out", file}, []string{"-out", file, "not a directory"}},
 		{[]string{"-vary", ok, "-out", filepath.Join(file, "sub")}, []string{"-out", filepath.Join(file, "sub"), "not a directory"}},
-		{[]string{"-vary", ok, "-out", out, "extra.json"}, []string{`unexpected argument "extra.json"`, "-scenario"}},
+		{[]string{"-vary", ok, "-out", out, "extra.json"}, []string{`unexpected argument "extra.json"`}},
 		{[]string{"-vary", ok, "-out", out, "-mkc_cache.ways", "zz"}, []string{"mkc_cache.ways", "zz"}},
 		{[]string{"-vary", ok, "-out", out, "-rob_entries", "0"}, []string{"rob_entries = 0"}},
 		{[]string{"-vary", ok, "-out", out, "-config", badCfg}, []string{"-config", "bad.toml", "wayz"}},
 		{[]string{"-vary", ok, "-out", out, "-scenario", filepath.Join(dir, "missing.json")}, []string{"-scenario", "missing.json", "no such file"}},
 		{[]string{"-vary", ok, "-out", out, "-scenario", badSc}, []string{"-scenario", "bad.json", "ops[0]"}},
-		{[]string{"-vary", "workload.keys=64,128", "-out", out, "-scenario", "../examples/klm-nested.json"}, []string{`-vary "workload.keys=64,128"`, "no effect with -scenario"}},
+		{[]string{"-vary", "workload.keys=64,128", "-out", out, "-scenario", "../../examples/klm-nested.json"}, []string{`--vary "workload.keys=64,128"`, "no effect with --scenario"}},
 		{[]string{"-vary", ok, "-out", out, "-nosuchflag"}, []string{"nosuchflag"}},
 	} {
-		code, stdout, stderr := runMain(c.args...)
-		if code != ExitUsage || stdout != "" {
+		code, stdout, stderr := runSweep(c.args...)
+		if code != exitUsage || stdout != "" {
 			t.Errorf("%q: exit %d, stdout %q; want 2 and nothing", c.args, code, stdout)
 		}
 		for _, w := range c.want {

@@ -3,6 +3,7 @@ package tb
 import (
 	"bytes"
 	"fmt"
+	"mkeysim/internal/tooltest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -348,26 +349,12 @@ func TestTraceHoldsScoreboardTransactions(t *testing.T) {
 	}
 }
 
-// needTools skips when GTKWave's tools are missing, unless
-// MKEYSIM_REQUIRE_TOOLS=1 makes that a failure.
-func needTools(t *testing.T) {
-	t.Helper()
-	for _, tool := range []string{"gtkwave", "xvfb-run", "vcd2fst"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("MKEYSIM_REQUIRE_TOOLS") == "1" {
-				t.Fatalf("%s not on PATH and MKEYSIM_REQUIRE_TOOLS=1", tool)
-			}
-			t.Skipf("%s not on PATH (set MKEYSIM_REQUIRE_TOOLS=1 to make this a failure)", tool)
-		}
-	}
-}
-
 // TestTraceGTKWaveLoadsDefaultRun: the waveform of the default run (about
 // 100 MB) with its save file and filters loads in GTKWave and vcd2fst
 // without a complaint, every signal the save file names is displayed and
 // every filter file is readable (scripts/gtkwave-check.sh).
 func TestTraceGTKWaveLoadsDefaultRun(t *testing.T) {
-	needTools(t)
+	tooltest.Need(t, tooltest.GTKWave...)
 	if testing.Short() {
 		t.Skip("the default run's waveform takes about 15 s to check")
 	}

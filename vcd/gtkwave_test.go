@@ -3,6 +3,7 @@ package vcd
 import (
 	"bytes"
 	"errors"
+	"mkeysim/internal/tooltest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,20 +13,6 @@ import (
 
 // checkScript is scripts/gtkwave-check.sh, relative to this package.
 const checkScript = "../scripts/gtkwave-check.sh"
-
-// needTools skips the test when GTKWave's tools are missing, unless
-// MKEYSIM_REQUIRE_TOOLS=1 makes that a failure.
-func needTools(t *testing.T) {
-	t.Helper()
-	for _, tool := range []string{"gtkwave", "xvfb-run", "vcd2fst"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("MKEYSIM_REQUIRE_TOOLS") == "1" {
-				t.Fatalf("%s not on PATH and MKEYSIM_REQUIRE_TOOLS=1", tool)
-			}
-			t.Skipf("%s not on PATH (set MKEYSIM_REQUIRE_TOOLS=1 to make this a failure)", tool)
-		}
-	}
-}
 
 // runCheck runs the check script and returns its exit code and output.
 func runCheck(t *testing.T, args ...string) (int, string) {
@@ -127,7 +114,7 @@ func writeFile(t *testing.T, name string, b []byte) {
 // a malformed time line ("#x4"), a repeated time. Those are left to Parse;
 // TestGTKWaveMisses pins this list down.
 func TestGTKWaveLoads(t *testing.T) {
-	needTools(t)
+	tooltest.Need(t, tooltest.GTKWave...)
 	dir := t.TempDir()
 	vcdPath, gtkwPath := writeSample(t, dir)
 	if code, out := runCheck(t, vcdPath, gtkwPath); code != 0 {
@@ -177,7 +164,7 @@ func TestGTKWaveMisses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow: runs GTKWave once per case")
 	}
-	needTools(t)
+	tooltest.Need(t, tooltest.GTKWave...)
 	dir := t.TempDir()
 	vcdPath, _ := writeSample(t, dir)
 	good, err := os.ReadFile(vcdPath)

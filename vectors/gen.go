@@ -64,11 +64,11 @@ func (o *Options) Validate() error {
 	if o.Unit == "mptcache" {
 		switch {
 		case o.Sets < 1 || o.Sets > 1<<16 || o.Sets&(o.Sets-1) != 0:
-			return &FlagError{"sets", fmt.Sprint(o.Sets), "want a power of two in 1..65536"}
+			return &FlagError{"mkc-cache.sets", fmt.Sprint(o.Sets), "want a power of two in 1..65536"}
 		case o.Ways < 1 || o.Ways > 64:
-			return &FlagError{"ways", fmt.Sprint(o.Ways), "want 1..64"}
+			return &FlagError{"mkc-cache.ways", fmt.Sprint(o.Ways), "want 1..64"}
 		case o.Replacement != mptcache.ReplLRU && o.Replacement != mptcache.ReplRandom:
-			return &FlagError{"replacement", fmt.Sprintf("%q", o.Replacement), "want lru or random"}
+			return &FlagError{"mkc-cache.replacement", fmt.Sprintf("%q", o.Replacement), "want lru or random"}
 		}
 	}
 	if o.Examples != "" && o.Unit != "mptcache" {
@@ -84,7 +84,7 @@ func (o *Options) Validate() error {
 func (o *Options) Command() string {
 	s := fmt.Sprintf("mkeysim vectors --unit %s --count %d --seed %d", o.Unit, o.Count, o.Seed)
 	if o.Unit == "mptcache" {
-		s += fmt.Sprintf(" --sets %d --ways %d --replacement %s --repl-seed %d", o.Sets, o.Ways, o.Replacement, o.ReplSeed)
+		s += fmt.Sprintf(" --mkc-cache.sets %d --mkc-cache.ways %d --mkc-cache.replacement %s --mkc-cache.seed %d", o.Sets, o.Ways, o.Replacement, o.ReplSeed)
 	}
 	if o.Examples != "examples" && o.Unit != "mptcache" {
 		s += fmt.Sprintf(" --examples '%s'", o.Examples)

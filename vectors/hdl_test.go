@@ -1,7 +1,7 @@
 package vectors
 
 import (
-	"os"
+	"mkeysim/internal/tooltest"
 	"os/exec"
 	"regexp"
 	"testing"
@@ -13,16 +13,8 @@ import (
 // are installed (and must, with MKEYSIM_REQUIRE_TOOLS=1); -short skips it
 // unless MKEYSIM_REQUIRE_TOOLS=1.
 func TestVerilogReplay(t *testing.T) {
-	require := os.Getenv("MKEYSIM_REQUIRE_TOOLS") == "1"
-	for _, tool := range []string{"bash", "iverilog", "vvp", "verilator"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if require {
-				t.Fatalf("%s not found, and MKEYSIM_REQUIRE_TOOLS=1 (scripts/install-tools.sh installs it)", tool)
-			}
-			t.Skipf("%s not found", tool)
-		}
-	}
-	if testing.Short() && !require {
+	tooltest.Need(t, "bash", "iverilog", "vvp", "verilator")
+	if testing.Short() && !tooltest.Required() {
 		t.Skip("-short: the replay takes about half a minute")
 	}
 	cmd := exec.Command("bash", "scripts/vectors-check.sh", cli(t))

@@ -389,11 +389,11 @@ func TestBadOptions(t *testing.T) {
 		{func(o *Options) { o.Unit = "tlb" }, "unit", `"tlb"`},
 		{func(o *Options) { o.Count = 0 }, "count", "0"},
 		{func(o *Options) { o.Count = -5 }, "count", "-5"},
-		{func(o *Options) { o.Unit, o.Sets = "mptcache", 12 }, "sets", "12"},
-		{func(o *Options) { o.Unit, o.Sets = "mptcache", 0 }, "sets", "0"},
-		{func(o *Options) { o.Unit, o.Ways = "mptcache", 0 }, "ways", "0"},
-		{func(o *Options) { o.Unit, o.Ways = "mptcache", 65 }, "ways", "65"},
-		{func(o *Options) { o.Unit, o.Replacement = "mptcache", "fifo" }, "replacement", `"fifo"`},
+		{func(o *Options) { o.Unit, o.Sets = "mptcache", 12 }, "mkc-cache.sets", "12"},
+		{func(o *Options) { o.Unit, o.Sets = "mptcache", 0 }, "mkc-cache.sets", "0"},
+		{func(o *Options) { o.Unit, o.Ways = "mptcache", 0 }, "mkc-cache.ways", "0"},
+		{func(o *Options) { o.Unit, o.Ways = "mptcache", 65 }, "mkc-cache.ways", "65"},
+		{func(o *Options) { o.Unit, o.Replacement = "mptcache", "fifo" }, "mkc-cache.replacement", `"fifo"`},
 		{func(o *Options) { o.Examples = "/no/such/dir" }, "examples", "/no/such/dir"},
 	}
 	for _, c := range cases {

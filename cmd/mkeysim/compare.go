@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -52,6 +53,7 @@ func compareMain(gotPath, wantPath string, stdout, stderr io.Writer) int {
 	if !ok1 || !ok2 {
 		return exitUsage
 	}
+	out := bufio.NewWriter(stdout)
 	bad := 0
 	for i := range want {
 		d := "missing"
@@ -60,18 +62,22 @@ func compareMain(gotPath, wantPath string, stdout, stderr io.Writer) int {
 		}
 		if d != "" {
 			if bad < 5 {
-				fmt.Fprintf(stdout, "mismatch at line %d: %s\n", i+1, d)
+				fmt.Fprintf(out, "mismatch at line %d: %s\n", i+1, d)
 			}
 			bad++
 		}
 	}
 	if len(got) != len(want) {
-		fmt.Fprintf(stdout, "line count: got %d expected %d\n", len(got), len(want))
+		fmt.Fprintf(out, "line count: got %d expected %d\n", len(got), len(want))
 		if len(got) > len(want) {
 			bad += len(got) - len(want)
 		}
 	}
-	fmt.Fprintf(stdout, "%d of %d results match\n", len(want)-min(bad, len(want)), len(want))
+	fmt.Fprintf(out, "%d of %d results match\n", len(want)-min(bad, len(want)), len(want))
+	if err := out.Flush(); err != nil {
+		fmt.Fprintln(stderr, "mkeysim compare:", err)
+		return exitFail
+	}
 	if bad > 0 {
 		return 1
 	}

@@ -98,8 +98,10 @@ func TestCoverageFlag(t *testing.T) {
 // naming the flag, in run and in ref.
 func TestCoveragePathCheckedFirst(t *testing.T) {
 	dir := t.TempDir()
+	blocker := filepath.Join(dir, "blocker") // a file where a directory goes
+	os.WriteFile(blocker, nil, 0o644)
 	sc := "../../examples/mtt-one-page.json"
-	for _, path := range []string{filepath.Join(dir, "no", "such", "c.json"), dir} {
+	for _, path := range []string{filepath.Join(blocker, "such", "c.json"), dir} {
 		for _, args := range [][]string{{"run", "-coverage", path, sc}, {"ref", "-coverage", path, sc}} {
 			code, out, errs := runCLI(args...)
 			if code != exitUsage || out != "" || !strings.Contains(errs, "-coverage") || strings.Contains(errs, "operations") {
@@ -107,7 +109,7 @@ func TestCoveragePathCheckedFirst(t *testing.T) {
 			}
 		}
 	}
-	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 0 {
+	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 1 {
 		t.Errorf("left behind: %v", left)
 	}
 }

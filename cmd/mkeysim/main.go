@@ -39,10 +39,23 @@ const (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := execute(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	ctx, cancel := context.WithCancel(context.Background())
+	stopOnSignal(cancel)
+	os.Exit(execute(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// stopOnSignal cancels the command's context at the first SIGINT or
+// SIGTERM: a run stops at the next cycle boundary and keeps what it has.
+// A second one kills the process at once, as if mkeysim caught nothing.
+func stopOnSignal(cancel context.CancelFunc) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		s := <-sigs
+		signal.Stop(sigs)
+		fmt.Fprintf(os.Stderr, "mkeysim: %v: stopping at the next cycle boundary (again to quit at once, keeping nothing)\n", s)
+		cancel()
+	}()
 }
 
 // run runs the command line args without signals and without standard
@@ -109,6 +122,10 @@ arguments; every model parameter of 'mkeysim config --defaults' is a flag
 named by its key, dotted, with - for _ (mkc_cache.ways is
 --mkc-cache.ways; either spelling works). Exit status: 0 success, 1 results
 differ or a run failed, 2 bad input, 130 interrupted.`,
+		Example: `  mkeysim run                                  # the default workload, checked
+  mkeysim ref examples/klm-nested.json         # the golden model on a scenario
+  mkeysim run examples/klm-nested.json --vcd out/klm.vcd
+  mkeysim run --help`,
 		Version:       v.String(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
@@ -122,7 +139,76 @@ differ or a run failed, 2 bad input, 130 interrupted.`,
 	root.CompletionOptions.HiddenDefaultCmd = false
 	root.AddCommand(newRunCmd(), newRefCmd(), newSweepCmd(), newVectorsCmd(), newConfigCmd(),
 		newMKCCmd(), newCompareCmd(), newVersionCmd())
+	// cobra's own help and completion commands, made now so that their
+	// help can show examples too.
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		switch c.Name() {
+		case "help":
+			c.Example = "  mkeysim help run"
+			c.Run, c.RunE = nil, helpTopic
+		case "completion":
+			c.Example = completionExample
+			c.Args = cobra.ArbitraryArgs
+			c.RunE = func(_ *cobra.Command, args []string) error {
+				if len(args) > 0 {
+					return usagef("unknown shell %q: want bash, zsh, fish or powershell", args[0])
+				}
+				return usagef("want a shell: bash, zsh, fish or powershell")
+			}
+			for _, sh := range c.Commands() {
+				sh.Example = shellExample[sh.Name()]
+				sh.RunE = completionScript(sh.Name())
+			}
+		}
+	}
+	addCompletions(root)
 	return root
+}
+
+// helpTopic is 'mkeysim help COMMAND': cobra's, except that an unknown
+// topic is bad input (exit 2), not a usage message and success.
+func helpTopic(c *cobra.Command, args []string) error {
+	target, rest, err := c.Root().Find(args)
+	if err != nil || target == nil || len(rest) > 0 {
+		return usagef("unknown help topic %q; the commands are listed by 'mkeysim --help'", strings.Join(args, " "))
+	}
+	target.InitDefaultHelpFlag()
+	target.InitDefaultVersionFlag()
+	return target.Help()
+}
+
+// completionScript writes the completion script of a shell, with each
+// choice's description, where the command's output goes (cobra's own
+// writes where the output went when the command was made).
+func completionScript(shell string) func(*cobra.Command, []string) error {
+	return func(c *cobra.Command, _ []string) error {
+		root, out := c.Root(), c.OutOrStdout()
+		switch shell {
+		case "bash":
+			return root.GenBashCompletionV2(out, true)
+		case "zsh":
+			return root.GenZshCompletion(out)
+		case "fish":
+			return root.GenFishCompletion(out, true)
+		default:
+			return root.GenPowerShellCompletionWithDesc(out)
+		}
+	}
+}
+
+// completionExample shows how each shell loads the completion script.
+const completionExample = `  source <(mkeysim completion bash)             # bash, this session
+  mkeysim completion zsh > _mkeysim             # zsh: a file in a directory of $fpath
+  mkeysim completion fish > mkeysim.fish        # fish: in ~/.config/fish/completions/`
+
+// shellExample is the example of each 'mkeysim completion SHELL'.
+var shellExample = map[string]string{
+	"bash":       "  source <(mkeysim completion bash)",
+	"zsh":        "  mkeysim completion zsh > _mkeysim             # a file in a directory of $fpath",
+	"fish":       "  mkeysim completion fish > mkeysim.fish        # in ~/.config/fish/completions/",
+	"powershell": "  mkeysim completion powershell > mkeysim.ps1   # . ./mkeysim.ps1 in your profile",
 }
 
 // newVersionCmd is 'mkeysim version'.
@@ -137,7 +223,10 @@ report them. 'mkeysim --version' prints the same line.`,
 		Example: "  mkeysim version",
 		Args:    noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			fmt.Fprintln(c.OutOrStdout(), version.Read())
+			if _, err := fmt.Fprintln(c.OutOrStdout(), version.Read()); err != nil {
+				fmt.Fprintln(c.ErrOrStderr(), "mkeysim version:", err)
+				return status(exitFail)
+			}
 			return nil
 		},
 	}

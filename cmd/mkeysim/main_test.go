@@ -166,6 +166,8 @@ func TestRunScenario(t *testing.T) {
 // its save file and filters.
 func TestWaveFlags(t *testing.T) {
 	dir := t.TempDir()
+	blocker := filepath.Join(t.TempDir(), "blocker") // a file where a directory goes
+	os.WriteFile(blocker, nil, 0o644)
 	vcdPath := filepath.Join(dir, "w.vcd")
 	f := "../../examples/pa-passthrough.json"
 	for _, c := range []struct {
@@ -173,7 +175,7 @@ func TestWaveFlags(t *testing.T) {
 		want string
 	}{
 		{[]string{"run", "-vcd-from", "5", f}, "--vcd-from 5: needs --vcd"},
-		{[]string{"run", "-vcd", filepath.Join(dir, "no", "w.vcd"), f}, "cannot write"},
+		{[]string{"run", "-vcd", filepath.Join(blocker, "w.vcd"), f}, "cannot write"},
 		{[]string{"run", "-vcd", vcdPath, "-vcd-from", "10", "-vcd-to", "5", f}, "--vcd-from 10 is after --vcd-to 5"},
 		{[]string{"run", "-vcd", vcdPath, "-vcd-scope", "top.nosuch", f}, "top.nosuch"},
 	} {

@@ -80,7 +80,10 @@ func mkcPack(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mkeysim mkc pack: %s: %v\n", name, err)
 		return exitUsage
 	}
-	fmt.Fprintln(stdout, mkc.Hex())
+	if _, err := fmt.Fprintln(stdout, mkc.Hex()); err != nil {
+		fmt.Fprintln(stderr, "mkeysim mkc pack:", err)
+		return exitFail
+	}
 	return 0
 }
 
@@ -110,6 +113,9 @@ func mkcUnpack(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	b.WriteString("}\n")
-	stdout.Write(b.Bytes())
+	if _, err := stdout.Write(b.Bytes()); err != nil {
+		fmt.Fprintln(stderr, "mkeysim mkc unpack:", err)
+		return exitFail
+	}
 	return 0
 }

@@ -9,13 +9,16 @@ import (
 	"testing"
 )
 
-// TestOutputPathsCheckedFirst: -out, -stats and -vcd paths that cannot be
-// written are refused before the simulation starts (exit 2, nothing on
+// TestOutputPathsCheckedFirst: --out, --stats and --vcd paths that cannot
+// be written are refused before the simulation starts (exit 2, nothing on
 // standard output, nothing left behind), naming the flag and the path;
-// a good run leaves the files and no temporary ones.
+// missing directories are made, and removed again when the run is
+// refused; a good run leaves the files and no temporary ones.
 func TestOutputPathsCheckedFirst(t *testing.T) {
 	dir := t.TempDir()
-	missing := filepath.Join(dir, "no", "such", "dir", "x.json")
+	blocker := filepath.Join(dir, "blocker") // a file where a directory goes
+	os.WriteFile(blocker, nil, 0o644)
+	missing := filepath.Join(blocker, "dir", "x.json")
 	sc := "../../examples/mtt-one-page.json"
 	for _, c := range []struct {
 		args []string
@@ -32,15 +35,19 @@ func TestOutputPathsCheckedFirst(t *testing.T) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 naming %s before any simulation", c.args, code, out, errs, c.flag)
 		}
 	}
-	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 0 {
+	// A run refused after its directories were made takes them back.
+	if code, _, _ := runCLI("run", "--out", filepath.Join(dir, "made", "deeper", "r.jsonl"), "--vcd", filepath.Join(dir, "made2", "w.vcd"), "--vcd-scope", "top.nosuch", sc); code != exitUsage {
+		t.Errorf("a bad --vcd-scope: exit %d", code)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 1 {
 		t.Errorf("left behind: %v", left)
 	}
-	res, st := filepath.Join(dir, "r.jsonl"), filepath.Join(dir, "s.json")
+	res, st := filepath.Join(dir, "made", "r.jsonl"), filepath.Join(dir, "s.json")
 	if code, _, errs := runCLI("run", "-quiet", "-out", res, "-stats", st, sc); code != 0 {
 		t.Fatalf("good run: exit %d: %s", code, errs)
 	}
-	left, _ := filepath.Glob(filepath.Join(dir, ".*"))
-	if len(left) != 0 {
+	left, _ := filepath.Glob(filepath.Join(dir, "*", ".*"))
+	if more, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left)+len(more) != 0 {
 		t.Errorf("temporary files left: %v", left)
 	}
 	for _, f := range []string{res, st} {

@@ -27,9 +27,11 @@ type progress struct {
 	bar   *progressbar.ProgressBar
 }
 
-// newProgress returns a bar writing to w, or nil when on is false.
-func newProgress(w io.Writer, total int, what string, on bool) *progress {
-	if !on {
+// newProgress returns a bar writing to w, or nil for none: --quiet
+// drops it, --progress (force) shows it anywhere, and otherwise it shows
+// only on a terminal.
+func newProgress(w io.Writer, total int, what string, quiet, force bool) *progress {
+	if quiet || !force && !isTerminal(w) {
 		return nil
 	}
 	return &progress{w: w, total: total, what: what, start: time.Now()}

@@ -61,7 +61,12 @@ func refMain(c *cobra.Command, depth int, coverPath, file string) error {
 	// run.
 	var coverFile *atomicFile
 	var cov *cover.Collector
+	var made madeDirs
+	defer made.removeEmpty()
 	if coverPath != "" {
+		if err := made.parent("--coverage", coverPath); err != nil {
+			return fail("%v", err)
+		}
 		f, err := createAtomic(coverPath)
 		if err != nil {
 			return fail("--coverage %q: %v", coverPath, err)

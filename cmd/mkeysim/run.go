@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -118,6 +120,15 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 	} else {
 		sc = tb.Generate(cfg.Workload)
 	}
+	// Output directories are made before the paths are checked, and
+	// removed again if the run leaves them empty.
+	var made madeDirs
+	defer made.removeEmpty()
+	for _, o := range [][2]string{{"--out", rf.out}, {"--stats", rf.stats}, {"--coverage", rf.coverage}, {"--vcd", rf.wave.file}} {
+		if err := made.parent(o[0], o[1]); err != nil {
+			return fail("%v", err)
+		}
+	}
 	if err := rf.wave.validate(); err != nil {
 		return fail("%v", err)
 	}
@@ -182,7 +193,7 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 	}
 
 	start := time.Now()
-	bar := newProgress(stderr, len(sc.Ops), "simulating", !rf.quiet && (rf.progress || isTerminal(stderr)))
+	bar := newProgress(stderr, len(sc.Ops), "simulating", rf.quiet, rf.progress)
 	// Results are written as they leave the model, so a run that stops
 	// early keeps every result retired before the stop.
 	w := bufio.NewWriterSize(out, 1<<16)
@@ -314,11 +325,26 @@ func createAtomic(path string) (*atomicFile, error) {
 			return &atomicFile{File: f, path: path, direct: true}, nil
 		}
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	f, err := createTemp(path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot write in %s: %v", filepath.Dir(path), unwrapPath(err))
 	}
 	return &atomicFile{File: f, path: path}, nil
+}
+
+// createTemp creates a new file beside path, hidden, named for it
+// (.run.jsonl.123456.tmp). Unlike os.CreateTemp's private 0600 file, it
+// has the mode os.Create gives (0644 under the usual umask), which the
+// rename keeps.
+func createTemp(path string) (*os.File, error) {
+	dir, base := filepath.Split(path)
+	for {
+		name := filepath.Join(dir, "."+base+"."+strconv.FormatUint(uint64(rand.Uint32()), 10)+".tmp")
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		if !os.IsExist(err) {
+			return f, err
+		}
+	}
 }
 
 // commit closes the file and puts it in place.

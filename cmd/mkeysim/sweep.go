@@ -54,6 +54,7 @@ type sweepFlags struct {
 	config, scenario, out  string
 	workers, maxPoints     int
 	check, quiet, progress bool
+	noSummary              bool
 }
 
 // newSweepCmd is 'mkeysim sweep'.
@@ -78,7 +79,8 @@ func newSweepCmd() *cobra.Command {
 	f.IntVar(&sf.workers, "workers", runtime.GOMAXPROCS(0), "points run at once")
 	f.IntVar(&sf.maxPoints, "max-points", sweep.DefaultMaxPoints, "refuse sweeps of more points than this")
 	f.BoolVar(&sf.check, "check", true, "check every result against the golden model")
-	f.BoolVar(&sf.quiet, "quiet", false, "no progress and no summary on standard error")
+	f.BoolVar(&sf.quiet, "quiet", false, "no progress bar, even on a terminal")
+	f.BoolVar(&sf.noSummary, "no-summary", false, "no summary lines on standard error")
 	f.BoolVar(&sf.progress, "progress", false, "show the progress bar even when standard error is not a terminal")
 	cfg.RegisterFlags(f)
 	return c
@@ -163,11 +165,11 @@ func sweepMain(c *cobra.Command, sf *sweepFlags, cfg config.Config) error {
 	}
 
 	total := sweep.Count(s.Axes)
-	if !sf.quiet {
+	if !sf.noSummary {
 		fmt.Fprintf(stderr, "%s %d points, %d at a time; %s\n", me, total, min(sf.workers, total), s.Describe())
 	}
 	start := time.Now()
-	bar := newProgress(stderr, total, "points", !sf.quiet && (sf.progress || isTerminal(stderr)))
+	bar := newProgress(stderr, total, "points", sf.quiet, sf.progress)
 	res, err := s.Run(sweep.Options{Workers: sf.workers, Progress: func(done, _ int) { bar.set(done) }, Stop: c.Context().Done()})
 	bar.finish()
 	if err != nil {
@@ -200,7 +202,7 @@ func sweepMain(c *cobra.Command, sf *sweepFlags, cfg config.Config) error {
 		fmt.Fprintln(stderr, me, err)
 		return status(exitFail)
 	}
-	if !sf.quiet {
+	if !sf.noSummary {
 		var names []string
 		for _, f := range files {
 			names = append(names, f.Name)

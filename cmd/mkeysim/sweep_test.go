@@ -40,7 +40,7 @@ func TestCLI(t *testing.T) {
 	cfg := filepath.Join(dir, "my.toml")
 	os.WriteFile(cfg, []byte("[mtt]\nwalkers = 3\n"), 0o644)
 	out := filepath.Join(dir, "out", "sub")
-	args := append([]string{"-config", cfg, "-quiet", "-vary", "model.mkc_cache.ways=1..4*2", "-vary", "pcie.link_latency_cycles=25,100", "-out", out}, small...)
+	args := append([]string{"-config", cfg, "--quiet", "--no-summary", "-vary", "model.mkc_cache.ways=1..4*2", "-vary", "pcie.link_latency_cycles=25,100", "-out", out}, small...)
 	code, stdout, stderr := runSweep(args...)
 	if code != 0 || stderr != "" {
 		t.Fatalf("exit %d, stderr %q", code, stderr)

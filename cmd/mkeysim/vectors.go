@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -112,10 +113,15 @@ func vectorsMain(vf *vectorsFlags, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "mkeysim vectors:", err)
 		return 1
 	}
+	var list bytes.Buffer
 	for _, o := range outs {
 		m := o.Manifest
-		fmt.Fprintf(stdout, "%s: %d vectors (%d directed) of %d bits in %s/%s, manifest %s/%s.manifest.json\n",
+		fmt.Fprintf(&list, "%s: %d vectors (%d directed) of %d bits in %s/%s, manifest %s/%s.manifest.json\n",
 			m.Unit, m.Count, m.Directed, m.LineWidth, vf.out, m.File, vf.out, m.Unit)
+	}
+	if _, err := stdout.Write(list.Bytes()); err != nil {
+		fmt.Fprintln(stderr, "mkeysim vectors: the files are written, but not their list:", err)
+		return exitFail
 	}
 	fmt.Fprintf(stderr, "mkeysim vectors: %d unit(s) in %.2fs\n", len(outs), time.Since(start).Seconds())
 	return 0

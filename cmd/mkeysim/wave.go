@@ -179,7 +179,7 @@ func (w *waveFlags) start(b *tb.Bench, cfg config.Config, name string) (tracer, 
 	}
 	t, err := tb.TraceFile(b, w.file, o)
 	if err != nil {
-		return nil, fmt.Errorf("-vcd %q: %v", w.file, err)
+		return nil, fmt.Errorf("--vcd %q: %v", w.file, err)
 	}
 	return fileTracer{t: t, file: w.file, fst: w.fst}, nil
 }

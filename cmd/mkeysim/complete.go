@@ -1,0 +1,77 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"mkeysim/config"
+	"mkeysim/rtl/mptcache"
+	"mkeysim/vectors"
+)
+
+// addCompletions teaches the shell completion (mkeysim completion) what
+// the flags and arguments take: scenario and config files by extension,
+// the parameters --vary can vary, the units, levels and policies by name.
+// Flag names themselves, the dotted parameters among them, cobra
+// completes already.
+func addCompletions(root *cobra.Command) {
+	files := func(ext ...string) cobra.CompletionFunc {
+		return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return ext, cobra.ShellCompDirectiveFilterFileExt
+		}
+	}
+	words := func(w ...string) cobra.CompletionFunc {
+		return cobra.FixedCompletions(w, cobra.ShellCompDirectiveNoFileComp)
+	}
+	dirs := func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return nil, cobra.ShellCompDirectiveFilterDirs
+	}
+	byFlag := map[string]cobra.CompletionFunc{
+		"config":                files("toml"),
+		"scenario":              files("json"),
+		"log-level":             words("trace", "debug", "info", "warn", "error", "off"),
+		"mkc-cache.replacement": words(mptcache.ReplLRU, mptcache.ReplRandom),
+		"unit":                  words(append(vectors.Units(), "all")...),
+		"vary":                  completeVary,
+		"examples":              dirs,
+	}
+	var visit func(c *cobra.Command)
+	visit = func(c *cobra.Command) {
+		for name, fn := range byFlag {
+			if c.Flags().Lookup(name) != nil {
+				c.RegisterFlagCompletionFunc(name, fn)
+			}
+		}
+		if c.Name() == "sweep" || c.Name() == "vectors" {
+			// Their --out is a directory.
+			c.RegisterFlagCompletionFunc("out", dirs)
+		}
+		switch c.Name() {
+		case "run", "ref":
+			c.ValidArgsFunction = files("json")
+		case "compare":
+			c.ValidArgsFunction = files("jsonl")
+		case "pack":
+			c.ValidArgsFunction = files("json")
+		case "unpack", "version", "config", "sweep", "vectors":
+			c.ValidArgsFunction = cobra.NoFileCompletions
+		}
+		for _, sub := range c.Commands() {
+			visit(sub)
+		}
+	}
+	visit(root)
+}
+
+// completeVary offers PARAM= for every parameter the --vary flag can vary.
+func completeVary(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	cfg := config.Default()
+	var out []string
+	for _, p := range cfg.Params() {
+		if strings.HasPrefix(p.Name, toComplete) {
+			out = append(out, p.Name+"=")
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoSpace | cobra.ShellCompDirectiveNoFileComp
+}

@@ -1,11 +1,13 @@
 package tb
 
 import (
+	"io"
 	"testing"
 	"time"
 
 	"mkeysim/rtl"
 	"mkeysim/scenario"
+	"mkeysim/vcd"
 )
 
 // BenchmarkDefaultWorkload runs the default workload (as `make run` does,
@@ -16,7 +18,17 @@ func BenchmarkDefaultWorkload(b *testing.B) {
 	benchRun(b, sc)
 }
 
-func benchRun(b *testing.B, sc *scenario.Scenario) {
+// BenchmarkTracedDefaultWorkload is BenchmarkDefaultWorkload with the
+// whole waveform written (to io.Discard): what --vcd costs the loop, the
+// clock and the writer goroutine included.
+func BenchmarkTracedDefaultWorkload(b *testing.B) {
+	sc := Generate(DefaultWorkload())
+	benchRunTraced(b, sc, true)
+}
+
+func benchRun(b *testing.B, sc *scenario.Scenario) { benchRunTraced(b, sc, false) }
+
+func benchRunTraced(b *testing.B, sc *scenario.Scenario, traced bool) {
 	var cycles, translations uint64
 	var wall time.Duration
 	for i := 0; i < b.N; i++ {
@@ -27,9 +39,20 @@ func benchRun(b *testing.B, sc *scenario.Scenario) {
 		if err := bench.Load(sc); err != nil {
 			b.Fatal(err)
 		}
+		var tr *Tracer
+		if traced {
+			if tr, err = Trace(bench, io.Discard, vcd.Options{}); err != nil {
+				b.Fatal(err)
+			}
+		}
 		start := time.Now()
 		if _, err := bench.Run(sc.Ops, nil); err != nil {
 			b.Fatal(err)
+		}
+		if tr != nil {
+			if err := tr.Close(); err != nil {
+				b.Fatal(err)
+			}
 		}
 		wall += time.Since(start)
 		cycles += bench.Eng.Now()

@@ -33,7 +33,6 @@ type Var struct {
 	top   uint64   // mask of the valid bits in the last word
 	cur   []uint64 // current value, little-endian words
 	last  []uint64 // value last written
-	dirty bool     // on w.dirty
 	index int      // declaration order: changes of one time are written in it
 }
 
@@ -127,6 +126,9 @@ func (s *Scope) declare(name string, width int) *Var {
 	v.index = len(w.vars)
 	s.vars = append(s.vars, v)
 	w.vars = append(w.vars, v)
+	if len(w.vars) > 64*len(w.dirty) {
+		w.dirty = append(w.dirty, 0)
+	}
 	for p := s; p != nil; p = p.parent {
 		p.declared++
 	}
@@ -306,11 +308,10 @@ func (v *Var) SetBytes(b []byte) {
 // value is only the initial one, after Close nothing is written.
 func (v *Var) mark() {
 	w := v.w
-	if v.dirty || w.state != running {
+	if w.state != running {
 		return
 	}
-	v.dirty = true
-	w.dirty = append(w.dirty, v)
+	w.dirty[v.index>>6] |= 1 << (v.index & 63)
 }
 
 // Path returns the variable's dotted path without bit range

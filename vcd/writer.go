@@ -9,7 +9,6 @@ import (
 	"math"
 	"math/bits"
 	"path"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -84,12 +83,12 @@ type Writer struct {
 	ids   int    // identifier codes handed out
 
 	state   writerState
-	now     uint64 // current cycle
-	lastT   uint64 // time of the last time line written, in timescale units
-	timed   bool   // a time line has been written
-	started bool   // the window has begun (its full dump is written)
-	dirty   []*Var // variables Set since the last flush
-	scratch []byte // reused line buffer
+	now     uint64   // current cycle
+	lastT   uint64   // time of the last time line written, in timescale units
+	timed   bool     // a time line has been written
+	started bool     // the window has begun (its full dump is written)
+	dirty   []uint64 // bit i: vars[i] was Set since the last flush
+	scratch []byte   // reused line buffer
 	err     error
 
 	clk, cycle *Var // Clock's variables, or nil
@@ -355,33 +354,35 @@ func (w *Writer) flush(t uint64) {
 		w.fall(t)
 	default:
 		w.tick(t)
-		// Declaration order, not the order of the Set calls: the file
-		// then depends only on the values, not on who set them first.
-		slices.SortFunc(w.dirty, func(a, b *Var) int { return a.index - b.index })
+		// Declaration order (the bitmap's), not the order of the Set
+		// calls: the file then depends only on the values, not on who
+		// set them first.
 		timed := false
-		for _, v := range w.dirty {
-			v.dirty = false
-			if equalWords(v.cur, v.last) {
+		for i, word := range w.dirty {
+			if word == 0 {
 				continue
 			}
-			if !timed {
-				w.writeTime(t)
-				timed = true
+			w.dirty[i] = 0
+			for ; word != 0; word &= word - 1 {
+				v := w.vars[i<<6+bits.TrailingZeros64(word)]
+				if equalWords(v.cur, v.last) {
+					continue
+				}
+				if !timed {
+					w.writeTime(t)
+					timed = true
+				}
+				w.writeValue(v)
+				copy(v.last, v.cur)
 			}
-			w.writeValue(v)
-			copy(v.last, v.cur)
 		}
-		w.dirty = w.dirty[:0]
 		w.fall(t)
 	}
 }
 
 // clearDirty forgets the pending changes without writing them.
 func (w *Writer) clearDirty() {
-	for _, v := range w.dirty {
-		v.dirty = false
-	}
-	w.dirty = w.dirty[:0]
+	clear(w.dirty)
 }
 
 // dumpAll writes every variable's current value at cycle t.

@@ -88,6 +88,6 @@
 // (Report.WriteMarkdown) current. The Markdown shows whether each model
 // reached a point, not how often: the clocked model's counts depend on
 // timing, which would make the page stale at every change of latency.
-// mkeysim run -coverage FILE.json and mkeysim ref -coverage FILE.json write
+// mkeysim run --coverage FILE.json and mkeysim ref --coverage FILE.json write
 // a Report as JSON.
 package cover

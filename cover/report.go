@@ -8,7 +8,7 @@ import (
 )
 
 // Report is every point under one depth limit with what each model that
-// ran counted: the JSON that mkeysim run -coverage and mkeysim ref
+// ran counted: the JSON that mkeysim run --coverage and mkeysim ref
 // -coverage write, and the tables of docs/coverage.md.
 type Report struct {
 	MaxIndirection int `json:"max_indirection"`

@@ -4,8 +4,9 @@
 # Headless screenshot of GTKWave showing FILE.vcd with the save file
 # FILE.gtkw, zoomed to the whole run: GTKWave runs under xvfb-run on a
 # 1280x800 screen with a Tcl script that zooms, lets the window draw, grabs
-# the screen with ImageMagick's `import` and quits. GTKWave runs from the
-# save file's directory so relative translate filter paths resolve.
+# the screen with ImageMagick's `import` and quits. (GTKWave runs from the
+# save file's directory; it need not, as the save file's paths are
+# relative to itself.)
 set -u -o pipefail
 
 [ $# -eq 3 ] || { echo "usage: $0 FILE.vcd FILE.gtkw OUT.png" >&2; exit 2; }

@@ -297,7 +297,7 @@ every level, through chains of variable KLM and Fixed Buffer Size keys; and
 an invalidation that reaches an MKC read in flight (` + "`overlap_invalidate`" + `,
 the clocked model only: it is not checked against the golden model).
 
-` + "`mkeysim run -coverage FILE.json`" + ` and ` + "`mkeysim ref -coverage FILE.json`" + ` write
+` + "`mkeysim run --coverage FILE.json`" + ` and ` + "`mkeysim ref --coverage FILE.json`" + ` write
 any run's counts as JSON: every point with its name, event, models,
 whether it is required, and its count in each model that ran.
 

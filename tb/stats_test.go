@@ -51,7 +51,7 @@ func TestCountersDoc(t *testing.T) {
 const countersDocHead = `# Counters and figures
 
 Every number that ` + "`mkeysim run`" + ` prints in its summary, writes with
-` + "`-stats FILE.json`" + ` (nested at the dots of its name:
+` + "`--stats FILE.json`" + ` (nested at the dots of its name:
 ` + "`mkc_cache.hits`" + ` is ` + "`\"mkc_cache\": {\"hits\": ...}`" + `) and that ` + "`mkeysim sweep`" + `
 puts in its tables, under the same name. A counter is declared once, in
 the tags of the unit's Stats struct (` + "`rtl/sim.Counter`" + `); the figures

@@ -164,3 +164,32 @@ func TestCLIErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepDocErrors: the bad-input session of docs/sweep.md is what the
+// command prints, line for line (run from the repository, as shown).
+func TestSweepDocErrors(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join(repoRoot, "docs", "sweep.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(doc), "\n")
+	t.Chdir(repoRoot)
+	n := 0
+	for i, l := range lines {
+		cmd, ok := strings.CutPrefix(l, "$ mkeysim ")
+		if !ok || i+1 >= len(lines) {
+			continue
+		}
+		n++
+		code, stdout, stderr := runCLI(strings.Fields(cmd)...)
+		if code != exitUsage || stdout != "" || strings.TrimSpace(stderr) != lines[i+1] {
+			t.Errorf("docs/sweep.md line %d: %s\nexit %d, stdout %q\nprints: %s\nthe page: %s", i+1, l, code, stdout, strings.TrimSpace(stderr), lines[i+1])
+		}
+	}
+	if n < 5 {
+		t.Errorf("docs/sweep.md shows %d failing commands; want the bad-input session", n)
+	}
+	if _, err := os.Stat("out/x"); err == nil {
+		t.Errorf("a refused sweep made out/x")
+	}
+}

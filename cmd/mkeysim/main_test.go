@@ -2,13 +2,19 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"math/big"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"mkeysim/config"
+	"mkeysim/internal/tooltest"
 	"mkeysim/scenario"
+	"mkeysim/vcd"
 )
 
 func runCLI(args ...string) (code int, stdout, stderr string) {
@@ -195,4 +201,76 @@ func TestWaveFlags(t *testing.T) {
 			t.Errorf("%s not written: %v", p, err)
 		}
 	}
+}
+
+// TestFST: --fst without vcd2fst is refused before the run, saying where
+// it comes from; with it, the run leaves NAME.fst (no NAME.vcd) and a save
+// file that opens it, and the FST holds the waveform the VCD would: the
+// same changes of top.cycle and of the results' sequence numbers, read
+// back through fst2vcd by the strict reader.
+func TestFST(t *testing.T) {
+	const sc = "../../examples/klm-nested.json"
+	t.Run("without vcd2fst", func(t *testing.T) {
+		dir := t.TempDir()
+		t.Setenv("PATH", dir)
+		code, out, errs := runCLI("run", sc, "--vcd", filepath.Join(dir, "k.vcd"), "--fst")
+		if code != exitUsage || out != "" || !strings.Contains(errs, "--fst: vcd2fst is not on PATH") || !strings.Contains(errs, "gtkwave") {
+			t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+		}
+		if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) > 0 {
+			t.Errorf("left %v", left)
+		}
+	})
+	t.Run("with vcd2fst", func(t *testing.T) {
+		tooltest.Need(t, "vcd2fst", "fst2vcd")
+		dir := t.TempDir()
+		if code, _, errs := runCLI("run", sc, "--no-summary", "--vcd", filepath.Join(dir, "plain.vcd")); code != 0 {
+			t.Fatal(errs)
+		}
+		if code, _, errs := runCLI("run", sc, "--no-summary", "--vcd", filepath.Join(dir, "k.vcd"), "--fst"); code != 0 {
+			t.Fatal(errs)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "k.vcd")); !os.IsNotExist(err) {
+			t.Errorf("k.vcd is left beside k.fst (%v)", err)
+		}
+		save, _ := os.ReadFile(filepath.Join(dir, "k.gtkw"))
+		if !strings.Contains(string(save), `[dumpfile] "k.fst"`) {
+			t.Errorf("the save file does not name k.fst:\n%.300s", save)
+		}
+		back, err := exec.Command("fst2vcd", filepath.Join(dir, "k.fst")).Output()
+		if err != nil {
+			t.Fatalf("fst2vcd: %v", err)
+		}
+		got, err := vcd.Parse(bytes.NewReader(back))
+		if err != nil {
+			t.Fatalf("fst2vcd's VCD: %v", err)
+		}
+		f, _ := os.Open(filepath.Join(dir, "plain.vcd"))
+		want, err := vcd.Parse(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sig := range []string{"top.cycle", "top.core.out_seq", "top.core.out_valid"} {
+			a, b := values(got.Changes(sig)), values(want.Changes(sig))
+			if len(b) == 0 || !slices.Equal(a, b) {
+				t.Errorf("%s: %d changes in the FST, %d in the VCD", sig, len(a), len(b))
+			}
+		}
+	})
+}
+
+// values is a signal's changes as "time=value", values as numbers (FST
+// and VCD may pad binary values differently).
+func values(cs []vcd.Change) []string {
+	var out []string
+	for _, c := range cs {
+		n, ok := new(big.Int).SetString(c.Value, 2)
+		v := c.Value
+		if ok {
+			v = n.String()
+		}
+		out = append(out, fmt.Sprint(c.Time, "=", v))
+	}
+	return out
 }

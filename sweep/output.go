@@ -98,7 +98,11 @@ func (r *Result) Caption() string {
 	for i, a := range r.Varied {
 		axes = append(axes, fmt.Sprintf("%s (%d values)", a, len(r.Values[i])))
 	}
-	return fmt.Sprintf("Sweep of %s: %d points, %s.", strings.Join(axes, " × "), len(r.Rows), r.Workload)
+	points := fmt.Sprintf("%d points", len(r.Rows))
+	if r.Stopped {
+		points = fmt.Sprintf("%d of %d points (interrupted)", len(r.Rows), Count(r.Axes))
+	}
+	return fmt.Sprintf("Sweep of %s: %s, %s.", strings.Join(axes, " × "), points, r.Workload)
 }
 
 // MarkdownFigures are the figures of the Markdown table, by their names

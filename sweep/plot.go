@@ -199,9 +199,12 @@ func (r *Result) Plots() ([]File, string, error) {
 	if len(r.Rows) == 0 || len(r.Axes) == 0 {
 		return nil, "no points to plot", nil
 	}
+	if r.Stopped {
+		return nil, "no plots: the sweep was interrupted before its grid was complete", nil
+	}
 	groups := r.groups()
 	if len(groups) > MaxSeries {
-		return nil, fmt.Sprintf("no plots: %d lines per plot (the values of every -vary after the first), at most %d", len(groups), MaxSeries), nil
+		return nil, fmt.Sprintf("no plots: %d lines per plot (the values of every --vary after the first), at most %d", len(groups), MaxSeries), nil
 	}
 	x := newXAxis(r.Axes[0])
 	var files []File

@@ -153,7 +153,10 @@ type Result struct {
 	Checked  bool            `json:"checked"`  // compared with the golden model
 	Config   json.RawMessage `json:"config"`   // the base configuration
 	Rows     []Row           `json:"rows"`
-	Axes     []Axis          `json:"-"`
+	// Stopped says the sweep was interrupted (Options.Stop): Rows holds
+	// only the points that finished, in point order.
+	Stopped bool   `json:"stopped,omitempty"`
+	Axes    []Axis `json:"-"`
 }
 
 // Points is the sweep's grid.
@@ -236,7 +239,8 @@ func (s *Sweep) scenario() (*scenario.Scenario, error) {
 }
 
 // Run runs every point, Workers at a time, and returns the rows in point
-// order. The first error stops the sweep.
+// order. The first error stops the sweep. When Options.Stop stops it, Run
+// returns the points that finished (Result.Stopped) with ErrStopped.
 func (s *Sweep) Run(opt Options) (*Result, error) {
 	pts := s.Points()
 	workers := opt.Workers
@@ -294,6 +298,7 @@ func (s *Sweep) Run(opt Options) (*Result, error) {
 	go func() { wg.Wait(); close(results) }()
 	var first error
 	n := 0
+	finished := make([]bool, len(pts))
 	for d := range results {
 		n++
 		if d.err != nil {
@@ -303,7 +308,7 @@ func (s *Sweep) Run(opt Options) (*Result, error) {
 			halt()
 			continue
 		}
-		res.Rows[d.i] = d.row
+		res.Rows[d.i], finished[d.i] = d.row, true
 		if opt.Progress != nil && first == nil {
 			opt.Progress(n, len(pts))
 		}
@@ -314,6 +319,16 @@ func (s *Sweep) Run(opt Options) (*Result, error) {
 			first = ErrStopped
 		}
 	default:
+	}
+	if errors.Is(first, ErrStopped) {
+		rows := res.Rows[:0]
+		for i, ok := range finished {
+			if ok {
+				rows = append(rows, res.Rows[i])
+			}
+		}
+		res.Rows, res.Stopped = rows, true
+		return res, first
 	}
 	if first != nil {
 		return nil, first

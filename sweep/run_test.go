@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"reflect"
@@ -319,5 +320,50 @@ func TestRunErrors(t *testing.T) {
 	s = &Sweep{Base: smallConfig(), Axes: mustVary(t, "mkc_cache.ways=1"), Scenario: []byte(`{"mkeys": 3}`), ScenarioName: "bad.json"}
 	if err := s.Validate(); err == nil || !bytes.HasPrefix([]byte(err.Error()), []byte("bad.json: ")) {
 		t.Errorf("bad scenario: %v", err)
+	}
+}
+
+// TestStopKeepsFinishedPoints: a sweep stopped after its first point
+// returns ErrStopped with the points that finished, in point order, each
+// the row a full sweep gives; its tables say it was interrupted and it
+// draws no plots (the grid has holes).
+func TestStopKeepsFinishedPoints(t *testing.T) {
+	s := &Sweep{Base: smallConfig(), Axes: mustVary(t, "mkc_cache.ways=1,2,4,8")}
+	full, err := s.Run(Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	var once bool
+	res, err := s.Run(Options{Workers: 1, Stop: stop, Progress: func(done, _ int) {
+		if !once {
+			once = true
+			close(stop)
+		}
+	}})
+	if !errors.Is(err, ErrStopped) || res == nil || !res.Stopped {
+		t.Fatalf("Run stopped: %v, %+v", err, res)
+	}
+	if n := len(res.Rows); n == 0 || n == len(full.Rows) {
+		t.Fatalf("%d rows of %d kept", n, len(full.Rows))
+	}
+	for i, r := range res.Rows {
+		if i > 0 && r.Point <= res.Rows[i-1].Point {
+			t.Errorf("rows out of point order: %d after %d", r.Point, res.Rows[i-1].Point)
+		}
+		want := full.Rows[r.Point]
+		r.Figures, want.Figures = withoutWallFigures(r.Figures), withoutWallFigures(want.Figures)
+		if !reflect.DeepEqual(r, want) {
+			t.Errorf("point %d: %s, the full sweep's %s", r.Point, js(r), js(want))
+		}
+	}
+	if c := res.Caption(); !strings.Contains(c, "of 4 points (interrupted)") {
+		t.Errorf("caption %q", c)
+	}
+	if !strings.Contains(string(res.JSON()), `"stopped": true`) {
+		t.Errorf("sweep.json does not say it stopped")
+	}
+	if plots, note, err := res.Plots(); err != nil || len(plots) != 0 || !strings.Contains(note, "interrupted") {
+		t.Errorf("plots of a stopped sweep: %d, %q, %v", len(plots), note, err)
 	}
 }

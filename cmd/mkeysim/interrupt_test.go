@@ -272,7 +272,7 @@ func TestInterrupt(t *testing.T) {
 // TestInterruptedBeforeStart: a context cancelled before any cycle runs
 // (a signal during start-up) still ends every command that simulates with
 // exit 130 and no temporary file; ref writes the lines it ran (none),
-// sweep writes nothing.
+// sweep, with no point finished, writes nothing.
 func TestInterruptedBeforeStart(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -293,5 +293,58 @@ func TestInterruptedBeforeStart(t *testing.T) {
 	left, _ := filepath.Glob(filepath.Join(dir, ".*"))
 	if _, err := os.Stat(filepath.Join(dir, "sweep")); err == nil || len(left) > 0 {
 		t.Errorf("left behind: %v, sweep dir: %v", left, err)
+	}
+}
+
+// TestInterruptSweep: SIGINT in the middle of a sweep keeps the points
+// that finished as tables (no plots: the grid has holes) and exits 130.
+func TestInterruptSweep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs a sweep for a few seconds")
+	}
+	bin := binary(t)
+	out := filepath.Join(t.TempDir(), "sw")
+	cmd := exec.Command(bin, "sweep", "--vary", "mkc_cache.ways=1,2,4,8,16,32,64,128", "--workers", "1", "--progress", "--out", out)
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	deadline := time.After(2 * time.Minute)
+	// The bar ("points  25% |...| (2/8, ...)") shows a point done.
+	for pointDone := regexp.MustCompile(`points.*\([1-7]/8`); !pointDone.MatchString(stderr.String()); {
+		select {
+		case err := <-done:
+			t.Fatalf("the sweep ended before the signal: %v\n%s", err, stderr.String())
+		case <-deadline:
+			cmd.Process.Kill()
+			t.Fatalf("no point done after 2 minutes:\n%s", stderr.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	err := <-done
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
+		t.Fatalf("exit %v, want 130\n%s", err, stderr.String())
+	}
+	m := regexp.MustCompile(`interrupted: kept the (\d+) finished points of 8 in \S+ \(sweep.csv, sweep.json, sweep.md; no plots\)`).FindStringSubmatch(stderr.String())
+	if m == nil {
+		t.Fatalf("stderr does not say what was kept:\n%s", stderr.String())
+	}
+	kept, _ := strconv.Atoi(m[1])
+	entries, _ := os.ReadDir(out)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if !slices.Equal(names, []string{"sweep.csv", "sweep.json", "sweep.md"}) {
+		t.Errorf("%s holds %v", out, names)
+	}
+	csvData, _ := os.ReadFile(filepath.Join(out, "sweep.csv"))
+	if lines := strings.Count(string(csvData), "\n"); lines != kept+1 || kept < 1 || kept >= 8 {
+		t.Errorf("sweep.csv has %d lines for %d points kept", lines, kept)
 	}
 }

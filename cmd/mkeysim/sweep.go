@@ -39,8 +39,9 @@ parameter flags, as 'mkeysim run' takes them. Points run in parallel
 
 Bad input (an unknown parameter, a bad value, an empty list, an invalid
 point, more than --max-points points, an unwritable --out) ends with exit
-status 2 and nothing written; SIGINT or SIGTERM stops the sweep, writes
-nothing and exits 130.`
+status 2 and nothing written. SIGINT or SIGTERM stops the sweep: the
+points that finished are written as tables (no plots), and the exit status
+is 130.`
 
 const sweepExample = `  mkeysim sweep --vary mkc_cache.ways=1,2,4,8,16 --workload.accesses 20000 --out out/ways
   mkeysim sweep --vary mkc_cache.sets=16..512*2 --vary mkc_cache.ways=2,8 --out out/mkc
@@ -172,12 +173,25 @@ func sweepMain(c *cobra.Command, sf *sweepFlags, cfg config.Config) error {
 	bar := newProgress(stderr, total, "points", sf.quiet, sf.progress)
 	res, err := s.Run(sweep.Options{Workers: sf.workers, Progress: func(done, _ int) { bar.set(done) }, Stop: c.Context().Done()})
 	bar.finish()
+	stopped := errors.Is(err, sweep.ErrStopped)
+	if stopped && len(res.Rows) > 0 {
+		// The points that finished are results: their tables are written
+		// (no plots: the grid has holes).
+		files := []sweep.File{{Name: "sweep.csv", Data: res.CSV()}, {Name: "sweep.json", Data: res.JSON()}, {Name: "sweep.md", Data: res.Markdown()}}
+		if err := sweep.WriteFiles(sf.out, files, sweep.PlotFiles); err != nil {
+			cleanup()
+			fmt.Fprintln(stderr, me, err)
+			return status(exitFail)
+		}
+		fmt.Fprintf(stderr, "%s interrupted: kept the %d finished points of %d in %s (sweep.csv, sweep.json, sweep.md; no plots)\n", me, len(res.Rows), total, sf.out)
+		return status(exitInterrupted)
+	}
 	if err != nil {
 		cleanup()
 		var ie *sweep.InputError
 		switch {
-		case errors.Is(err, sweep.ErrStopped):
-			fmt.Fprintln(stderr, me, "interrupted: nothing written")
+		case stopped:
+			fmt.Fprintln(stderr, me, "interrupted before any point finished: nothing written")
 			return status(exitInterrupted)
 		case errors.As(err, &ie):
 			return fail("%v", err)

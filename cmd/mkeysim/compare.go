@@ -54,26 +54,30 @@ func compareMain(gotPath, wantPath string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	out := bufio.NewWriter(stdout)
-	bad := 0
+	// matched counts the expected lines that GOT has, equal; a GOT line
+	// beyond the expected ones is a difference too, but not a line of
+	// EXPECTED that failed to match.
+	matched, shown := 0, 0
 	for i := range want {
 		d := "missing"
 		if i < len(got) {
 			d = scenario.Diff(&got[i], &want[i])
 		}
-		if d != "" {
-			if bad < 5 {
-				fmt.Fprintf(out, "mismatch at line %d: %s\n", i+1, d)
-			}
-			bad++
+		if d == "" {
+			matched++
+			continue
+		}
+		if shown < 5 {
+			fmt.Fprintf(out, "mismatch at line %d: %s\n", i+1, d)
+			shown++
 		}
 	}
+	bad := len(want) - matched
 	if len(got) != len(want) {
 		fmt.Fprintf(out, "line count: got %d expected %d\n", len(got), len(want))
-		if len(got) > len(want) {
-			bad += len(got) - len(want)
-		}
+		bad += max(len(got)-len(want), 0)
 	}
-	fmt.Fprintf(out, "%d of %d results match\n", len(want)-min(bad, len(want)), len(want))
+	fmt.Fprintf(out, "%d of %d results match\n", matched, len(want))
 	if err := out.Flush(); err != nil {
 		fmt.Fprintln(stderr, "mkeysim compare:", err)
 		return exitFail

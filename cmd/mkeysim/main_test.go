@@ -274,3 +274,37 @@ func values(cs []vcd.Change) []string {
 	}
 	return out
 }
+
+// TestCompareTally: K of M counts the expected lines matched; an extra
+// line in GOT fails the comparison without lowering K; a mismatch shows
+// segments with hex addresses, as the files write them.
+func TestCompareTally(t *testing.T) {
+	dir := t.TempDir()
+	want := filepath.Join(dir, "want.jsonl")
+	got := filepath.Join(dir, "got.jsonl")
+	line := func(seq int, addr string) string {
+		return fmt.Sprintf(`{"seq":%d,"op":"access","status":"OK","segments":[{"space":"dma","addr":"%s","len":16}]}`+"\n", seq, addr)
+	}
+	os.WriteFile(want, []byte(line(0, "0x1000")+line(1, "0x2000")+line(2, "0x3000")), 0o644)
+	for _, c := range []struct {
+		got  string
+		code int
+		says []string
+	}{
+		{line(0, "0x1000") + line(1, "0x2000") + line(2, "0x3000"), 0, []string{"3 of 3 results match"}},
+		{line(0, "0x1000") + line(1, "0x2000") + line(2, "0x3000") + line(3, "0x4000"), 1, []string{"line count: got 4 expected 3", "3 of 3 results match"}},
+		{line(0, "0x1000") + line(1, "0x2010") + line(2, "0x3000") + line(3, "0x4000"), 1, []string{"mismatch at line 2", "dma 0x2010 len 16", "want [dma 0x2000 len 16]", "2 of 3 results match"}},
+		{line(0, "0x1000"), 1, []string{"mismatch at line 2: missing", "1 of 3 results match"}},
+	} {
+		os.WriteFile(got, []byte(c.got), 0o644)
+		code, out, errs := runCLI("compare", got, want)
+		if code != c.code {
+			t.Errorf("exit %d, want %d: %s%s", code, c.code, out, errs)
+		}
+		for _, s := range c.says {
+			if !strings.Contains(out, s) {
+				t.Errorf("compare prints %q, want %q in it", out, s)
+			}
+		}
+	}
+}

@@ -302,7 +302,7 @@ func genProtcheck(o *Options) (*unitResult, error) {
 		Description: "Pure combinational logic: the harness applies every input port, waits 1 ns and compares status. Check 1 (INDIRECTION_DEPTH) is the caller's and is not part of this unit.",
 		Ports:       ports(l)}
 	var vs []ProtcheckVector
-	sources, err := eachExampleAccess(o.Examples, func(a *exampleAccess) error {
+	sources, err := eachExampleAccess(o.Examples, func() int { return len(vs) }, func(a *exampleAccess) error {
 		qp, ok := a.m.QP(a.access.QPN)
 		if !ok || a.access.Len == 0 || len(vs) >= o.Count {
 			return nil

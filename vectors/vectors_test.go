@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -507,5 +508,20 @@ func TestREADMEPorts(t *testing.T) {
 				t.Errorf("README.md lacks the %s port row %s", u, row)
 			}
 		}
+	}
+}
+
+// TestDirectedSourcesAreTheFilesUsed: directed_sources names the example
+// files that gave vectors, not every file read: with a count the first
+// examples fill, the later files are not named.
+func TestDirectedSourcesAreTheFilesUsed(t *testing.T) {
+	all := generate(t, opts("protcheck", 100000, 1)).Manifest
+	few := generate(t, opts("protcheck", 16, 1)).Manifest
+	if few.Directed != 16 || len(few.DirectedSources) == 0 || len(few.DirectedSources) >= len(all.DirectedSources) {
+		t.Fatalf("count 16: %d directed from %v; all: %d files", few.Directed, few.DirectedSources, len(all.DirectedSources))
+	}
+	// The files used first are a prefix of those a bigger count uses.
+	if !slices.Equal(few.DirectedSources, all.DirectedSources[:len(few.DirectedSources)]) {
+		t.Errorf("count 16 names %v, not a prefix of %v", few.DirectedSources, all.DirectedSources)
 	}
 }

@@ -22,7 +22,9 @@ DIR/UNIT_tb.sv (the replay harness) and DIR/UNIT_echo.sv (a DUT that
 echoes the expected values, to check the flow). Expected values come from
 the golden model (ref). The same flags give byte-identical files. Units:
 protcheck, mttwalk, klmwalk, mptcache, top, or all. The MKC cache's
-geometry is set by the parameters of 'mkeysim run' of the same names.`
+geometry is set by the parameters of 'mkeysim run' of the same names
+(--mkc-cache.sets and so on), but its default here is a small cache of 16
+sets of 4 ways, whose replacements a few thousand vectors exercise.`
 
 const vectorsExample = `  mkeysim vectors --unit protcheck --count 4096 --seed 7 --out vec
   iverilog -g2012 -o vec/pc.vvp vec/protcheck_pkg.sv vec/protcheck_tb.sv vectors/hdl/mkeysim_protcheck.v

@@ -115,7 +115,7 @@ func (s *Stats) Figures() []Figure {
 			if r, ok := s.HitRate(g); ok {
 				v = r
 			}
-			f = append(f, Figure{g + ".hit_rate", "fraction", g + ".hits / (" + g + ".hits + " + g + ".misses); absent when the cache saw no lookup", v})
+			f = append(f, Figure{g + ".hit_rate", "fraction", g + ".hits / (" + g + ".hits + " + g + ".misses); null in the JSON (- in the summary, empty in a sweep CSV) when the cache saw no lookup", v})
 		}
 	}
 	const lat = "cycles from an access entering the reorder buffer to its result leaving it, over the accesses retired"

@@ -131,6 +131,7 @@ func examples(help string) []string {
 // directory like a checkout's. An example whose comment reads "# ... X"
 // must print X. Examples that run another tool (iverilog) need it.
 func TestHelpExamplesRun(t *testing.T) {
+	tooltest.Need(t, "bash")
 	bin := binary(t)
 	for _, c := range commands() {
 		path := strings.Fields(c.CommandPath())[1:]

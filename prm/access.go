@@ -1,7 +1,5 @@
 package prm
 
-import "strconv"
-
 // AccessType is the kind of memory reference a request makes
 // (translation.md 1).
 type AccessType uint8
@@ -101,10 +99,4 @@ type Segment struct {
 	Space Space
 	Addr  uint64
 	Len   uint64
-}
-
-// String shows the segment as result lines do, the address in hex:
-// "dma 0x600100 len 512".
-func (s Segment) String() string {
-	return s.Space.String() + " 0x" + strconv.FormatUint(s.Addr, 16) + " len " + strconv.FormatUint(s.Len, 10)
 }

@@ -2,7 +2,9 @@ package scenario
 
 import (
 	"fmt"
+	"mkeysim/prm"
 	"slices"
+	"strings"
 )
 
 // Diff compares two results the way conformance runs do: seq, op and
@@ -56,7 +58,7 @@ func Diff(got, want *Result) string {
 func diffAccess(got, want *Result) string {
 	if got.Status == 0 {
 		if !slices.Equal(got.Segments, want.Segments) {
-			return fmt.Sprintf("segments %v, want %v", got.Segments, want.Segments)
+			return fmt.Sprintf("segments %s, want %s", segments(got.Segments), segments(want.Segments))
 		}
 		return ""
 	}
@@ -67,4 +69,19 @@ func diffAccess(got, want *Result) string {
 		return fmt.Sprintf("fault_key %v fault_addr %#x, want %v %#x", got.FaultKey, got.FaultAddr, want.FaultKey, want.FaultAddr)
 	}
 	return ""
+}
+
+// segments shows segments as result lines write them, addresses in hex:
+// "[dma 0x5000 len 16]".
+func segments(ss []prm.Segment) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, s := range ss {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%v %#x len %d", s.Space, s.Addr, s.Len)
+	}
+	b.WriteByte(']')
+	return b.String()
 }

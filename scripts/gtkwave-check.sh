@@ -8,8 +8,9 @@
 #   2. `vcd2fst FILE.vcd`: converts to FST (also fails on a crash/timeout);
 #   3. with FILE.gtkw: gtkwave loads the dump and the save file and a Tcl
 #      script lists the traces on display; every signal the save file names
-#      must be displayed (GTKWave drops unknown names silently) and every
-#      translate filter file (^N FILE) must be readable.
+#      must be displayed (GTKWave drops unknown names silently), every
+#      translate filter file (^N FILE) must be readable, and every filtered
+#      signal must show a name of its filter at time 0 (GTKWave applied it).
 # GTKWave is run from / and given the save file by its full path: a save
 # file must find its dump and its filters from any working directory
 # (relative to the [savefile] it names), so a copied folder opens the same.
@@ -69,6 +70,8 @@ if [ -n "$gtkw" ]; then
 	base=$(basename "$gtkw")
 	cat >"$tmp/list.tcl" <<'TCL'
 foreach s [gtkwave::getDisplayedSignals] { puts "DISPLAYED $s" }
+gtkwave::setMarker 0
+foreach s [gtkwave::getDisplayedSignals] { puts "VALUE $s [gtkwave::getTraceValueAtMarkerFromName $s]" }
 gtkwave::/File/Quit
 TCL
 	(cd / && timeout "$limit" xvfb-run -a gtkwave -S "$tmp/list.tcl" "$dir/$base") >"$tmp/save.out" 2>&1
@@ -91,6 +94,17 @@ TCL
 			fail=1
 		fi
 	done < <(sed -n 's/^\^[0-9][0-9]* //p' "$gtkw")
+	# Every filtered signal must show, at time 0, a name of its filter:
+	# a filter GTKWave did not find leaves the raw hex value on display.
+	awk '/^\^[0-9]+ / { f = $2; next } /^(\[|@|-|\*|>|#|:|$)/ { next } f != "" { print $1, f; f = "" }' "$gtkw" >"$tmp/filtered"
+	while read -r sig filter; do
+		case $filter in /*) f=$filter ;; *) f=$dir/$filter ;; esac
+		shown=$(sed -n "s/^VALUE $(printf '%s' "$sig" | sed 's/[][\.*^$/]/\\&/g') //p" "$tmp/save.out" | head -1)
+		if [ -r "$f" ] && ! grep -v '^#' "$f" | cut -d' ' -f2- | grep -qxF -- "$shown"; then
+			echo "gtkwave-check: ERROR: $sig shows '$shown', not a name of its filter $filter: GTKWave did not apply it"
+			fail=1
+		fi
+	done <"$tmp/filtered"
 fi
 
 exit $fail

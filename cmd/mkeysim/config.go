@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"mkeysim/config"
 )
@@ -38,4 +39,22 @@ with - for _: mkc_cache.ways is --mkc-cache.ways.`,
 	}
 	c.Flags().BoolVar(&defaults, "defaults", false, "print every parameter with its default")
 	return c
+}
+
+// effectiveConfig is the configuration a run uses: cfg (the defaults,
+// with the parameter flags given written into it) or, with --config FILE,
+// the file with those flags over it; validated. Errors name the file or
+// the parameter.
+func effectiveConfig(flags *pflag.FlagSet, file string, cfg config.Config) (config.Config, error) {
+	if file != "" {
+		fromFile, err := config.Load(file)
+		if err != nil {
+			return cfg, fmt.Errorf("--config: %v", err)
+		}
+		if err := fromFile.Overlay(flags); err != nil {
+			return cfg, err
+		}
+		cfg = fromFile
+	}
+	return cfg, cfg.Validate()
 }

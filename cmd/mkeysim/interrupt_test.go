@@ -71,6 +71,21 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
+// start starts bin with args, its standard error in a buffer readable
+// while it runs; done receives Wait's error.
+func start(t *testing.T, bin string, args ...string) (cmd *exec.Cmd, stderr *lockedBuffer, done <-chan error) {
+	t.Helper()
+	cmd = exec.Command(bin, args...)
+	stderr = &lockedBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ch := make(chan error, 1)
+	go func() { ch <- cmd.Wait() }()
+	return cmd, stderr, ch
+}
+
 // TestInterrupt: SIGINT or SIGTERM stops a long run at a cycle boundary
 // and exits 130, saying what it kept: every result retired (each one
 // right, by the golden model), the statistics up to that cycle, and a
@@ -103,14 +118,7 @@ func TestInterrupt(t *testing.T) {
 			if c.progress {
 				args = append(args, "--progress")
 			}
-			cmd := exec.Command(bin, args...)
-			var stderr lockedBuffer
-			cmd.Stderr = &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
+			cmd, stderr, done := start(t, bin, args...)
 			// Signal once the run is well under way: the bar is up, or
 			// results have been written and a second has passed.
 			deadline := time.After(2 * time.Minute)
@@ -304,14 +312,7 @@ func TestInterruptSweep(t *testing.T) {
 	}
 	bin := binary(t)
 	out := filepath.Join(t.TempDir(), "sw")
-	cmd := exec.Command(bin, "sweep", "--vary", "mkc_cache.ways=1,2,4,8,16,32,64,128", "--workers", "1", "--progress", "--out", out)
-	var stderr lockedBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	cmd, stderr, done := start(t, bin, "sweep", "--vary", "mkc_cache.ways=1,2,4,8,16,32,64,128", "--workers", "1", "--progress", "--out", out)
 	deadline := time.After(2 * time.Minute)
 	// The bar ("points  25% |...| (2/8, ...)") shows a point done.
 	for pointDone := regexp.MustCompile(`points.*\([1-7]/8`); !pointDone.MatchString(stderr.String()); {

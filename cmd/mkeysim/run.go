@@ -96,17 +96,8 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 		fmt.Fprintf(stderr, "mkeysim run: "+format+"\n", a...)
 		return status(exitUsage)
 	}
-	if rf.config != "" {
-		file, err := config.Load(rf.config)
-		if err != nil {
-			return fail("--config: %v", err)
-		}
-		if err := file.Overlay(c.Flags()); err != nil {
-			return fail("%v", err)
-		}
-		cfg = file
-	}
-	if err := cfg.Validate(); err != nil {
+	cfg, err := effectiveConfig(c.Flags(), rf.config, cfg)
+	if err != nil {
 		return fail("%v", err)
 	}
 	var sc *scenario.Scenario

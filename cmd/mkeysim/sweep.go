@@ -94,17 +94,8 @@ func sweepMain(c *cobra.Command, sf *sweepFlags, cfg config.Config) error {
 		fmt.Fprintln(stderr, me, fmt.Sprintf(format, a...))
 		return status(exitUsage)
 	}
-	if sf.config != "" {
-		file, err := config.Load(sf.config)
-		if err != nil {
-			return fail("--config: %v", err)
-		}
-		if err := file.Overlay(c.Flags()); err != nil {
-			return fail("%v", err)
-		}
-		cfg = file
-	}
-	if err := cfg.Validate(); err != nil {
+	cfg, err := effectiveConfig(c.Flags(), sf.config, cfg)
+	if err != nil {
 		return fail("%v", err)
 	}
 	if len(sf.varies) == 0 {

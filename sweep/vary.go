@@ -185,6 +185,9 @@ type Point struct {
 	Values []string // Values[i] is the value of axis i
 }
 
+// DefaultMaxPoints bounds a sweep unless --max-points says otherwise.
+const DefaultMaxPoints = 1000
+
 // Count is the number of points of the grid, saturating at math.MaxInt.
 func Count(axes []Axis) int {
 	n := 1

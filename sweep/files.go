@@ -7,9 +7,6 @@ import (
 	"path/filepath"
 )
 
-// DefaultMaxPoints bounds a sweep unless --max-points says otherwise.
-const DefaultMaxPoints = 1000
-
 // PrepareDir makes dir if it is missing and checks that files can be
 // created in it; created says whether it made dir.
 func PrepareDir(dir string) (created bool, err error) {

@@ -44,8 +44,10 @@ func CmdStateNames() map[uint64]string {
 }
 
 // Top is the clocked model: the units, their channels, the reorder buffer
-// and the command path. It is itself a component (ingress, ROB, firmware).
+// and the command path. It is itself a component (ingress, ROB, firmware),
+// evaluated only in the cycles something happens to it (sim.Base).
 type Top struct {
+	sim.Base
 	cfg Config
 	eng *sim.Engine
 
@@ -217,6 +219,14 @@ func New(cfg Config, e *sim.Engine, icm ICM, log hclog.Logger) (*Top, error) {
 // Name is the top's hierarchical name.
 func (t *Top) Name() string { return "top" }
 
+// Connections lists the channels the top pops (operations, outcomes,
+// acknowledgements) and pushes (results, pieces, invalidations, cuts)
+// (sim.Connected).
+func (t *Top) Connections() (in, out []sim.Port) {
+	return []sim.Port{t.In, t.doneCheck, t.doneMTT, t.doneKLM, t.ackCheck, t.ackMTT, t.ackKLM},
+		[]sim.Port{t.Out, t.toCache, t.ctrlCache, t.ctrlMTT, t.ctrlKLM, t.cutMTT, t.cutKLM}
+}
+
 // Config returns the model's parameters.
 func (t *Top) Config() Config { return t.cfg }
 
@@ -267,7 +277,7 @@ func (t *Top) Eval(now uint64) bool {
 	// input: a result to send, a finished request to retire, re-runs to
 	// issue. Everything else waits on a channel, which wakes the engine.
 	if t.cmd == cmdExec {
-		t.eng.WakeAt(t.wait)
+		t.WakeAt(t.wait)
 	}
 	return t.cmd == cmdDone || len(t.pendingRerun) > 0 ||
 		t.count > 0 && t.rob[t.head].done()
@@ -546,5 +556,4 @@ func (t *Top) rerun(now uint64) {
 	}
 }
 
-// Commit has nothing to latch: the top's registers are its own.
-func (t *Top) Commit() {}
+// The top has no Commit: its registers are its own.

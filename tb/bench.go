@@ -139,6 +139,7 @@ func (b *Bench) Run(ops []scenario.Op, progress func(done int)) ([]scenario.Resu
 // default): its error names the stuck unit and the oldest operation.
 func (b *Bench) Stream(ops []scenario.Op, opt RunOptions) error {
 	b.src.ops, b.src.next, b.src.base = ops, 0, opt.SeqBase
+	b.src.Wake()
 	b.sink.seen, b.sink.base = make([]bool, len(ops)), opt.SeqBase
 	b.sink.inOrder = !b.Top.Config().OverlapInvalidate
 	b.sink.err, b.sink.n = nil, 0
@@ -242,6 +243,7 @@ func (b *Bench) Stuck() string {
 
 // source feeds operations into the model as fast as it takes them.
 type source struct {
+	sim.Base
 	out  *sim.Chan[rtl.Op]
 	ops  []scenario.Op
 	next int
@@ -250,20 +252,24 @@ type source struct {
 
 func (s *source) Name() string { return "tb.source" }
 
+// Connections: the source pushes the model's input (sim.Connected).
+func (s *source) Connections() (in, out []sim.Port) { return nil, []sim.Port{s.out} }
+
+// Eval pushes the next operation when the input has room; a push wakes it
+// the next cycle, a pop of the input when it was full.
 func (s *source) Eval(now uint64) bool {
 	if s.next < len(s.ops) && s.out.Ready() {
 		s.out.Push(rtl.Op{Seq: s.base + s.next, Op: &s.ops[s.next]})
 		s.next++
 	}
-	return s.next < len(s.ops)
+	return false
 }
-
-func (s *source) Commit() {}
 
 // sink takes results as they leave the model, hands each to onResult and
 // fails on a lost, duplicated or reordered completion (out of order is
 // allowed only with overlapping invalidation).
 type sink struct {
+	sim.Base
 	in       *sim.Chan[*scenario.Result]
 	onResult func(*scenario.Result) error
 	seen     []bool // by number - base
@@ -274,6 +280,9 @@ type sink struct {
 }
 
 func (s *sink) Name() string { return "tb.sink" }
+
+// Connections: the sink pops the model's output (sim.Connected).
+func (s *sink) Connections() (in, out []sim.Port) { return []sim.Port{s.in}, nil }
 
 func (s *sink) Eval(now uint64) bool {
 	if !s.in.Valid() || s.err != nil {
@@ -302,5 +311,3 @@ func (s *sink) Eval(now uint64) bool {
 	}
 	return false
 }
-
-func (s *sink) Commit() {}

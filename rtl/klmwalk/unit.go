@@ -49,7 +49,7 @@ type Stats struct {
 	Pieces       uint64          `counter:"pieces" unit:"pieces" help:"checked KLM and Fixed Buffer Size pieces taken from In or Nested into a context"`
 	Entries      uint64          `counter:"entries_read" unit:"entries" help:"list entries a context acted on: stepped over, used for a child, or found too deep"`
 	Children     uint64          `counter:"children" unit:"pieces" help:"pieces sent one level down through the loop-back channel"`
-	CreditStalls uint64          `counter:"credit_stall_cycles" unit:"cycles" help:"cycles the stepping context waited for a free context one level down to reserve"`
+	CreditStalls uint64          `counter:"credit_stall_cycles" unit:"cycles" help:"cycles a context waited for a free context one level down to reserve, summed over the contexts the cycle's round robin tried before one stepped"`
 	MaxContexts  int             `counter:"max_contexts_in_use" unit:"contexts" kind:"max" help:"the most contexts busy at once, all levels together"`
 	Cuts         uint64          `counter:"cuts" unit:"pieces" help:"pieces stopped before their end because the request's result was decided by a failure below (bus.Cut)"`
 	CursorHits   uint64          `counter:"cursor_hits" unit:"pieces" help:"variable KLM pieces whose search started at a remembered position of their list rather than entry 0"`
@@ -65,8 +65,10 @@ type context struct {
 	slot  linecache.Slot // the line in flight and the last line filled
 }
 
-// Unit is the KLM recursion unit.
+// Unit is the KLM recursion unit. The engine evaluates it only in the
+// cycles something happens to it (sim.Base).
 type Unit struct {
+	sim.Base
 	name  string
 	cfg   Config
 	p     Ports
@@ -82,6 +84,9 @@ type Unit struct {
 	stats Stats
 	cov   *cover.Collector // nil: coverage off
 	fired bool
+	// waits counts this cycle's credit stalls; stall their cycles.
+	waits uint64
+	stall sim.Stalls
 }
 
 // New makes the unit; cfg must be valid.
@@ -118,12 +123,24 @@ func (u *Unit) Context(i int) (State, *bus.Walk) { return u.ctx[i].state, &u.ctx
 func (u *Unit) Stats() Stats {
 	s := u.stats
 	s.Cache = u.cache.Stats
+	s.CreditStalls = u.stall.Count()
 	return s
 }
 
 // Counters lists the counters: klmwalk's, then the cache's as klm_cache.
 func (u *Unit) Counters() []sim.Counter {
-	return append(sim.CountersOf("klmwalk", &u.stats), u.cache.Counters("klm_cache")...)
+	s := u.Stats()
+	return append(sim.CountersOf("klmwalk", &s), u.cache.Counters("klm_cache")...)
+}
+
+// Connections lists the channels the unit pops and pushes (sim.Connected).
+func (u *Unit) Connections() (in, out []sim.Port) {
+	p := &u.p
+	in = []sim.Port{p.In, p.Nested, p.Credit, p.MemResp, p.Ctrl}
+	if p.Cut != nil {
+		in = append(in, p.Cut)
+	}
+	return in, []sim.Port{p.Loop, p.Done, p.MemReq, p.Ack}
 }
 
 // Covers lists the coverage points the unit hits: where a piece starts in
@@ -219,7 +236,9 @@ func (u *Unit) Eval(now uint64) bool {
 		}
 	}
 	u.fired = false
+	u.waits = 0
 	if u.busy == 0 {
+		u.stall.NoteN(now, 0)
 		return false
 	}
 	for k := 0; k < len(u.ctx); k++ {
@@ -231,10 +250,12 @@ func (u *Unit) Eval(now uint64) bool {
 		if u.step(i, c, &memUsed) {
 			u.rr = (i + 1) % len(u.ctx)
 			u.fired = true
+			u.stall.NoteN(now, u.waits)
 			return true
 		}
 	}
 	// Contexts waiting for reads, credits or outputs wake on a channel.
+	u.stall.NoteN(now, u.waits)
 	return false
 }
 
@@ -352,7 +373,7 @@ func (u *Unit) step(id int, c *context, memUsed *bool) bool {
 		return u.fail(id, prm.IndirectionDepth, level, off, rest)
 	}
 	if u.free[level]-u.resv[level] == 0 {
-		u.stats.CreditStalls++
+		u.waits++
 		return false
 	}
 	if !u.p.Loop.Ready() {
@@ -409,6 +430,5 @@ func (u *Unit) fail(id int, st prm.Status, level uint8, off, n uint64) bool {
 // as progress (sim.Actor).
 func (u *Unit) Acted() bool { return u.fired }
 
-// Commit has nothing to latch: the unit's registers are its own and are
-// updated in Eval after they are read.
-func (u *Unit) Commit() {}
+// The unit has no Commit: its registers are its own and are updated in
+// Eval after they are read.

@@ -61,14 +61,17 @@ func StateNames() map[uint64]string {
 	}
 }
 
-// Unit is the MKC cache.
+// Unit is the MKC cache. The engine evaluates it only in the cycles
+// something happens to it (sim.Base).
 type Unit struct {
+	sim.Base
 	name  string
 	cfg   Config
 	p     Ports
 	arr   *array
 	mshrs *mshrFile
 	stats Stats
+	stall sim.Stalls // StallCycles
 
 	// Registers seen by waveforms: the values during the current cycle.
 	inUseQ int
@@ -106,14 +109,42 @@ func (u *Unit) Name() string { return u.name }
 func (u *Unit) Config() Config { return u.cfg }
 
 // Stats returns the counters.
-func (u *Unit) Stats() Stats { return u.stats }
+func (u *Unit) Stats() Stats {
+	s := u.stats
+	s.StallCycles = u.stall.Count()
+	return s
+}
 
 // Counters lists the counters under the group mkc_cache.
-func (u *Unit) Counters() []sim.Counter { return sim.CountersOf("mkc_cache", &u.stats) }
+func (u *Unit) Counters() []sim.Counter {
+	s := u.Stats()
+	return sim.CountersOf("mkc_cache", &s)
+}
+
+// Connections lists the channels the unit pops and pushes (sim.Connected).
+func (u *Unit) Connections() (in, out []sim.Port) {
+	p := &u.p
+	return []sim.Port{p.In, p.Loop, p.MemResp, p.Ctrl}, []sim.Port{p.Out, p.OutLoop, p.MemReq}
+}
 
 // State is the FSM summary of the current cycle (StateIdle..StateInval);
-// sample it between Eval and Commit (sim.Engine.OnCycle).
-func (u *Unit) State() uint8 { return u.state }
+// sample it between Eval and Commit (sim.Engine.OnCycle). In a cycle the
+// unit did not run it is what Eval would have found: an invalidation or a
+// piece waiting at an input, or MSHRs waiting for memory.
+func (u *Unit) State() uint8 {
+	if u.Ran() {
+		return u.state
+	}
+	switch p := &u.p; {
+	case p.Ctrl.HeadValid():
+		return StateInval
+	case p.In.HeadValid() || p.Loop.HeadValid():
+		return StateLookup
+	case u.inUseQ > 0:
+		return StateMiss
+	}
+	return StateIdle
+}
 
 // MSHRsInUse is the number of busy MSHRs during the current cycle (the
 // registered count: an allocation shows from the next cycle on).
@@ -123,6 +154,9 @@ func (u *Unit) MSHRsInUse() int { return u.inUseQ }
 // (primary or merged), a line was filled, an invalidation ran. They are
 // cleared at the start of every Eval.
 func (u *Unit) Strobes() (hit, miss, fill, inval bool) {
+	if !u.Ran() {
+		return false, false, false, false
+	}
 	return u.hit, u.miss, u.fill, u.invalStrobe
 }
 
@@ -155,6 +189,7 @@ func (u *Unit) Eval(now uint64) bool {
 	// wakes the engine.
 	pending := u.mshrs.issuing+u.mshrs.replaying > 0
 	if !pending && !inValid && !loopValid && !p.Ctrl.Valid() && !p.MemResp.Valid() {
+		u.stall.Note(now, false)
 		return false
 	}
 	replayed := u.fillStage()
@@ -166,7 +201,7 @@ func (u *Unit) Eval(now uint64) bool {
 	if loopValid || inValid {
 		u.state = StateLookup
 	}
-	u.lookupStage(loopValid, inValid)
+	u.stall.Note(now, u.lookupStage(loopValid, inValid))
 	if u.miss {
 		u.state = StateMiss
 	}
@@ -320,18 +355,19 @@ func (u *Unit) issueStage() {
 // lookupStage completes at most one lookup: the head of Loop if it can
 // complete, else the head of In, so loop pieces go first and a loop piece
 // that must wait never holds up level-0 pieces (nor the reverse: a level-0
-// piece never takes a resource reserved for the loop).
-func (u *Unit) lookupStage(loopValid, inValid bool) {
+// piece never takes a resource reserved for the loop). It reports a stall:
+// a piece waited and none completed.
+func (u *Unit) lookupStage(loopValid, inValid bool) bool {
 	if !loopValid && !inValid {
-		return
+		return false
 	}
 	if loopValid && u.lookup(u.p.Loop, vcLoop) {
-		return
+		return false
 	}
 	if inValid && u.lookup(u.p.In, vcLevel0) {
-		return
+		return false
 	}
-	u.stats.StallCycles++
+	return true
 }
 
 // lookup tries the piece at the head of ch; it reports whether the piece

@@ -60,8 +60,10 @@ type walker struct {
 
 // Unit is the MTT walker: Walkers contexts share one MTT cache, one
 // output and one PCIe read port; each cycle one context translates one
-// page or starts one fetch.
+// page or starts one fetch. The engine evaluates it only in the cycles
+// something happens to it (sim.Base).
 type Unit struct {
+	sim.Base
 	name  string
 	p     Ports
 	cache *linecache.Cache
@@ -87,7 +89,26 @@ func (u *Unit) Name() string { return u.name }
 
 // State summarises the unit for waveforms: PAGE when a context translated
 // a page this cycle, FETCH when contexts wait for lines only, else IDLE.
-func (u *Unit) State() State { return u.state }
+func (u *Unit) State() State {
+	if u.Ran() {
+		return u.state
+	}
+	if u.busy > 0 {
+		return Fetch
+	}
+	return Idle
+}
+
+// Connections lists the channels the walker pops and pushes
+// (sim.Connected).
+func (u *Unit) Connections() (in, out []sim.Port) {
+	p := &u.p
+	in = []sim.Port{p.In, p.MemResp, p.Ctrl}
+	if p.Cut != nil {
+		in = append(in, p.Cut)
+	}
+	return in, []sim.Port{p.Done, p.MemReq, p.Ack}
+}
 
 // InUse is the number of busy contexts.
 func (u *Unit) InUse() int { return u.busy }
@@ -97,8 +118,14 @@ func (u *Unit) Current(i int) (State, *bus.Walk, uint64) {
 	return u.ctx[i].state, &u.ctx[i].w, u.ctx[i].t
 }
 
-// Strobes are this cycle's cache events.
-func (u *Unit) Strobes() (hit, miss, fill bool) { return u.hit, u.miss, u.fill }
+// Strobes are this cycle's cache events: a page translated from a cached
+// line (hit), a line fetch started (miss), a line filled (fill).
+func (u *Unit) Strobes() (hit, miss, fill bool) {
+	if !u.Ran() {
+		return false, false, false
+	}
+	return u.hit, u.miss, u.fill
+}
 
 // Stats returns the counters.
 func (u *Unit) Stats() Stats {
@@ -232,20 +259,20 @@ func (u *Unit) page(id int, memUsed *bool) bool {
 	addr := m.MTTHandle + 8*i
 	data, ok := u.cache.Get(&c.slot, addr)
 	if !ok {
-		u.miss = true
 		if *memUsed || !u.p.MemReq.Ready() {
 			return false
 		}
+		u.miss = true
 		u.cache.Use(&c.slot, addr, false)
 		*memUsed = true
 		u.p.MemReq.Push(pcie.ReadReq{ID: uint32(id), Addr: c.slot.Start(addr), Len: linecache.LineSize})
 		c.state = Fetch
 		return true
 	}
-	u.hit = true
 	if !u.p.Done.Ready() {
 		return false
 	}
+	u.hit = true
 	u.cache.Use(&c.slot, addr, true)
 	at := addr % linecache.LineSize
 	e := prm.DecodeMTTEntry(data[at : at+8])
@@ -281,6 +308,5 @@ func (u *Unit) finish(c *walker, o bus.Outcome) bool {
 	return true
 }
 
-// Commit has nothing to latch: the walker's registers are its own and are
-// updated in Eval after they are read, as a next-state function would.
-func (u *Unit) Commit() {}
+// The walker has no Commit: its registers are its own and are updated in
+// Eval after they are read, as a next-state function would.

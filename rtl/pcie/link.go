@@ -97,6 +97,7 @@ func (s *LinkStats) Total() TypeCount {
 // flight sit in the wire channel, so the engine skips straight to their
 // arrival.
 type Link struct {
+	sim.Base
 	name string
 	cfg  LinkConfig
 	// In and Out are the ports (set by NewLink).
@@ -108,6 +109,7 @@ type Link struct {
 	cur     TLP
 	doneAt  uint64 // last serialization cycle of cur
 	stats   LinkStats
+	stall   sim.Stalls // StallCycles
 
 	// staged this cycle
 	nHolding bool
@@ -140,19 +142,30 @@ func (l *Link) Name() string { return l.name }
 func (l *Link) Config() LinkConfig { return l.cfg }
 
 // Stats returns the counters.
-func (l *Link) Stats() LinkStats { return l.stats }
+func (l *Link) Stats() LinkStats {
+	s := l.stats
+	s.StallCycles = l.stall.Count()
+	return s
+}
+
+// Connections lists the channels the link pops and pushes: its ports and
+// its wire, both ends of which it holds (sim.Connected).
+func (l *Link) Connections() (in, out []sim.Port) {
+	return []sim.Port{l.In, l.wire}, []sim.Port{l.Out, l.wire}
+}
 
 // Counters lists the link's counters under its name (pcie.up, pcie.down):
 // the totals over TLP types. They are declared here, the one place that
 // says what each counts.
 func (l *Link) Counters() []sim.Counter {
-	t := l.stats.Total()
+	st := l.Stats()
+	t := st.Total()
 	return []sim.Counter{
 		{Name: l.name + ".tlps", Unit: "TLPs", Help: "TLPs that entered the link's serializer", Value: t.TLPs},
 		{Name: l.name + ".wire_bytes", Unit: "bytes", Help: "bytes those TLPs took on the wire, headers and framing included", Value: t.WireBytes},
 		{Name: l.name + ".payload_bytes", Unit: "bytes", Help: "payload bytes those TLPs carried", Value: t.PayloadBytes},
-		{Name: l.name + ".busy_cycles", Unit: "cycles", Help: "cycles the serializer was sending: divided by the cycles run, the link's utilization", Value: l.stats.BusyCycles},
-		{Name: l.name + ".stall_cycles", Unit: "cycles", Help: "cycles a serialized TLP waited for room on the wire because the far end did not take what arrived", Value: l.stats.StallCycles},
+		{Name: l.name + ".busy_cycles", Unit: "cycles", Help: "cycles the serializer was sending: divided by the cycles run, the link's utilization", Value: st.BusyCycles},
+		{Name: l.name + ".stall_cycles", Unit: "cycles", Help: "cycles a serialized TLP waited for room on the wire because the far end did not take what arrived", Value: st.StallCycles},
 	}
 }
 
@@ -174,9 +187,13 @@ func (l *Link) Eval(now uint64) bool {
 				l.latch, l.nHolding, l.nCur, l.nDoneAt = true, false, TLP{}, 0
 				return false
 			}
+			// The wire frees a slot with a pop, which wakes the link.
 			l.stalled = true
+			return false
 		}
-		return true
+		// Serializing: nothing to do until the last cycle.
+		l.WakeAt(l.doneAt)
+		return false
 	}
 	if !l.In.Valid() {
 		return false
@@ -190,7 +207,8 @@ func (l *Link) Eval(now uint64) bool {
 		return false
 	}
 	l.latch, l.nHolding, l.nCur, l.nDoneAt = true, true, t, now+uint64(s)-1
-	return true
+	l.WakeAt(l.nDoneAt)
+	return false
 }
 
 // Commit latches the serializer and the counters.
@@ -205,9 +223,7 @@ func (l *Link) Commit() {
 		}
 		l.stats.BusyCycles += uint64(l.cfg.SerializationCycles(t.WireBytes()))
 	}
-	if l.stalled {
-		l.stats.StallCycles++
-	}
+	l.stall.Note(l.Now(), l.stalled)
 	if l.latch {
 		l.holding, l.cur, l.doneAt = l.nHolding, l.nCur, l.nDoneAt
 	}

@@ -216,6 +216,7 @@ type pendingResp struct {
 // Requester owns Tx, so a device-side MWr source would need a port here or
 // an arbiter in front of the link.
 type Requester struct {
+	sim.Base
 	name string
 	cfg  RequesterConfig
 	// Tx carries MRds to the link, Rx completions from it.
@@ -229,6 +230,7 @@ type Requester struct {
 	fLen    int
 	rr      int
 	stats   RequesterStats
+	stall   sim.Stalls // TagStallCycles
 	errs    []ProtocolError
 
 	st reqStage
@@ -266,10 +268,28 @@ func (r *Requester) Name() string { return r.name }
 func (r *Requester) Config() RequesterConfig { return r.cfg }
 
 // Stats returns the counters.
-func (r *Requester) Stats() RequesterStats { return r.stats }
+func (r *Requester) Stats() RequesterStats {
+	s := r.stats
+	s.TagStallCycles = r.stall.Count()
+	return s
+}
 
 // Counters lists the counters under the group pcie.requester.
-func (r *Requester) Counters() []sim.Counter { return sim.CountersOf("pcie.requester", &r.stats) }
+func (r *Requester) Counters() []sim.Counter {
+	s := r.Stats()
+	return sim.CountersOf("pcie.requester", &s)
+}
+
+// Connections lists the channels the requester pops (its clients'
+// requests, completions) and pushes (MRds, responses) (sim.Connected).
+func (r *Requester) Connections() (in, out []sim.Port) {
+	in, out = []sim.Port{r.Rx}, []sim.Port{r.Tx}
+	for i := range r.clients {
+		in = append(in, r.clients[i].req)
+		out = append(out, r.clients[i].resp)
+	}
+	return in, out
+}
 
 // Errors returns the protocol errors seen (the first 1000; Stats().Errors
 // counts them all).
@@ -533,9 +553,7 @@ func (r *Requester) Commit() {
 	}
 	r.stats.Responses += s.responses
 	r.stats.FailedReads += s.failed
-	if s.stall {
-		r.stats.TagStallCycles++
-	}
+	r.stall.Note(r.Now(), s.stall)
 	if u := r.TagsInUse(); u > r.stats.MaxTagsInUse {
 		r.stats.MaxTagsInUse = u
 	}

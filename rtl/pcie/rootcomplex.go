@@ -86,6 +86,7 @@ func (s *RootComplexStats) add(d *RootComplexStats) {
 // pushed on Tx at r + HostLatency when the completer is free, and writes
 // and reads reach Memory in the order they arrived.
 type RootComplex struct {
+	sim.Base
 	name string
 	cfg  RootComplexConfig
 	mem  *Memory
@@ -129,6 +130,12 @@ func (r *RootComplex) Stats() RootComplexStats { return r.stats }
 // Counters lists the counters under the group pcie: the host's view of the
 // link's traffic.
 func (r *RootComplex) Counters() []sim.Counter { return sim.CountersOf("pcie", &r.stats) }
+
+// Connections lists the channels the root complex pops and pushes: its
+// ports and its pipe, both ends of which it holds (sim.Connected).
+func (r *RootComplex) Connections() (in, out []sim.Port) {
+	return []sim.Port{r.Rx, r.pipe}, []sim.Port{r.Tx, r.pipe}
+}
 
 // Pipe is the internal channel of requests inside the host latency (for
 // tracers).

@@ -28,11 +28,14 @@ type Stats struct {
 	Stalls   uint64                `counter:"stall_cycles" unit:"cycles" help:"cycles in which a piece waited at an input because its destination was not ready"`
 }
 
-// Unit is the protection checker.
+// Unit is the protection checker. The engine evaluates it only in the
+// cycles something happens to it (sim.Base).
 type Unit struct {
+	sim.Base
 	name  string
 	p     Ports
 	stats Stats
+	stall sim.Stalls // Stats.Stalls
 
 	cov *cover.Collector // nil: coverage off
 
@@ -51,10 +54,23 @@ func New(name string, p Ports) *Unit {
 func (u *Unit) Name() string { return u.name }
 
 // Stats returns the counters.
-func (u *Unit) Stats() Stats { return u.stats }
+func (u *Unit) Stats() Stats {
+	s := u.stats
+	s.Stalls = u.stall.Count()
+	return s
+}
 
 // Counters lists the counters under the group protcheck.
-func (u *Unit) Counters() []sim.Counter { return sim.CountersOf("protcheck", &u.stats) }
+func (u *Unit) Counters() []sim.Counter {
+	s := u.Stats()
+	return sim.CountersOf("protcheck", &s)
+}
+
+// Connections lists the channels the stage pops and pushes (sim.Connected).
+func (u *Unit) Connections() (in, out []sim.Port) {
+	p := &u.p
+	return []sim.Port{p.In, p.InLoop}, []sim.Port{p.Done, p.MTT, p.KLM, p.Nested, p.Credit, p.Ack}
+}
 
 // Covers lists the coverage points the stage hits when a piece leaves it:
 // a piece that passed (its mode at its level, and where it lies in its
@@ -66,20 +82,22 @@ func (u *Unit) SetCoverage(c *cover.Collector) { u.cov = c }
 
 // Fired reports whether a piece was checked this cycle, with its key and
 // status (for waveforms).
-func (u *Unit) Fired() (bool, prm.Key, prm.Status) { return u.fired, u.lastKey, u.lastStatus }
+func (u *Unit) Fired() (bool, prm.Key, prm.Status) {
+	return u.fired && u.Ran(), u.lastKey, u.lastStatus
+}
 
 // Eval checks at most one piece, the loop VC first.
 func (u *Unit) Eval(now uint64) bool {
 	u.fired = false
 	if u.p.InLoop.Valid() && u.try(u.p.InLoop) {
+		u.stall.Note(now, false)
 		return false
 	}
 	if u.p.In.Valid() && u.try(u.p.In) {
+		u.stall.Note(now, false)
 		return false
 	}
-	if u.p.InLoop.Valid() || u.p.In.Valid() {
-		u.stats.Stalls++
-	}
+	u.stall.Note(now, u.p.InLoop.Valid() || u.p.In.Valid())
 	return false
 }
 
@@ -158,6 +176,3 @@ func push[T any](c *sim.Chan[T], v T) bool {
 	c.Push(v)
 	return true
 }
-
-// Commit has nothing to latch: the stage keeps no registers of its own.
-func (u *Unit) Commit() {}

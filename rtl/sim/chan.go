@@ -22,6 +22,12 @@ type Port interface {
 	Activity() (pushed, popped bool)
 	// HeadValid reports whether the consumer sees a payload this cycle.
 	HeadValid() bool
+	// bindConsumer and bindProducer name the components (by number) that
+	// pop and push the channel, for the engine to wake them.
+	bindConsumer(i int)
+	bindProducer(i int)
+	// consumed reports whether a Connected component pops the channel.
+	consumed() bool
 }
 
 type entry[T any] struct {
@@ -41,10 +47,13 @@ type Chan[T any] struct {
 	buf     []entry[T]
 	head, n int
 
-	pushed  bool
-	pushVal T
-	popped  bool
-	dirty   bool
+	pushed bool
+	popped bool
+	dirty  bool
+
+	// prod and cons are the components that push and pop, -1 for none
+	// known (a test, a component evaluated every cycle).
+	prod, cons int
 }
 
 // NewChan makes a channel registered with the engine. depth >= 1,
@@ -56,7 +65,8 @@ func NewChan[T any](e *Engine, name string, depth, latency int) *Chan[T] {
 	if latency < 1 {
 		latency = 1
 	}
-	c := &Chan[T]{name: name, id: len(e.ports), depth: depth, latency: uint64(latency), clk: e, buf: make([]entry[T], depth)}
+	c := &Chan[T]{name: name, id: len(e.ports), depth: depth, latency: uint64(latency), clk: e, buf: make([]entry[T], depth),
+		prod: -1, cons: -1}
 	e.addPort(c)
 	return c
 }
@@ -71,14 +81,31 @@ func (c *Chan[T]) ID() int { return c.id }
 func (c *Chan[T]) Ready() bool { return c.n < c.depth && !c.pushed && !c.clk.stalls(c.id) }
 
 // Push stages v; it becomes visible Latency cycles later. Pushing when not
-// Ready is a modelling bug and panics.
+// Ready is a modelling bug and panics. v is written straight into the
+// FIFO's free slot (Ready means there is one, even if the head leaves in
+// the same cycle); it counts only from the commit on.
 func (c *Chan[T]) Push(v T) {
 	if !c.Ready() {
 		panic(fmt.Sprintf("sim: push to %s when not ready", c.name))
 	}
-	c.pushed, c.pushVal = true, v
+	c.pushed = true
+	c.buf[c.tail()].v = v
+	c.clk.handshakes++
 	c.markDirty()
 }
+
+// tail is the slot after the last payload held.
+func (c *Chan[T]) tail() int {
+	i := c.head + c.n
+	if i >= c.depth {
+		i -= c.depth
+	}
+	return i
+}
+
+func (c *Chan[T]) bindConsumer(i int) { c.cons = i }
+func (c *Chan[T]) bindProducer(i int) { c.prod = i }
+func (c *Chan[T]) consumed() bool     { return c.cons >= 0 }
 
 // Valid reports whether the consumer sees a payload this cycle.
 func (c *Chan[T]) Valid() bool {
@@ -97,6 +124,7 @@ func (c *Chan[T]) Pop() {
 		panic(fmt.Sprintf("sim: pop from %s when not valid", c.name))
 	}
 	c.popped = true
+	c.clk.handshakes++
 	c.markDirty()
 }
 
@@ -119,7 +147,12 @@ func (c *Chan[T]) Cap() int { return c.depth }
 func (c *Chan[T]) Activity() (bool, bool) { return c.pushed, c.popped }
 
 // Pushed returns the payload staged this cycle, if any (for tracing).
-func (c *Chan[T]) Pushed() (*T, bool) { return &c.pushVal, c.pushed }
+func (c *Chan[T]) Pushed() (*T, bool) {
+	if !c.pushed {
+		return nil, false
+	}
+	return &c.buf[c.tail()].v, true
+}
 
 // Each calls f on every payload held, head first.
 func (c *Chan[T]) Each(f func(*T)) {
@@ -128,7 +161,17 @@ func (c *Chan[T]) Each(f func(*T)) {
 	}
 }
 
+// commit latches the cycle's push and pop and wakes the components they
+// concern: the producer the cycle after it pushed or the consumer popped
+// (a slot freed), the consumer the cycle after it popped, and the
+// consumer when the head it will see next becomes visible.
 func (c *Chan[T]) commit() {
+	e := c.clk
+	if c.pushed {
+		// The payload was written at the tail before the pop moved the
+		// head: place it first.
+		c.buf[c.tail()].at = e.now + c.latency
+	}
 	if c.popped {
 		// The slot keeps its old payload until overwritten: clearing it
 		// would cost a copy of the payload every cycle for nothing.
@@ -137,18 +180,22 @@ func (c *Chan[T]) commit() {
 			c.head = 0
 		}
 		c.n--
-		c.popped = false
 	}
 	if c.pushed {
-		i := c.head + c.n
-		if i >= c.depth {
-			i -= c.depth
-		}
-		c.buf[i] = entry[T]{v: c.pushVal, at: c.clk.now + c.latency}
 		c.n++
-		c.pushed = false
 	}
-	c.dirty = false
+	if c.prod >= 0 {
+		e.schedule(c.prod, e.now+1)
+	}
+	if c.cons >= 0 {
+		if c.popped {
+			e.schedule(c.cons, e.now+1)
+		}
+		if c.n > 0 {
+			e.schedule(c.cons, max(c.buf[c.head].at, e.now+1))
+		}
+	}
+	c.pushed, c.popped, c.dirty = false, false, false
 }
 
 func (c *Chan[T]) nextVisible() (uint64, bool) {

@@ -12,8 +12,16 @@
 // depth (the producer sees the consumer's pop one cycle later, like a FIFO
 // whose full flag is registered).
 //
-// The engine skips cycles in which nothing can happen: when no component
-// is busy and no channel has a visible payload, time jumps to the next
-// cycle at which a payload becomes visible. Results are the same with and
-// without skipping because an idle component's Eval does nothing.
+// The engine pays for activity, not for time. A component that embeds
+// Base and lists its channels (Connected) is evaluated only in the cycles
+// something happens to it: a payload became visible at one of its inputs,
+// an output freed a slot, it pushed or popped the cycle before, it
+// reported itself busy, or a timer of its own came due (Base.WakeAt).
+// Cycles in which no component is due are skipped. A component's Eval
+// must do nothing in the other cycles, which is what makes the schedule
+// exact: results, completion cycles, counters and waveforms are those of
+// evaluating every component in every cycle (Engine.NoSkip), and
+// Engine.Audit checks the rule while a test runs. What a unit shows in
+// the cycles it did not run follows from that: strobes are low (Base.Ran),
+// registers hold, and a wait counts its skipped cycles (Stalls).
 package sim

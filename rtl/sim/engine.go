@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"fmt"
+	"math/bits"
 	"math/rand"
 )
 
@@ -10,10 +12,28 @@ type Component interface {
 	Name() string
 	// Eval computes this cycle from registered state and visible channel
 	// heads; it stages register updates, pushes and pops, and reports
-	// whether the unit has work of its own (so the engine must not skip).
+	// whether the unit has work of its own for the next cycle (so that the
+	// engine evaluates it then, whatever its channels do).
 	Eval(now uint64) bool
-	// Commit latches the staged register updates.
+}
+
+// Committer is a component with registers that Eval stages and Commit
+// latches at the clock edge. A component whose Eval updates its private
+// state in place (no other component can read it) needs no Commit.
+type Committer interface {
 	Commit()
+}
+
+// Connected is a component that follows the engine's wake rules (it
+// embeds Base) and names the channels it consumes from and produces into:
+// the engine then evaluates it only in the cycles that something happens
+// to it (see Engine).
+type Connected interface {
+	Component
+	// Connections lists the channels the component pops (inputs) and
+	// pushes (outputs).
+	Connections() (inputs, outputs []Port)
+	base() *Base
 }
 
 // Actor is a component that can change its state in a cycle without a
@@ -24,28 +44,62 @@ type Actor interface {
 	Acted() bool
 }
 
-// Engine is the clock: it evaluates every component, then commits every
-// component and every channel touched, once a cycle.
+// Engine is the clock: once a cycle it evaluates the components that have
+// something to do, then commits them and every channel touched.
+//
+// A Connected component (one that embeds Base and lists its channels) is
+// evaluated in a cycle only when one of these woke it: a payload became
+// visible at the head of one of its inputs, one of its outputs freed a
+// slot (a pop), it pushed or popped in the cycle before, it returned busy
+// from its last Eval, or a timer of its own (Base.WakeAt) came due. Its
+// Eval must do nothing in any other cycle: whatever it waits on is one of
+// those events. Any other component is evaluated in every cycle the
+// engine steps. Cycles in which nothing is due are skipped (SkipIdle).
+// NoSkip and Backpressure evaluate every component in every cycle: the
+// reference the schedule must match (results, completion cycles,
+// counters and waveforms; tb tests compare them).
 type Engine struct {
-	now    uint64
-	comps  []Component
-	actors []Actor
-	ports  []Port
-	dirty  []Port
+	now     uint64
+	comps   []Component
+	commits []Committer // by component; nil: no Commit
+	actors  []Actor     // by component; nil: not an Actor
+	bases   []*Base     // by component; nil: evaluated every cycle
+	legacy  int         // components without a Base
+	ports   []Port
+	dirty   []Port
+
+	// due holds the components to evaluate this cycle, next those of the
+	// next; later the wakes further ahead.
+	due, next bitset
+	later     wakeHeap
+	ran       []uint64 // by component: 1 + the last cycle it was evaluated
 
 	// progressed: the last cycle had a handshake or an actor acted.
 	progressed bool
-	// wake is the earliest cycle a component asked to be evaluated at
-	// (WakeAt) in the last cycle; wakeNext gathers this cycle's requests.
+	// legacyBusy: a component without a Base returned busy last cycle.
+	legacyBusy bool
+	// stepNext: step the next cycle even with nothing due (hooks see the
+	// handshakes of an active cycle end).
+	stepNext bool
+	// wake is the earliest cycle asked for by Engine.WakeAt in the last
+	// cycle; wakeNext gathers this cycle's requests.
 	wake, wakeNext uint64
 
-	// NoSkip disables idle skipping (for tests that compare traces).
+	// NoSkip evaluates every component in every cycle and never skips
+	// (the reference the schedule is tested against).
 	NoSkip bool
+	// Audit is NoSkip that also checks the wake rules: a Connected
+	// component evaluated in a cycle it was not due must not push, pop,
+	// act or report itself busy (the schedule would have missed it).
+	// Violations lists the first ones found.
+	Audit      bool
+	Violations []string
+	handshakes uint64 // pushes and pops staged so far
 	// order, when set, shuffles the evaluation order every cycle (tests of
 	// order independence).
 	order *rand.Rand
 	perm  []int
-	// Hooks run after each commit, for tracers and statistics.
+	// Hooks run after each evaluation, for tracers and statistics.
 	hooks []func(now uint64)
 
 	// Back-pressure (tests): each channel, each cycle, is stalled with
@@ -60,7 +114,9 @@ type Engine struct {
 // its consumer: the stalls a real design sees from a busy neighbour. The
 // draw is a hash of seed, the channel and the cycle, so it does not depend
 // on the order components are evaluated in and repeats with the seed.
-// Results must not change; only their timing does. 0 turns it off.
+// Results must not change; only their timing does. 0 turns it off. With
+// back-pressure every component is evaluated in every cycle (a stall comes
+// and goes with no event).
 func (e *Engine) Backpressure(seed uint64, perMille int) {
 	e.bpSeed, e.bpPerMille = seed, uint64(max(min(perMille, 1000), 0))
 }
@@ -86,21 +142,57 @@ const noWake = ^uint64(0)
 func (e *Engine) Now() uint64 { return e.now }
 
 // Add registers components, evaluated in the order added (unless
-// shuffled).
+// shuffled). A Connected component is bound to the channels it lists and
+// is due in the first cycle.
 func (e *Engine) Add(cs ...Component) {
-	e.comps = append(e.comps, cs...)
 	for _, c := range cs {
-		if a, ok := c.(Actor); ok {
-			e.actors = append(e.actors, a)
+		i := len(e.comps)
+		e.comps = append(e.comps, c)
+		cm, _ := c.(Committer)
+		e.commits = append(e.commits, cm)
+		a, _ := c.(Actor)
+		e.actors = append(e.actors, a)
+		e.ran = append(e.ran, 0)
+		e.due.grow(i + 1)
+		e.next.grow(i + 1)
+		cc, ok := c.(Connected)
+		if !ok {
+			e.bases = append(e.bases, nil)
+			e.legacy++
+			continue
 		}
+		b := cc.base()
+		b.eng, b.idx = e, i
+		e.bases = append(e.bases, b)
+		in, out := cc.Connections()
+		for _, p := range in {
+			if p != nil {
+				p.bindConsumer(i)
+			}
+		}
+		for _, p := range out {
+			if p != nil {
+				p.bindProducer(i)
+			}
+		}
+		e.due.set(i)
 	}
 }
 
-// WakeAt asks, from a component's Eval, that the engine evaluate a cycle
-// no later than at even if nothing else happens before: a timer of the
-// component's own (the firmware's command latency). A component waiting
-// on a timer asks again each cycle it is evaluated. Idle skipping stops
-// at the earliest request, and a pending request is not a hang.
+// schedule makes component i due at cycle at (> now).
+func (e *Engine) schedule(i int, at uint64) {
+	if at <= e.now+1 {
+		e.next.set(i)
+		return
+	}
+	e.later.push(at, i)
+}
+
+// WakeAt asks, from a component's Eval, that the engine step a cycle no
+// later than at even if nothing else happens before (every component
+// without a Base is evaluated then): a timer. A component waiting on a
+// timer asks again each cycle it is evaluated. A pending request is not a
+// hang. Components with a Base use Base.WakeAt, which wakes them alone.
 func (e *Engine) WakeAt(at uint64) {
 	if at < e.wakeNext {
 		e.wakeNext = at
@@ -113,10 +205,13 @@ func (e *Engine) Progressed() bool { return e.progressed }
 
 // Pending reports whether something is bound to happen without any
 // component acting: a payload on its way that is not yet visible, or a
-// component's timer (WakeAt) not yet reached. A model that neither
-// progresses nor has anything pending is stuck.
+// component's timer not yet reached. A model that neither progresses nor
+// has anything pending is stuck.
 func (e *Engine) Pending() bool {
 	if e.wake != noWake && e.wake >= e.now {
+		return true
+	}
+	if e.later.after(e.now) {
 		return true
 	}
 	for _, p := range e.ports {
@@ -139,14 +234,57 @@ func (e *Engine) Components() []Component { return e.comps }
 // drawn from seed: results must not change.
 func (e *Engine) Shuffle(seed int64) { e.order = rand.New(rand.NewSource(seed)) }
 
-// OnCycle adds a hook called every cycle between evaluation and commit:
-// registers still hold this cycle's values and channels show this cycle's
-// handshakes, so tracers sample there.
+// OnCycle adds a hook called every cycle stepped, between evaluation and
+// commit: registers still hold this cycle's values and channels show this
+// cycle's handshakes, so tracers sample there. With hooks, the cycle
+// after one in which anything ran is always stepped, so that a tracer
+// sees strobes and handshakes end.
 func (e *Engine) OnCycle(f func(now uint64)) { e.hooks = append(e.hooks, f) }
 
-// Step runs one cycle and reports whether a component had work of its own.
+// Ran reports whether component c was evaluated in the current cycle (for
+// tracers: a unit's strobes are low in cycles it did not run).
+func (e *Engine) Ran(c Component) bool {
+	for i, x := range e.comps {
+		if x == c {
+			return e.ran[i] == e.now+1
+		}
+	}
+	return false
+}
+
+// evalAll reports whether every component is evaluated this cycle.
+func (e *Engine) evalAll() bool { return e.NoSkip || e.Audit || e.bpPerMille > 0 }
+
+// Step runs one cycle and moves to the next. It reports whether the next
+// cycle has work (something due, or a busy component without a Base):
+// when it does not, SkipIdle may jump over the idle cycles.
 func (e *Engine) Step() bool {
-	busy := false
+	all := e.evalAll()
+	e.legacyBusy = false
+	ranAny := false
+	eval := func(i int) {
+		if !all && e.bases[i] != nil && !e.due.has(i) {
+			return
+		}
+		e.ran[i] = e.now + 1
+		ranAny = true
+		h := e.handshakes
+		busy := e.comps[i].Eval(e.now)
+		if e.Audit && e.bases[i] != nil && !e.due.has(i) {
+			acted := e.actors[i] != nil && e.actors[i].Acted()
+			if (busy || acted || e.handshakes != h) && len(e.Violations) < 20 {
+				e.Violations = append(e.Violations, fmt.Sprintf("cycle %d: %s acted while not due (busy %v, acted %v, %d handshakes)",
+					e.now, e.comps[i].Name(), busy, acted, e.handshakes-h))
+			}
+		}
+		if busy {
+			if e.bases[i] != nil {
+				e.next.set(i)
+			} else {
+				e.legacyBusy = true
+			}
+		}
+	}
 	if e.order != nil {
 		if len(e.perm) != len(e.comps) {
 			e.perm = make([]int, len(e.comps))
@@ -156,14 +294,16 @@ func (e *Engine) Step() bool {
 		}
 		e.order.Shuffle(len(e.perm), func(i, j int) { e.perm[i], e.perm[j] = e.perm[j], e.perm[i] })
 		for _, i := range e.perm {
-			if e.comps[i].Eval(e.now) {
-				busy = true
-			}
+			eval(i)
+		}
+	} else if all || e.legacy > 0 {
+		for i := range e.comps {
+			eval(i)
 		}
 	} else {
-		for _, c := range e.comps {
-			if c.Eval(e.now) {
-				busy = true
+		for w, word := range e.due.w {
+			for ; word != 0; word &= word - 1 {
+				eval(w<<6 + bits.TrailingZeros64(word))
 			}
 		}
 	}
@@ -171,21 +311,39 @@ func (e *Engine) Step() bool {
 		h(e.now)
 	}
 	e.progressed = len(e.dirty) > 0
-	for _, a := range e.actors {
-		if a.Acted() {
+	for i, a := range e.actors {
+		if a != nil && e.ran[i] == e.now+1 && a.Acted() {
 			e.progressed = true
 		}
 	}
 	e.wake, e.wakeNext = e.wakeNext, noWake
-	for _, c := range e.comps {
-		c.Commit()
+	for i, c := range e.commits {
+		if c != nil && e.ran[i] == e.now+1 {
+			c.Commit()
+		}
 	}
 	for _, p := range e.dirty {
 		p.commit()
 	}
+	e.stepNext = len(e.hooks) > 0 && (ranAny || len(e.dirty) > 0)
 	e.dirty = e.dirty[:0]
 	e.now++
-	return busy
+	e.due, e.next = e.next, e.due
+	e.next.clear()
+	e.takeDue()
+	return !e.due.empty() || e.legacyBusy
+}
+
+// takeDue moves the wakes due by now from later to due.
+func (e *Engine) takeDue() {
+	for {
+		at, i, ok := e.later.peek()
+		if !ok || at > e.now {
+			return
+		}
+		e.later.pop()
+		e.due.set(i)
+	}
 }
 
 // Held reports whether any channel holds a payload.
@@ -198,16 +356,25 @@ func (e *Engine) Held() bool {
 	return false
 }
 
-// SkipIdle is called after a Step in which no component was busy: if no
-// channel shows a payload now, time jumps to the cycle at which the next one
-// becomes visible. With hooks, one idle cycle is stepped first so that
-// tracers see the handshakes of the last active cycle end.
+// SkipIdle is called after a Step that reported no work for the next
+// cycle: time jumps to the next cycle at which something is due (a wake,
+// a timer, or, with components without a Base, a payload becoming
+// visible). It does nothing when something is due now.
 func (e *Engine) SkipIdle() {
-	if e.NoSkip {
+	if e.NoSkip || e.evalAll() || !e.due.empty() || e.legacyBusy {
 		return
 	}
-	next := ^uint64(0)
+	next := noWake
+	if at, _, ok := e.later.peek(); ok {
+		next = at
+	}
+	// Channels that no Connected component pops: their consumer (a
+	// component without a Base, a test) runs every cycle stepped, so the
+	// cycle their head shows must be stepped.
 	for _, p := range e.ports {
+		if e.legacy == 0 && p.consumed() {
+			continue
+		}
 		at, ok := p.nextVisible()
 		if !ok {
 			continue
@@ -215,21 +382,25 @@ func (e *Engine) SkipIdle() {
 		if at <= e.now {
 			return
 		}
-		if at < next {
-			next = at
-		}
+		next = min(next, at)
 	}
-	if e.wake < next {
+	if e.wake != noWake {
 		if e.wake <= e.now {
 			return
 		}
-		next = e.wake
+		next = min(next, e.wake)
 	}
-	if next == ^uint64(0) || next <= e.now+1 {
+	if next == noWake || next <= e.now+1 {
 		return
 	}
-	if len(e.hooks) > 0 {
+	if e.stepNext {
+		// One idle cycle first, so that tracers see the last active
+		// cycle's strobes and handshakes end.
 		e.Step()
+		if next <= e.now || !e.due.empty() {
+			return
+		}
 	}
 	e.now = next
+	e.takeDue()
 }

@@ -53,7 +53,7 @@ type Top struct {
 
 	// Ops in, results out: the testbench's ports.
 	In  *sim.Chan[Op]
-	Out *sim.Chan[*scenario.Result]
+	Out *sim.Chan[Result]
 	// Tx and Rx carry TLPs to and from the PCIe link.
 	Tx, Rx *sim.Chan[pcie.TLP]
 
@@ -160,7 +160,7 @@ func New(cfg Config, e *sim.Engine, icm ICM, log hclog.Logger) (*Top, error) {
 		log: log.Named("top")}
 	t.fwLog = t.log.Named("firmware")
 	t.In = sim.NewChan[Op](e, "top.in", d, 1)
-	t.Out = sim.NewChan[*scenario.Result](e, "top.out", d, 1)
+	t.Out = sim.NewChan[Result](e, "top.out", d, 1)
 	t.Tx = sim.NewChan[pcie.TLP](e, "top.tx", d, 1)
 	t.Rx = sim.NewChan[pcie.TLP](e, "top.rx", d, 1)
 
@@ -342,7 +342,7 @@ func (t *Top) retire(now uint64) {
 	if t.log.IsTrace() {
 		t.log.Trace("retire", "cycle", now, "seq", res.Seq, "status", res.Status, "segments", len(res.Segments), "latency", now-e.start)
 	}
-	t.Out.Push(&res)
+	t.Out.Push(Result{&res})
 	t.free()
 }
 
@@ -436,7 +436,7 @@ func (t *Top) command(now uint64) {
 		if t.Out.Ready() {
 			res := t.curRes
 			res.Cycle, res.HasCycle = now, true
-			t.Out.Push(&res)
+			t.Out.Push(Result{&res})
 			t.stats.Commands++
 			t.cov.Command(cover.Command(t.cur.Op.Kind), res.Status)
 			t.cmd = cmdIdle

@@ -255,6 +255,13 @@ func (s *source) Name() string { return "tb.source" }
 // Connections: the source pushes the model's input (sim.Connected).
 func (s *source) Connections() (in, out []sim.Port) { return nil, []sim.Port{s.out} }
 
+// Describe: the source shows the operations it has pushed, in top.tb
+// (sim.Described).
+func (s *source) Describe() sim.Description {
+	return sim.Description{Scope: "tb", Signals: []sim.Signal{{Name: "ops_sent", Width: 32}},
+		Sample: func(vs []uint64) { vs[0] = uint64(s.next) }}
+}
+
 // Eval pushes the next operation when the input has room; a push wakes it
 // the next cycle, a pop of the input when it was full.
 func (s *source) Eval(now uint64) bool {
@@ -270,7 +277,7 @@ func (s *source) Eval(now uint64) bool {
 // allowed only with overlapping invalidation).
 type sink struct {
 	sim.Base
-	in       *sim.Chan[*scenario.Result]
+	in       *sim.Chan[rtl.Result]
 	onResult func(*scenario.Result) error
 	seen     []bool // by number - base
 	base     int
@@ -281,6 +288,13 @@ type sink struct {
 
 func (s *sink) Name() string { return "tb.sink" }
 
+// Describe: the sink shows the results it has taken, in top.tb
+// (sim.Described).
+func (s *sink) Describe() sim.Description {
+	return sim.Description{Scope: "tb", Signals: []sim.Signal{{Name: "results", Width: 32}},
+		Sample: func(vs []uint64) { vs[0] = uint64(s.n) }}
+}
+
 // Connections: the sink pops the model's output (sim.Connected).
 func (s *sink) Connections() (in, out []sim.Port) { return []sim.Port{s.in}, nil }
 
@@ -288,7 +302,7 @@ func (s *sink) Eval(now uint64) bool {
 	if !s.in.Valid() || s.err != nil {
 		return false
 	}
-	r := *s.in.Peek()
+	r := s.in.Peek().Result
 	s.in.Pop()
 	i := r.Seq - s.base
 	switch {

@@ -1,6 +1,7 @@
 package tb
 
 import (
+	"mkeysim/rtl"
 	"strings"
 	"testing"
 
@@ -24,7 +25,7 @@ func TestSinkCatchesBadCompletions(t *testing.T) {
 		{"out of order allowed", []int{1, 0, 2}, false, ""},
 	} {
 		e := sim.New()
-		ch := sim.NewChan[*scenario.Result](e, "top.out", 1, 1)
+		ch := sim.NewChan[rtl.Result](e, "top.out", 1, 1)
 		s := &sink{in: ch, seen: make([]bool, 3), inOrder: c.inOrder}
 		feed := &feeder{out: ch, seqs: c.seqs}
 		e.Add(feed, s)
@@ -41,14 +42,14 @@ func TestSinkCatchesBadCompletions(t *testing.T) {
 }
 
 type feeder struct {
-	out  *sim.Chan[*scenario.Result]
+	out  *sim.Chan[rtl.Result]
 	seqs []int
 }
 
 func (f *feeder) Name() string { return "feeder" }
 func (f *feeder) Eval(uint64) bool {
 	if len(f.seqs) > 0 && f.out.Ready() {
-		f.out.Push(&scenario.Result{Seq: f.seqs[0]})
+		f.out.Push(rtl.Result{Result: &scenario.Result{Seq: f.seqs[0]}})
 		f.seqs = f.seqs[1:]
 	}
 	return len(f.seqs) > 0

@@ -97,29 +97,27 @@ type Tracer struct {
 	info  []Signal   // by signal index
 	order []string   // group names in data-flow order
 
-	ports  []portTracer
+	ports  []*chanTracer
 	byPort map[sim.Port]int
 	index  portIndex // byPort, faster
 	stamp  []uint64  // per port: 1 + the cycle it was last sampled
 	due    []int     // ports to sample this cycle (scratch)
 	next   []int     // ports to sample next cycle
 	wakes  wakeHeap  // ports to sample when their head becomes visible
-	u      unitSigs
+	units  []unitTracer
+	enums  map[string]*sim.Enum // the value names of the signals, by filter name
 
-	walkBit []uint8 // per port: walkM or walkK if it is a walker's
-
-	walkTouched uint8 // walkM, walkK: a walker's channel was touched this cycle
-
-	now      uint64
-	marked   uint64 // now+1 once this cycle's time mark is logged
-	logging  bool   // changes are logged (the window has begun)
-	seen     bool   // a cycle has been sampled
-	log      []uint64
-	work     chan []uint64
-	free     chan []uint64
-	done     chan struct{}
-	closed   bool
-	closeErr error
+	now       uint64
+	marked    uint64 // now+1 once this cycle's time mark is logged
+	logging   bool   // changes are logged (the window has begun)
+	seen      bool   // a cycle has been sampled
+	seenUnits bool   // the units have been sampled once
+	log       []uint64
+	work      chan []uint64
+	free      chan []uint64
+	done      chan struct{}
+	closed    bool
+	closeErr  error
 
 	file *traceFiles // TraceFile's files, nil for Trace
 }
@@ -178,7 +176,7 @@ func Trace(b *Bench, out io.Writer, o vcd.Options) (*Tracer, error) {
 
 // newTracer returns a tracer of b into w with nothing declared.
 func newTracer(b *Bench, w *vcd.Writer) *Tracer {
-	return &Tracer{b: b, w: w, byPort: map[sim.Port]int{}}
+	return &Tracer{b: b, w: w, byPort: map[sim.Port]int{}, enums: map[string]*sim.Enum{}}
 }
 
 // Signals lists the traced variables in data-flow order.
@@ -218,7 +216,6 @@ func (t *Tracer) hook(now uint64) {
 	}
 	for _, p := range t.b.Eng.Touched() {
 		if i := t.index.find(p); i >= 0 {
-			t.walkTouched |= t.walkBit[i]
 			due = append(due, i)
 		}
 	}
@@ -226,12 +223,6 @@ func (t *Tracer) hook(now uint64) {
 		due = append(due, int(t.wakes.pop()&wakeMask))
 	}
 	t.due = due
-	if len(due) == 0 && !t.u.live() {
-		// No channel moved, no head showed, no command runs and no strobe
-		// must fall: no unit can have changed (the units' state moves
-		// with their channels; trace_test.go checks it cycle by cycle).
-		return
-	}
 	stamp := now + 1
 	for _, i := range due {
 		if t.stamp[i] == stamp {
@@ -246,10 +237,28 @@ func (t *Tracer) hook(now uint64) {
 		}
 	}
 	t.sampleUnits()
-	t.walkTouched = 0
 	if len(t.log) >= logWords-2048 {
 		t.flush()
 	}
+}
+
+// sampleUnits samples the signals of the components that ran this cycle
+// or the one before: a unit's signals change only when it runs (its
+// strobes and the registers it stages) and at the commit that follows
+// (the strobes fall, latched registers show) (sim.Description).
+func (t *Tracer) sampleUnits() {
+	e := t.b.Eng
+	for k := range t.units {
+		u := &t.units[k]
+		if now, before := e.RanAt(u.comp); !now && !before && t.seenUnits {
+			continue
+		}
+		u.sample(u.vals)
+		for i, s := range u.sigs {
+			t.set(s, u.vals[i])
+		}
+	}
+	t.seenUnits = true
 }
 
 // portIndex finds a traced channel's index from the engine's sim.Port by

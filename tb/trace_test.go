@@ -89,6 +89,9 @@ func portPath(name string) string {
 	return "top." + unit + "." + strings.ReplaceAll(rest, ".", "_")
 }
 
+// maxContexts is how many walker contexts the waveform shows one by one.
+const maxContexts = 32
+
 // expectation is a value the model had at a cycle.
 type expectation struct {
 	cycle uint64
@@ -130,8 +133,8 @@ func (r *recorder) hook(now uint64) {
 		case *sim.Chan[rtl.Op]:
 			r.note(now, path+"_seq", uint64(c.Peek().Seq))
 			r.note(now, path+"_op", uint64(c.Peek().Op.Kind))
-		case *sim.Chan[*scenario.Result]:
-			res := *c.Peek()
+		case *sim.Chan[rtl.Result]:
+			res := c.Peek().Result
 			r.note(now, path+"_seq", uint64(res.Seq))
 			r.note(now, path+"_status", uint64(res.Status))
 		case *sim.Chan[scenario.Result]:

@@ -8,13 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"mkeysim/prm"
 	"mkeysim/rtl"
-	"mkeysim/rtl/klmwalk"
-	"mkeysim/rtl/mptcache"
-	"mkeysim/rtl/mttwalk"
-	"mkeysim/rtl/pcie"
-	"mkeysim/scenario"
 	"mkeysim/vcd"
 )
 
@@ -22,83 +16,15 @@ import (
 // translate filters that show codes by name, the save file that groups
 // the signals, and the files of TraceFile.
 
-// filterFormat is the format of every filtered signal and filter file.
-const filterFormat = vcd.Hex
-
-// traceFilter is one translate filter: the width of the signals it
-// applies to and the names of their values.
-type traceFilter struct {
-	width int
-	names func() map[uint64]string
-}
-
-// traceFilters are the translate filters, by name (the file is
-// NAME.txt).
-var traceFilters = map[string]traceFilter{
-	"status": {5, func() map[uint64]string {
-		m := map[uint64]string{}
-		for _, s := range prm.Statuses() {
-			m[uint64(s)] = s.String()
-		}
-		return m
-	}},
-	"access_type": {3, func() map[uint64]string {
-		m := map[uint64]string{}
-		for _, a := range prm.AccessTypes() {
-			m[uint64(a)] = a.String()
-		}
-		return m
-	}},
-	"access_mode": {5, func() map[uint64]string {
-		m := map[uint64]string{}
-		for i, n := range prm.ModeNames() {
-			m[uint64(i)] = n
-		}
-		return m
-	}},
-	"tlp_type": {2, func() map[uint64]string {
-		m := map[uint64]string{}
-		for i := 0; i < pcie.NumTypes; i++ {
-			m[uint64(i)] = pcie.Type(i).String()
-		}
-		return m
-	}},
-	"cpl_status": {3, func() map[uint64]string {
-		m := map[uint64]string{}
-		for _, s := range []pcie.CplStatus{pcie.SC, pcie.UR, pcie.CA} {
-			m[uint64(s)] = s.String()
-		}
-		return m
-	}},
-	"op": {3, func() map[uint64]string {
-		m := map[uint64]string{}
-		for k := scenario.OpKind(0); k.String() != "op?"; k++ {
-			m[uint64(k)] = k.String()
-		}
-		return m
-	}},
-	"space": {2, func() map[uint64]string {
-		m := map[uint64]string{}
-		for _, s := range []prm.Space{prm.SpaceDMA, prm.SpaceSWICM, prm.SpaceMEMIC} {
-			m[uint64(s)] = s.String()
-		}
-		return m
-	}},
-	"cmd_state":      {3, rtl.CmdStateNames},
-	"mptcache_state": {3, mptcache.StateNames},
-	"mttwalk_state":  {2, mttwalk.StateNames},
-	"klmwalk_state":  {2, klmwalk.StateNames},
-}
-
-// WriteTraceFilters writes every translate filter file into dir (made if
-// needed) as NAME.txt.
-func WriteTraceFilters(dir string) error {
+// writeFilters writes the translate filter of every value naming the
+// tracer's signals use into dir (made if needed), as NAME.txt.
+func (t *Tracer) writeFilters(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	for name, f := range traceFilters {
+	for name, e := range t.enums {
 		var buf bytes.Buffer
-		if err := vcd.WriteFilter(&buf, f.names(), f.width, filterFormat); err != nil {
+		if err := vcd.WriteFilter(&buf, e.Names, e.Width, filterFormat); err != nil {
 			return fmt.Errorf("filter %s: %w", name, err)
 		}
 		if err := os.WriteFile(filepath.Join(dir, name+".txt"), buf.Bytes(), 0o644); err != nil {
@@ -232,7 +158,7 @@ func (tf *traceFiles) finish(t *Tracer, err error) error {
 		return cleanup(err)
 	}
 	os.RemoveAll(ftmp)
-	if err := WriteTraceFilters(ftmp); err != nil {
+	if err := t.writeFilters(ftmp); err != nil {
 		return cleanup(err)
 	}
 	var buf bytes.Buffer

@@ -1,6 +1,7 @@
 package klmwalk
 
 import (
+	"fmt"
 	"math/bits"
 
 	"mkeysim/cover"
@@ -24,6 +25,29 @@ const (
 // StateNames names the states for waveforms.
 func StateNames() map[uint64]string {
 	return map[uint64]string{0: "FREE", 1: "SEARCH", 2: "FETCH"}
+}
+
+// StateEnum names the states in waveforms.
+var StateEnum = &sim.Enum{Name: "klmwalk_state", Width: 2, Names: StateNames()}
+
+// maxTraced bounds the contexts a waveform shows one by one.
+const maxTraced = 32
+
+// Describe lists what the unit shows in its waveform scope: the contexts
+// in use, the loop credits, then each context's state and the tag of its
+// piece (held while it is free) (sim.Described).
+func (u *Unit) Describe() sim.Description {
+	sigs := []sim.Signal{{Name: "in_use", Width: sim.WidthFor(len(u.ctx))}, {Name: "credits", Width: sim.WidthFor(u.cfg.LoopSlots())}}
+	n := min(len(u.ctx), maxTraced)
+	for i := range n {
+		sigs = append(sigs, sim.Signal{Name: fmt.Sprintf("ctx%d_state", i), Enum: StateEnum}, sim.Signal{Name: fmt.Sprintf("ctx%d_tag", i), Width: 16})
+	}
+	return sim.Description{Scope: u.name, Signals: sigs, Sample: func(vs []uint64) {
+		vs[0], vs[1] = uint64(u.busy), uint64(u.Credits())
+		for i := range n {
+			vs[2+2*i], vs[3+2*i] = uint64(u.ctx[i].state), uint64(u.ctx[i].w.Tag)
+		}
+	}}
 }
 
 // Ports are the unit's channels, made by the top.

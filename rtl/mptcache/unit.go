@@ -61,6 +61,21 @@ func StateNames() map[uint64]string {
 	}
 }
 
+// StateEnum names the values of State in waveforms.
+var StateEnum = &sim.Enum{Name: "mptcache_state", Width: 3, Names: StateNames()}
+
+// Describe lists what the unit shows in its waveform scope: the FSM
+// summary, the MSHRs in use and the cycle's strobes (sim.Described).
+func (u *Unit) Describe() sim.Description {
+	return sim.Description{Scope: u.name,
+		Signals: []sim.Signal{{Name: "state", Enum: StateEnum}, {Name: "mshrs", Width: sim.WidthFor(u.cfg.MSHRs)},
+			sim.Bit("hit"), sim.Bit("miss"), sim.Bit("fill"), sim.Bit("inval")},
+		Sample: func(vs []uint64) {
+			h, m, f, i := u.Strobes()
+			vs[0], vs[1], vs[2], vs[3], vs[4], vs[5] = uint64(u.State()), uint64(u.inUseQ), sim.B(h), sim.B(m), sim.B(f), sim.B(i)
+		}}
+}
+
 // Unit is the MKC cache. The engine evaluates it only in the cycles
 // something happens to it (sim.Base).
 type Unit struct {

@@ -1,6 +1,7 @@
 package mttwalk
 
 import (
+	"fmt"
 	"math/bits"
 
 	"mkeysim/cover"
@@ -24,6 +25,31 @@ const (
 // StateNames names the states for waveforms.
 func StateNames() map[uint64]string {
 	return map[uint64]string{0: "IDLE", 1: "PAGE", 2: "FETCH"}
+}
+
+// StateEnum names the states in waveforms.
+var StateEnum = &sim.Enum{Name: "mttwalk_state", Width: 2, Names: StateNames()}
+
+// maxTraced bounds the contexts a waveform shows one by one.
+const maxTraced = 32
+
+// Describe lists what the walker shows in its waveform scope: its state,
+// the contexts in use, the cache's strobes, then each context's state and
+// the tag of its piece (held while it is idle) (sim.Described).
+func (u *Unit) Describe() sim.Description {
+	sigs := []sim.Signal{{Name: "state", Enum: StateEnum}, {Name: "in_use", Width: sim.WidthFor(len(u.ctx))},
+		sim.Bit("hit"), sim.Bit("miss"), sim.Bit("fill")}
+	n := min(len(u.ctx), maxTraced)
+	for i := range n {
+		sigs = append(sigs, sim.Signal{Name: fmt.Sprintf("ctx%d_state", i), Enum: StateEnum}, sim.Signal{Name: fmt.Sprintf("ctx%d_tag", i), Width: 16})
+	}
+	return sim.Description{Scope: u.name, Signals: sigs, Sample: func(vs []uint64) {
+		h, m, f := u.Strobes()
+		vs[0], vs[1], vs[2], vs[3], vs[4] = uint64(u.State()), uint64(u.busy), sim.B(h), sim.B(m), sim.B(f)
+		for i := range n {
+			vs[5+2*i], vs[6+2*i] = uint64(u.ctx[i].state), uint64(u.ctx[i].w.Tag)
+		}
+	}}
 }
 
 // Ports are the walker's channels, made by the top.

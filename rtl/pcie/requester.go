@@ -295,6 +295,13 @@ func (r *Requester) Connections() (in, out []sim.Port) {
 // counts them all).
 func (r *Requester) Errors() []ProtocolError { return append([]ProtocolError(nil), r.errs...) }
 
+// Describe lists what the requester shows in its waveform scope: the tags
+// in use (sim.Described).
+func (r *Requester) Describe() sim.Description {
+	return sim.Description{Scope: r.name, Signals: []sim.Signal{{Name: "tags_in_use", Width: sim.WidthFor(r.cfg.Tags)}},
+		Sample: func(vs []uint64) { vs[0] = uint64(r.TagsInUse()) }}
+}
+
 // TagsInUse is the number of MRds in flight.
 func (r *Requester) TagsInUse() int { return r.cfg.Tags - r.fLen }
 

@@ -28,6 +28,17 @@ type Stats struct {
 	Stalls   uint64                `counter:"stall_cycles" unit:"cycles" help:"cycles in which a piece waited at an input because its destination was not ready"`
 }
 
+// Describe lists what the stage shows in its waveform scope: whether it
+// checked a piece this cycle, and the key and status of the last one
+// (sim.Described).
+func (u *Unit) Describe() sim.Description {
+	return sim.Description{Scope: u.name,
+		Signals: []sim.Signal{sim.Bit("fired"), {Name: "fired_key", Width: 32, Format: sim.Hex}, {Name: "fired_status", Enum: bus.StatusEnum}},
+		Sample: func(vs []uint64) {
+			vs[0], vs[1], vs[2] = sim.B(u.fired && u.Ran()), uint64(u.lastKey), uint64(u.lastStatus)
+		}}
+}
+
 // Unit is the protection checker. The engine evaluates it only in the
 // cycles something happens to it (sim.Base).
 type Unit struct {

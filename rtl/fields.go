@@ -1,0 +1,89 @@
+package rtl
+
+import (
+	"mkeysim/prm"
+	"mkeysim/rtl/bus"
+	"mkeysim/rtl/sim"
+	"mkeysim/scenario"
+)
+
+// This file is how the top's ports show in a waveform (sim.Fielded) and
+// the top's own signals (sim.Described).
+
+// Result is a result leaving the model on Top.Out.
+type Result struct{ *scenario.Result }
+
+// OpEnum names the operation kinds (a translate filter).
+var OpEnum = func() *sim.Enum {
+	m := map[uint64]string{}
+	for k := scenario.OpKind(0); k.String() != "op?"; k++ {
+		m[uint64(k)] = k.String()
+	}
+	return &sim.Enum{Name: "op", Width: 3, Names: m}
+}()
+
+// CmdStateEnum names the command path's states in waveforms.
+var CmdStateEnum = &sim.Enum{Name: "cmd_state", Width: 3, Names: CmdStateNames()}
+
+var opFields = []sim.Field{
+	{Name: "seq", Width: 32}, {Name: "op", Enum: OpEnum}, {Name: "qpn", Width: 24, Format: sim.Hex},
+	{Name: "key", Width: 32, Format: sim.Hex}, {Name: "addr", Width: 64, Format: sim.Hex},
+	{Name: "len", Width: 32}, {Name: "type", Enum: bus.AccessTypeEnum},
+}
+
+// Fields lists an operation's fields (sim.Fielded).
+func (o *Op) Fields() []sim.Field { return opFields }
+
+// FieldValues writes the operation's fields: the QPN, key, address,
+// length and type of an access, the QPN and key of a UMR or an
+// invalidation, the key of a resume, 0 for what an operation lacks.
+func (o *Op) FieldValues(vs []uint64) {
+	op := o.Op
+	var qpn uint32
+	var key prm.Key
+	var addr, n uint64
+	var typ prm.AccessType
+	switch op.Kind {
+	case scenario.OpAccess:
+		a := &op.Access
+		qpn, key, addr, n, typ = a.QPN, a.Key, a.Addr, uint64(a.Len), a.Type
+	case scenario.OpUMR:
+		qpn, key = op.UMR.QPN, op.UMR.Key
+	case scenario.OpLocalInvalidate, scenario.OpSendWithInvalidate:
+		qpn, key = op.QPN, op.Key
+	case scenario.OpPageFaultResume:
+		key = op.Key
+	}
+	vs[0], vs[1], vs[2], vs[3] = uint64(o.Seq), uint64(op.Kind), uint64(qpn), uint64(key)
+	vs[4], vs[5], vs[6] = addr, n, uint64(typ)
+}
+
+var resultFields = []sim.Field{
+	{Name: "seq", Width: 32}, {Name: "op", Enum: OpEnum}, {Name: "status", Enum: bus.StatusEnum},
+	{Name: "level", Width: 8}, {Name: "offset", Width: 32}, {Name: "segs", Width: 8},
+	{Name: "seg_addr", Width: 64, Format: sim.Hex},
+}
+
+// Fields lists a result's fields (sim.Fielded): segs is the number of
+// segments (at most 255 shown), seg_addr the first one's address.
+func (r *Result) Fields() []sim.Field { return resultFields }
+
+// FieldValues writes the result's fields.
+func (r *Result) FieldValues(vs []uint64) {
+	x := r.Result
+	var a uint64
+	if len(x.Segments) > 0 {
+		a = x.Segments[0].Addr
+	}
+	vs[0], vs[1], vs[2], vs[3] = uint64(x.Seq), uint64(x.Op), uint64(x.Status), uint64(x.Level)
+	vs[4], vs[5], vs[6] = x.Offset, uint64(min(len(x.Segments), 255)), a
+}
+
+// Describe lists what the top shows in its waveform scope, core: the
+// command path's state and the requests in the reorder buffer
+// (sim.Described).
+func (t *Top) Describe() sim.Description {
+	return sim.Description{Scope: "core",
+		Signals: []sim.Signal{{Name: "cmd_state", Enum: CmdStateEnum}, {Name: "rob_count", Width: sim.WidthFor(t.cfg.ROBEntries)}},
+		Sample:  func(vs []uint64) { vs[0], vs[1] = uint64(t.cmd), uint64(t.count) }}
+}

@@ -39,6 +39,13 @@ type Config struct {
 
 // DefaultConfig is a 250 MHz core with the units' defaults, every value
 // written out: no parameter of a run is left at a zero that means
+// The MKC cache's replacement policies (mkc_cache.replacement), for the
+// packages above the top, which do not import the units.
+const (
+	ReplLRU    = mptcache.ReplLRU
+	ReplRandom = mptcache.ReplRandom
+)
+
 // "default".
 func DefaultConfig() Config {
 	return Config{

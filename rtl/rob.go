@@ -1,8 +1,14 @@
 package rtl
 
+// This file is the reorder buffer: a request's outcomes gather in its
+// entry until they cover every byte; the oldest whole request retires in
+// order, and a failure below all others of its request is sent to the
+// walkers as a cut.
+
 import (
 	"mkeysim/prm"
 	"mkeysim/rtl/bus"
+	"mkeysim/rtl/sim"
 	"mkeysim/scenario"
 )
 
@@ -72,4 +78,90 @@ func (e *robEntry) result(odp func(prm.Key) bool) scenario.Result {
 		res.Segments[i] = segs[i].Seg
 	}
 	return res
+}
+
+// collect takes one outcome from a unit. A failure below every other of
+// its request queues a cut for the walkers.
+func (t *Top) collect(c *sim.Chan[bus.Outcome]) {
+	if !c.Valid() {
+		return
+	}
+	o := c.Peek()
+	e := &t.rob[o.Tag]
+	e.add(o)
+	if e.needsCut() && !e.cutQueued {
+		e.cutQueued = true
+		t.cutQ = append(t.cutQ, o.Tag)
+	}
+	c.Pop()
+}
+
+// sendCut tells both walkers of the lowest failure of the oldest request
+// queued for a cut: the pieces at or past it cannot change the result, so
+// the walkers stop them (a Fixed Buffer Size access of 4 GB whose first
+// piece fails ends at once, as in the golden model, rather than walking a
+// million entries).
+func (t *Top) sendCut() {
+	for len(t.cutQ) > 0 && t.cutMTT.Ready() && t.cutKLM.Ready() {
+		tag := t.cutQ[0]
+		t.cutQ = t.cutQ[1:]
+		e := &t.rob[tag]
+		if !e.cutQueued {
+			continue
+		}
+		e.cutQueued = false
+		if !e.used || !e.needsCut() {
+			continue
+		}
+		c := bus.Cut{Tag: tag, Gen: e.gen, Offset: e.fail.Offset}
+		t.cutMTT.Push(c)
+		t.cutKLM.Push(c)
+		e.cutAt = e.fail.Offset
+		return
+	}
+}
+
+// retire sends the oldest request's result when it is whole.
+func (t *Top) retire(now uint64) {
+	if t.count == 0 {
+		return
+	}
+	e := &t.rob[t.head]
+	if !e.done() || e.resume {
+		return // resumed runs are gathered by the command path
+	}
+	if !t.Out.Ready() {
+		return
+	}
+	res := e.result(t.fw.odp)
+	res.Cycle, res.HasCycle = now, true
+	t.note(e, &res, now)
+	if t.log.IsTrace() {
+		t.log.Trace("retire", "cycle", now, "seq", res.Seq, "status", res.Status, "segments", len(res.Segments), "latency", now-e.start)
+	}
+	t.Out.Push(Result{&res})
+	t.free()
+}
+
+// note records statistics and stalls of a finished access.
+func (t *Top) note(e *robEntry, res *scenario.Result, now uint64) {
+	t.stats.Translations++
+	t.Latencies = append(t.Latencies, now-e.start)
+	if t.cov != nil {
+		t.cov.Result(e.acc.Type, e.acc.Len, res.Status, res.Level)
+		if e.resume {
+			t.cov.Resumed(res.Status)
+		}
+	}
+	if res.Status == prm.PageFault {
+		t.fw.stalled = append(t.fw.stalled, stalledAccess{seq: e.seq, acc: e.acc, faultKey: res.FaultKey,
+			level: res.Level, offset: res.Offset})
+	}
+}
+
+func (t *Top) free() {
+	e := &t.rob[t.head]
+	e.used, e.segs, e.cutQueued = false, e.segs[:0], false
+	t.head = (t.head + 1) % len(t.rob)
+	t.count--
 }

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"mkeysim/prm"
-	"mkeysim/rtl/mptcache"
+	"mkeysim/rtl"
 	"mkeysim/version"
 )
 
@@ -38,7 +38,7 @@ type Options struct {
 
 // DefaultOptions are the flags' defaults.
 func DefaultOptions() Options {
-	c := mptcache.DefaultConfig()
+	c := rtl.DefaultConfig().MKCCache
 	return Options{Count: 4096, Seed: 1, Sets: 16, Ways: 4, Replacement: c.Replacement, ReplSeed: c.Seed, Examples: "examples"}
 }
 
@@ -67,7 +67,7 @@ func (o *Options) Validate() error {
 			return &FlagError{"mkc-cache.sets", fmt.Sprint(o.Sets), "want a power of two in 1..65536"}
 		case o.Ways < 1 || o.Ways > 64:
 			return &FlagError{"mkc-cache.ways", fmt.Sprint(o.Ways), "want 1..64"}
-		case o.Replacement != mptcache.ReplLRU && o.Replacement != mptcache.ReplRandom:
+		case o.Replacement != rtl.ReplLRU && o.Replacement != rtl.ReplRandom:
 			return &FlagError{"mkc-cache.replacement", fmt.Sprintf("%q", o.Replacement), "want lru or random"}
 		}
 	}

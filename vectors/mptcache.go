@@ -1,6 +1,6 @@
 package vectors
 
-import "mkeysim/rtl/mptcache"
+import "mkeysim/rtl"
 
 // The operations of an mptcache trace.
 const (
@@ -190,7 +190,7 @@ func mptcacheDirected(sets, ways int) []MPTCacheVector {
 
 func genMPTCache(o *Options) (*unitResult, error) {
 	l := mptcacheLayout()
-	random := o.Replacement == mptcache.ReplRandom
+	random := o.Replacement == rtl.ReplRandom
 	res := &unitResult{
 		desc:   "MKC cache tag array: lookups, fills and invalidations with hit, way and victim (rtl/mptcache's array and replacement)",
 		layout: l,

@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"mkeysim/config"
-	"mkeysim/rtl/mptcache"
+	"mkeysim/rtl"
 	"mkeysim/vectors"
 )
 
@@ -31,7 +31,7 @@ func addCompletions(root *cobra.Command) {
 		"config":                files("toml"),
 		"scenario":              files("json"),
 		"log-level":             words("trace", "debug", "info", "warn", "error", "off"),
-		"mkc-cache.replacement": words(mptcache.ReplLRU, mptcache.ReplRandom),
+		"mkc-cache.replacement": words(rtl.ReplLRU, rtl.ReplRandom),
 		"unit":                  words(append(vectors.Units(), "all")...),
 		"vary":                  completeVary,
 		"examples":              dirs,

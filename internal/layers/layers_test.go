@@ -1,0 +1,92 @@
+package layers
+
+import (
+	"encoding/json"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// allowed is, for every package of the module, the module's packages it
+// may import (in its non-test files), without the "mkeysim/" prefix. A
+// package not listed may not exist: a new one must say where it sits.
+var allowed = map[string][]string{
+	"prm":      nil,
+	"vcd":      nil,
+	"version":  nil,
+	"cover":    {"prm"},
+	"scenario": {"prm"},
+	"ref":      {"prm", "scenario", "cover"},
+
+	"rtl/sim":       nil,
+	"rtl/bus":       {"prm", "rtl/sim"},
+	"rtl/linecache": {"rtl/sim"},
+	"rtl/pcie":      {"rtl/sim"},
+	// The units: the shared rtl packages, prm, and cover (the coverage
+	// points they hit), never each other.
+	"rtl/mptcache":  units,
+	"rtl/protcheck": units,
+	"rtl/mttwalk":   units,
+	"rtl/klmwalk":   units,
+	// The top: the one package that imports the units.
+	"rtl":                   append(slices.Clone(units), "scenario", "rtl/mptcache", "rtl/protcheck", "rtl/mttwalk", "rtl/klmwalk"),
+	"rtl/internal/chantest": {"prm", "rtl/sim", "rtl/bus", "rtl/pcie", "rtl/linecache"},
+
+	// tb knows the top, the host side (rtl/pcie) and rtl/sim, never a
+	// unit: it learns about one through what the unit declares.
+	"tb":          {"prm", "scenario", "ref", "vcd", "rtl", "rtl/sim", "rtl/pcie"},
+	"vectors":     {"prm", "scenario", "ref", "rtl", "version"},
+	"config":      {"rtl", "tb"},
+	"sweep":       {"config", "tb", "ref", "scenario"},
+	"cmd/mkeysim": {"config", "cover", "prm", "ref", "rtl", "scenario", "sweep", "tb", "vcd", "vectors", "version"},
+
+	"examples":          nil,
+	"scripts":           nil,
+	"internal/tooltest": nil,
+	"internal/layers":   nil,
+}
+
+var units = []string{"prm", "cover", "rtl/sim", "rtl/bus", "rtl/linecache", "rtl/pcie"}
+
+// TestImportRules lists every package of the module with go list and
+// checks each import of the module's own against allowed.
+func TestImportRules(t *testing.T) {
+	out, err := exec.Command("go", "list", "-json", "mkeysim/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	seen := 0
+	for dec.More() {
+		var p struct {
+			ImportPath string
+			Imports    []string
+		}
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		name := strings.TrimPrefix(p.ImportPath, "mkeysim/")
+		if p.ImportPath == "mkeysim" {
+			name = "."
+		}
+		ok, listed := allowed[name]
+		if !listed {
+			t.Errorf("package %s is not placed in the layers (internal/layers: allowed)", p.ImportPath)
+			continue
+		}
+		seen++
+		for _, imp := range p.Imports {
+			dep, mine := strings.CutPrefix(imp, "mkeysim/")
+			if !mine {
+				continue
+			}
+			if !slices.Contains(ok, dep) {
+				t.Errorf("%s imports %s, which architecture.md does not allow (it may import %v)", name, dep, ok)
+			}
+		}
+	}
+	if seen < 20 {
+		t.Fatalf("go list found %d packages of the module; want them all", seen)
+	}
+}

@@ -1,0 +1,179 @@
+package rtl
+
+// This file is the command path: it drains the pipeline before a command
+// (scenario order), runs the firmware after its latency, sends the
+// invalidations and waits for their acknowledgements, re-runs the accesses
+// a PAGE_FAULT_RESUME releases, and sends the command's result.
+
+import (
+	"sort"
+
+	"mkeysim/cover"
+	"mkeysim/prm"
+	"mkeysim/rtl/bus"
+	"mkeysim/scenario"
+)
+
+// cmdState is the command path's FSM state.
+type cmdState uint8
+
+// The command path's states.
+const (
+	cmdIdle  cmdState = iota
+	cmdDrain          // waiting for earlier accesses to retire
+	cmdExec           // firmware working (CmdLatency cycles)
+	cmdInval          // waiting for the caches' acknowledgements
+	cmdRerun          // page_fault_resume: stalled accesses running again
+	cmdDone           // result waiting for the output
+)
+
+// CmdStateNames names the command path's states for waveforms.
+func CmdStateNames() map[uint64]string {
+	return map[uint64]string{0: "IDLE", 1: "DRAIN", 2: "EXEC", 3: "INVAL", 4: "RERUN", 5: "DONE"}
+}
+
+// command advances the command path.
+func (t *Top) command(now uint64) {
+	switch t.cmd {
+	case cmdDrain:
+		k := t.cur.Op.Kind
+		overlap := t.cfg.OverlapInvalidate && (k == scenario.OpLocalInvalidate || k == scenario.OpSendWithInvalidate)
+		if t.count == 0 || overlap {
+			t.cmd, t.wait = cmdExec, now+uint64(t.cfg.CmdLatency)
+		}
+	case cmdExec:
+		// The command runs when its invalidations can leave at once.
+		if now >= t.wait && t.ctrlCache.Ready() && t.ctrlMTT.Ready() && t.ctrlKLM.Ready() {
+			t.execute(now)
+		}
+	case cmdInval:
+		if t.acks == 0 {
+			t.cmd = cmdDone
+		}
+	case cmdRerun:
+		t.rerun(now)
+	case cmdDone:
+		if t.Out.Ready() {
+			res := t.curRes
+			res.Cycle, res.HasCycle = now, true
+			t.Out.Push(Result{&res})
+			t.stats.Commands++
+			t.cov.Command(cover.Command(t.cur.Op.Kind), res.Status)
+			t.cmd = cmdIdle
+		}
+	}
+}
+
+// execute runs the firmware's part of the current command.
+func (t *Top) execute(now uint64) {
+	op := t.cur.Op
+	res := &t.curRes
+	var iv *inval
+	var r *refusal
+	switch op.Kind {
+	case scenario.OpCreateMKey:
+		var idx uint32
+		idx, iv, r = t.fw.create(op.Create)
+		if r == nil {
+			res.Index, res.Key = idx, prm.MakeKey(idx, op.Create.MKC.Variant)
+		}
+	case scenario.OpDestroyMKey:
+		iv, r = t.fw.destroy(op.Index)
+	case scenario.OpQueryMKey:
+		r = t.fw.query(op.Index, res)
+	case scenario.OpUMR:
+		iv, r = t.fw.umr(op.UMR)
+	case scenario.OpLocalInvalidate:
+		iv, r = t.fw.invalidate(op.QPN, op.Key, false)
+	case scenario.OpSendWithInvalidate:
+		iv, r = t.fw.invalidate(op.QPN, op.Key, true)
+	case scenario.OpPageFaultResume:
+		t.resume(now)
+		return
+	}
+	if r != nil {
+		res.Status, res.Reason = r.st, r.reason
+		t.cmd = cmdDone
+		if t.fwLog.IsDebug() {
+			t.fwLog.Debug("command refused", "cycle", now, "seq", t.cur.Seq, "op", op.Kind, "status", r.st, "reason", r.reason)
+		}
+		return
+	}
+	res.Status = prm.OK
+	if t.fwLog.IsDebug() {
+		t.fwLog.Debug("command done", "cycle", now, "seq", t.cur.Seq, "op", op.Kind)
+	}
+	if iv == nil {
+		t.cmd = cmdDone
+		return
+	}
+	t.nextID++
+	t.ctrlCache.Push(bus.Inval{ID: t.nextID, Index: iv.index})
+	t.ctrlMTT.Push(bus.Inval{ID: t.nextID, Lo: iv.lo, Hi: iv.hi})
+	t.ctrlKLM.Push(bus.Inval{ID: t.nextID, Lo: iv.lo, Hi: iv.hi})
+	t.acks += 3
+	t.cmd = cmdInval
+}
+
+// resume starts PAGE_FAULT_RESUME: the accesses stalled on the key run
+// again (ok) or end with PAGE_ACCESS (error).
+func (t *Top) resume(now uint64) {
+	op := t.cur.Op
+	res := &t.curRes
+	var mine []stalledAccess
+	rest := t.fw.stalled[:0]
+	for _, s := range t.fw.stalled {
+		if s.faultKey == op.Key {
+			mine = append(mine, s)
+		} else {
+			rest = append(rest, s)
+		}
+	}
+	t.fw.stalled = rest
+	if len(mine) == 0 {
+		res.Status, res.Reason = prm.BadParam, "no stalled access"
+		t.cmd = cmdDone
+		return
+	}
+	res.Status = prm.OK
+	if len(mine) > 1 {
+		t.cov.Hit(cover.ResumeMany)
+	}
+	if !op.OK {
+		for _, s := range mine {
+			res.Resumed = append(res.Resumed, scenario.Result{Seq: s.seq, Op: scenario.OpAccess,
+				Status: prm.PageAccess, Level: s.level, Offset: s.offset})
+			t.cov.Hit(cover.ResumeError)
+			t.cov.Result(s.acc.Type, s.acc.Len, prm.PageAccess, s.level)
+		}
+		t.cmd = cmdDone
+		return
+	}
+	t.pendingRerun = mine
+	t.cmd = cmdRerun
+}
+
+// rerun gathers the results of re-run accesses in order as they finish
+// and issues the remaining stalled accesses as the ROB makes room.
+func (t *Top) rerun(now uint64) {
+	for t.count > 0 && t.rob[t.head].done() {
+		e := &t.rob[t.head]
+		res := e.result(t.fw.odp)
+		t.note(e, &res, now)
+		t.curRes.Resumed = append(t.curRes.Resumed, res)
+		t.free()
+	}
+	if len(t.pendingRerun) > 0 {
+		s := t.pendingRerun[0]
+		if t.issue(s.seq, &s.acc, true, now) {
+			t.pendingRerun = t.pendingRerun[1:]
+		}
+		return
+	}
+	if t.count == 0 {
+		sort.SliceStable(t.fw.stalled, func(i, j int) bool { return t.fw.stalled[i].seq < t.fw.stalled[j].seq })
+		t.cmd = cmdDone
+	}
+}
+
+// The top has no Commit: its registers are its own.

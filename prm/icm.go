@@ -12,8 +12,19 @@ const ICMCreatedBit = 1 << 31
 // *ReservedBitsError. A buffer that is not MKCSize bytes decodes to the
 // zero MKC.
 func DecodeMKC(b []byte) MKC {
-	m, _ := ParseMKC(b)
+	var m MKC
+	DecodeMKCInto(&m, b)
 	return m
+}
+
+// DecodeMKCInto is DecodeMKC writing into m, which the model's hot path
+// keeps on the heap already (decoding into a local makes one escape).
+func DecodeMKCInto(m *MKC, b []byte) {
+	if len(b) != MKCSize {
+		*m = MKC{}
+		return
+	}
+	decodeMKC(m, b) // no *ReservedBitsError built and dropped: the created bit is one
 }
 
 // ICMCreated reports whether the ICM image b carries the firmware's created

@@ -225,15 +225,23 @@ func (m *MKC) Hex() string {
 // ParseMKC parses a 64-byte image. Set reserved bits are reported as a
 // *ReservedBitsError beside the fully parsed context.
 func ParseMKC(b []byte) (MKC, error) {
-	var m MKC
 	if len(b) != MKCSize {
-		return m, &SizeError{Format: "MKC", Want: MKCSize, Got: len(b)}
+		return MKC{}, &SizeError{Format: "MKC", Want: MKCSize, Got: len(b)}
 	}
+	var m MKC
+	decodeMKC(&m, b)
+	return m, checkReserved("MKC", b, mkcReserved)
+}
+
+// decodeMKC sets m to the fields of a 64-byte image, reserved bits aside.
+// (m escapes, through the field table's setters: callers that decode
+// often pass a context that lives on the heap already.)
+func decodeMKC(m *MKC, b []byte) {
+	*m = MKC{}
 	for i := range mkcFields {
 		f := &mkcFields[i]
-		f.set(&m, getParts(b, f.Parts))
+		f.set(m, getParts(b, f.Parts))
 	}
-	return m, checkReserved("MKC", b, mkcReserved)
 }
 
 // ParseMKCHex parses 128 hex digits (either case) in wire order.

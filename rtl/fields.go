@@ -10,7 +10,9 @@ import (
 // This file is how the top's ports show in a waveform (sim.Fielded) and
 // the top's own signals (sim.Described).
 
-// Result is a result leaving the model on Top.Out.
+// Result is a result leaving the model on Top.Out. The top reuses the
+// memory it points to once the result has left Out: a consumer that keeps
+// it copies it (scenario.Result.Clone).
 type Result struct{ *scenario.Result }
 
 // OpEnum names the operation kinds (a translate filter).

@@ -57,14 +57,23 @@ func (e *robEntry) add(o *bus.Outcome) {
 // result builds the result line: the first failure in request order, or
 // the segments in request order.
 func (e *robEntry) result(odp func(prm.Key) bool) scenario.Result {
-	res := scenario.Result{Seq: e.seq, Op: scenario.OpAccess}
+	var res scenario.Result
+	e.resultInto(&res, odp)
+	return res
+}
+
+// resultInto builds the result line in res, reusing its segments' memory.
+func (e *robEntry) resultInto(res *scenario.Result, odp func(prm.Key) bool) {
+	out := res.Segments[:0]
+	*res = scenario.Result{Seq: e.seq, Op: scenario.OpAccess}
 	if e.failed {
 		f := &e.fail
 		res.Status, res.Level, res.Offset = f.Status, int(f.Level), f.Offset
 		if f.Missing && odp(f.FaultKey) {
 			res.Status, res.FaultKey, res.FaultAddr = prm.PageFault, f.FaultKey, f.FaultAddr
 		}
-		return res
+		res.Segments = out // empty: kept for the next result built here
+		return
 	}
 	segs := e.segs
 	for i := 1; i < len(segs); i++ { // nearly always in order already
@@ -73,11 +82,10 @@ func (e *robEntry) result(odp func(prm.Key) bool) scenario.Result {
 		}
 	}
 	res.Status = prm.OK
-	res.Segments = make([]prm.Segment, len(segs))
 	for i := range segs {
-		res.Segments[i] = segs[i].Seg
+		out = append(out, segs[i].Seg)
 	}
-	return res
+	res.Segments = out
 }
 
 // collect takes one outcome from a unit. A failure below every other of
@@ -133,13 +141,18 @@ func (t *Top) retire(now uint64) {
 	if !t.Out.Ready() {
 		return
 	}
-	res := e.result(t.fw.odp)
+	// The result is built in the next slot of the output ring, reused
+	// once the sink has taken it (RunOptions.OnResult says so): no
+	// allocation per access.
+	res := &t.outRing[t.outNext]
+	t.outNext = (t.outNext + 1) % len(t.outRing)
+	e.resultInto(res, t.fw.odp)
 	res.Cycle, res.HasCycle = now, true
-	t.note(e, &res, now)
+	t.note(e, res, now)
 	if t.log.IsTrace() {
 		t.log.Trace("retire", "cycle", now, "seq", res.Seq, "status", res.Status, "segments", len(res.Segments), "latency", now-e.start)
 	}
-	t.Out.Push(Result{&res})
+	t.Out.Push(Result{res})
 	t.free()
 }
 

@@ -68,6 +68,12 @@ type Top struct {
 	acks         int             // acknowledgements still awaited
 	pendingRerun []stalledAccess // a resume's accesses not yet issued
 
+	// outRing holds the results on their way out: Out's depth, one being
+	// built and one the sink is handing on. A slot is reused only after
+	// the sink took it from Out.
+	outRing []scenario.Result
+	outNext int
+
 	// statistics
 	Latencies []uint64 // per retired access, cycles from issue to retirement
 	stats     Stats
@@ -141,6 +147,7 @@ func New(cfg Config, e *sim.Engine, icm ICM, log hclog.Logger) (*Top, error) {
 	t.fwLog = t.log.Named("firmware")
 	t.In = sim.NewChan[Op](e, "top.in", d, 1)
 	t.Out = sim.NewChan[Result](e, "top.out", d, 1)
+	t.outRing = make([]scenario.Result, d+2)
 	t.Tx = sim.NewChan[pcie.TLP](e, "top.tx", d, 1)
 	t.Rx = sim.NewChan[pcie.TLP](e, "top.rx", d, 1)
 

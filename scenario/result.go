@@ -43,6 +43,20 @@ type Result struct {
 	HasCycle bool
 }
 
+// Clone returns a copy of r that shares no memory with it (a result a
+// model hands over only for the time of a call is kept this way).
+func (r *Result) Clone() Result {
+	c := *r
+	c.Segments = append([]prm.Segment(nil), r.Segments...)
+	if r.Resumed != nil {
+		c.Resumed = make([]Result, len(r.Resumed))
+		for i := range r.Resumed {
+			c.Resumed[i] = r.Resumed[i].Clone()
+		}
+	}
+	return c
+}
+
 func appendHex(b []byte, v uint64) []byte {
 	b = append(b, `"0x`...)
 	b = strconv.AppendUint(b, v, 16)

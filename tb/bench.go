@@ -92,7 +92,8 @@ func (b *Bench) Load(sc *scenario.Scenario) error {
 type RunOptions struct {
 	// OnResult, if not nil, is called with each result as it leaves the
 	// model, in the order results leave; an error from it stops the run
-	// and is returned. The result is the caller's to keep.
+	// and is returned. The result is valid until OnResult returns: the
+	// model reuses its memory, so keep a copy (scenario.Result.Clone).
 	OnResult func(*scenario.Result) error
 	// Progress, if not nil, is called now and then with the number of
 	// results so far.
@@ -125,7 +126,7 @@ func WatchdogCycles(cfg rtl.Config) uint64 { return 1000 + 16*uint64(cfg.StageLa
 func (b *Bench) Run(ops []scenario.Op, progress func(done int)) ([]scenario.Result, error) {
 	results := make([]scenario.Result, 0, len(ops))
 	err := b.Stream(ops, RunOptions{Progress: progress, OnResult: func(r *scenario.Result) error {
-		results = append(results, *r)
+		results = append(results, r.Clone())
 		return nil
 	}})
 	return results, err

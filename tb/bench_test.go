@@ -38,7 +38,7 @@ func runBoth(t testing.TB, name string, sc *scenario.Scenario, cfg rtl.Config, t
 		if d := board.Check(r); d != "" {
 			return fmt.Errorf("clocked model differs from the golden model: %s", d)
 		}
-		got = append(got, *r)
+		got = append(got, r.Clone())
 		return nil
 	}})
 	if err != nil {

@@ -920,7 +920,7 @@ func isoClocked(sc *scenario.Scenario, c isoConfig) ([]scenario.Result, map[int]
 		if d := board.Check(r); d != "" {
 			diffs[r.Seq] = d
 		}
-		got[r.Seq] = *r
+		got[r.Seq] = r.Clone()
 		return nil
 	}})
 	if err != nil {

@@ -273,7 +273,8 @@ func (u *Unit) fillStage() bool {
 		return true
 	}
 	img := r.Data[:prm.MKCSize]
-	m.mkc, m.created = prm.DecodeMKC(img), prm.ICMCreated(img)
+	prm.DecodeMKCInto(&m.mkc, img)
+	m.created = prm.ICMCreated(img)
 	if u.arr.install(m.index, m.mkc, m.created) {
 		u.stats.Evictions++
 	}

@@ -231,6 +231,8 @@ type Requester struct {
 	rr      int
 	stats   RequesterStats
 	stall   sim.Stalls // TagStallCycles
+	data    slab[byte]    // reads' buffers
+	ctxs    slab[readCtx] // reads' contexts
 	errs    []ProtocolError
 
 	st reqStage
@@ -514,7 +516,8 @@ func (r *Requester) Commit() {
 		c := &r.clients[s.iClient]
 		if c.off == 0 {
 			q := s.iReq
-			c.cur = &readCtx{client: s.iClient, id: q.ID, addr: q.Addr, data: make([]byte, q.Len)}
+			c.cur = &r.ctxs.take(1)[0]
+			*c.cur = readCtx{client: s.iClient, id: q.ID, addr: q.Addr, data: r.data.take(q.Len)}
 		}
 		r.fHead = (r.fHead + 1) % len(r.free)
 		r.fLen--

@@ -99,6 +99,9 @@ type RootComplex struct {
 	next    int   // index of the next one to send
 	stats   RootComplexStats
 
+	data  slab[byte] // completions' payloads
+	spare []TLP      // the completions slice of the read before, reused
+
 	// staged this cycle
 	nPending []TLP
 	nNext    int
@@ -152,19 +155,22 @@ func (r *RootComplex) Eval(now uint64) bool {
 	if r.next < len(r.pending) {
 		r.send()
 	} else if r.pipe.Valid() {
-		t := *r.pipe.Peek()
+		// The head stays in its slot until overwritten, after this
+		// cycle's commit: no copy (one that escaped would cost an
+		// allocation a TLP).
+		t := r.pipe.Peek()
 		r.pipe.Pop()
 		switch t.Type {
 		case MWr:
 			if t.Validate() == nil {
-				r.write = &t
+				r.write = t
 				r.d.Writes++
 			} else {
 				r.d.Dropped++
 			}
 		case MRd:
 			r.d.Reads++
-			r.nPending, r.nNext = r.answer(&t), 0
+			r.nPending, r.nNext = r.answer(t), 0
 			r.send()
 		default:
 			r.d.Dropped++
@@ -197,7 +203,10 @@ func (r *RootComplex) answer(t *TLP) []TLP {
 	if r.cfg.SplitOnAllRCB {
 		mps = r.cfg.RCB
 	}
-	cpls := SplitCompletion(*t, r.cfg.RCB, mps)
+	// The slice of completions of the read before is free: they were
+	// copied onto Tx.
+	cpls := appendCompletions(r.spare[:0], *t, r.cfg.RCB, mps, r.data.take)
+	r.spare = cpls
 	addr := t.Addr
 	for i := range cpls {
 		cpls[i].CompleterID = r.cfg.CompleterID

@@ -473,18 +473,23 @@ func CompletionDW(dwAddr uint64, dwLeft int, rcb, mps int) int {
 //
 // CompleterID is left zero. req must be a valid MRd (see Validate).
 func SplitCompletion(req TLP, rcb int, mps int) []TLP {
+	return appendCompletions(nil, req, rcb, mps, func(n int) []byte { return make([]byte, n) })
+}
+
+// appendCompletions is SplitCompletion appending to out, the data buffers
+// made by alloc.
+func appendCompletions(out []TLP, req TLP, rcb int, mps int, alloc func(int) []byte) []TLP {
 	ldw := int(req.LengthDW)
 	remaining := EnabledBytes(ldw, req.FirstBE, req.LastBE)
 	addr := req.Addr + uint64(FirstByteOffset(req.FirstBE)) // first byte returned
 	dwAddr := req.Addr
-	var out []TLP
 	for ldw > 0 {
 		n := CompletionDW(dwAddr, ldw, rcb, mps)
 		out = append(out, TLP{
 			Type: CplD, RequesterID: req.RequesterID, Tag: req.Tag,
 			LengthDW: uint16(n), Status: SC,
 			ByteCount: uint16(remaining), LowerAddr: uint8(addr & 0x7f),
-			Data: make([]byte, n*DWBytes),
+			Data: alloc(n * DWBytes),
 		})
 		got := n*DWBytes - int(addr&3) // bytes of the read in this completion
 		remaining -= got

@@ -101,3 +101,40 @@ func benchRun(b *testing.B, sc *scenario.Scenario, traced bool) {
 	b.ReportMetric(float64(translations)/cpu.Seconds(), "translations/cpu-s")
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(cycles), "cpu-ns/cycle")
 }
+
+// BenchmarkIdle measures what a cycle in which nothing happens costs: an
+// access, then 64 queries each of which waits 2^24 cycles of firmware
+// latency with the pipeline empty, so the engine skips about a billion
+// cycles. It reports nanoseconds of CPU per simulated cycle.
+func BenchmarkIdle(b *testing.B) {
+	sc, err := scenario.ReadFile("../examples/mtt-one-page.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for range 64 {
+		sc.Ops = append(sc.Ops, sc.Ops[2])
+	}
+	cfg := rtl.DefaultConfig()
+	cfg.CmdLatency = 1 << 24
+	var cycles uint64
+	var cpu time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		bench, err := New(cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := bench.Load(sc); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		startCPU := cpuTime()
+		if err := bench.Stream(sc.Ops, RunOptions{OnResult: func(*scenario.Result) error { return nil }}); err != nil {
+			b.Fatal(err)
+		}
+		cpu += cpuTime() - startCPU
+		cycles += bench.Eng.Now()
+	}
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(cycles), "cpu-ns/cycle")
+}

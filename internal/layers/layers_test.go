@@ -43,6 +43,7 @@ var allowed = map[string][]string{
 
 	"examples":          nil,
 	"scripts":           nil,
+	"scripts/benchtable": nil,
 	"internal/tooltest": nil,
 	"internal/layers":   nil,
 }

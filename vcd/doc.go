@@ -2,13 +2,15 @@
 //
 // It has four parts:
 //
-//   - writer.go and scope.go: a streaming IEEE 1364-2005 §18 Value Change
-//     Dump writer shaped like Verilator's (verilated_vcd_c.cpp): one
-//     $scope module per hierarchy level, identifier codes assigned once in
-//     base 94 from '!', a full first dump under #0 in $dumpvars, then only
-//     the values that changed, a time line only when something changed,
-//     and a buffered output. The API counts time in clock cycles; the
-//     writer picks a $timescale so that one cycle is one clock period.
+//   - writer.go, scope.go, var.go and clock.go: a streaming IEEE
+//     1364-2005 §18 Value Change Dump writer shaped like Verilator's
+//     (verilated_vcd_c.cpp): one $scope module per hierarchy level,
+//     identifier codes assigned once in base 94 from '!', a full first
+//     dump under #0 in $dumpvars, then only the values that changed, a
+//     time line only when something changed, and a buffered output
+//     (buffer.go, with the text formatted by format.go). The API counts
+//     time in clock cycles; the writer picks a $timescale so that one
+//     cycle is one clock period.
 //   - reader.go: a strict reader that rejects what GTKWave and vcd2fst
 //     silently accept (undeclared identifiers, time going backwards,
 //     values wider than their variable, unbalanced scopes, ...), used by
@@ -40,5 +42,6 @@
 //	}
 //	err := w.Close()
 //
-// The package imports nothing of mkeysim and keeps no global state.
+// The package imports nothing of mkeysim and keeps no global state but
+// a constant table (format.go).
 package vcd

@@ -1,7 +1,6 @@
 package vcd
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"math"
 	"math/bits"
 	"path"
-	"strconv"
 	"strings"
 )
 
@@ -71,24 +69,33 @@ const (
 // Errors (a write error, time going backwards, a declaration after Begin)
 // never panic: the first one is kept, returned by Err, Begin and Close, and
 // the offending call is ignored.
+//
+// The text goes straight into one buffer (buffer.go) in the forms of
+// format.go; a Set only stores the value and marks the variable, and the
+// time step formats what changed.
 type Writer struct {
-	bw       *bufio.Writer
+	out      io.Writer
+	buf      []byte // text not yet handed to out
+	werr     error  // out's first error, reported by Close
 	opt      Options
 	unit     string   // $timescale text, "1ns"
 	mult     uint64   // timescale units per cycle
+	maxCycle uint64   // the last cycle whose time fits in VCD time
 	patterns []string // Options.Scope split on commas
 
-	roots []*Scope
-	vars  []*Var // declared variables in declaration order
-	ids   int    // identifier codes handed out
+	roots  []*Scope
+	vars   []*Var      // declared variables in declaration order
+	blocks []*varBlock // the same, 64 a block
+	dirty  []uint64    // bit i of word k: blocks[k].vars[i] was Set since the last flush
+	pend   []uint64    // the same for a Set of a wide variable waiting in its word[0]
+	wide   bool        // a variable is wider than 64 bits
+	ids    int         // identifier codes handed out
 
 	state   writerState
-	now     uint64   // current cycle
-	lastT   uint64   // time of the last time line written, in timescale units
-	timed   bool     // a time line has been written
-	started bool     // the window has begun (its full dump is written)
-	dirty   []uint64 // bit i: vars[i] was Set since the last flush
-	scratch []byte   // reused line buffer
+	now     uint64 // current cycle
+	lastT   uint64 // time of the last time line written, in timescale units
+	timed   bool   // a time line has been written
+	started bool   // the window has begun (its full dump is written)
 	err     error
 
 	clk, cycle *Var // Clock's variables, or nil
@@ -99,12 +106,13 @@ type Writer struct {
 // Begin.
 func NewWriter(w io.Writer, o Options) *Writer {
 	wr := &Writer{
-		bw:      bufio.NewWriterSize(w, 64<<10),
+		out:     w,
+		buf:     make([]byte, 0, chunkSize+bufSlack),
 		opt:     o,
-		scratch: make([]byte, 0, 128),
 		started: o.From == 0,
 	}
 	wr.unit, wr.mult = chooseTimescale(o.TimescalePS, o.Clock)
+	wr.maxCycle = math.MaxInt64 / wr.mult
 	for _, p := range strings.Split(o.Scope, ",") {
 		p = strings.TrimSpace(p)
 		if p == "" {
@@ -158,26 +166,6 @@ func (w *Writer) Timescale() (unit string, unitsPerCycle uint64) {
 	return w.unit, w.mult
 }
 
-// Clock declares, first in scope s, the time base of the trace: clk, a
-// clock that rises at the start of every cycle and falls halfway through
-// it, and cycle, the cycle number (64 bits, decimal in a save file). The
-// writer drives both itself, for every cycle of the window, also those in
-// which At skipped ahead with nothing changing. They are declared whatever
-// Options.Scope selects; call it before Begin, once, with Options.Clock
-// set (so that a half cycle is a whole number of time units).
-func (w *Writer) Clock(s *Scope) (clk, cycle *Var) {
-	if w == nil || s == nil {
-		return nil, nil
-	}
-	if w.state != declaring || w.clk != nil || !w.opt.Clock {
-		w.fail(errors.New("vcd: Clock needs Options.Clock, once, before Begin"))
-		return nil, nil
-	}
-	w.clk, w.cycle = s.declare("clk", 1), s.declare("cycle", 64)
-	w.clk.Set(1)
-	return w.clk, w.cycle
-}
-
 // Err returns the first error the writer met, or nil.
 func (w *Writer) Err() error {
 	if w == nil {
@@ -224,28 +212,26 @@ func (w *Writer) Begin() error {
 		return w.err
 	}
 	w.state = running
-	bw := w.bw
 	if w.opt.Date != "" {
-		fmt.Fprintf(bw, "$date\n\t%s\n$end\n", headerText(w.opt.Date))
+		w.buf = fmt.Appendf(w.buf, "$date\n\t%s\n$end\n", headerText(w.opt.Date))
 	}
 	version := w.opt.Version
 	if version == "" {
 		version = "mkeysim vcd"
 	}
-	fmt.Fprintf(bw, "$version\n\t%s\n$end\n", headerText(version))
+	w.buf = fmt.Appendf(w.buf, "$version\n\t%s\n$end\n", headerText(version))
 	if w.opt.Comment != "" {
-		fmt.Fprintf(bw, "$comment\n\t%s\n$end\n", headerText(w.opt.Comment))
+		w.buf = fmt.Appendf(w.buf, "$comment\n\t%s\n$end\n", headerText(w.opt.Comment))
 	}
-	fmt.Fprintf(bw, "$timescale %s $end\n", w.unit)
+	w.buf = fmt.Appendf(w.buf, "$timescale %s $end\n", w.unit)
+	w.spill()
 	for _, s := range w.roots {
-		s.writeDecl(bw)
+		s.writeDecl()
 	}
-	bw.WriteString("$enddefinitions $end\n#0\n$dumpvars\n")
-	for _, v := range w.vars {
-		w.writeValue(v)
-		copy(v.last, v.cur)
-	}
-	bw.WriteString("$end\n")
+	w.buf = append(w.buf, "$enddefinitions $end\n#0\n$dumpvars\n"...)
+	w.clearDirty() // the values set so far are the ones dumped
+	w.dumpVars()
+	w.buf = append(w.buf, "$end\n"...)
 	w.timed, w.lastT = true, 0
 	if !w.started && w.now > w.opt.From {
 		// At was called before Begin past the window start: the state at
@@ -273,45 +259,60 @@ func (w *Writer) At(cycle uint64) error {
 	if w.state == closed {
 		return nil
 	}
-	if cycle < w.now {
+	if cycle <= w.now {
+		if cycle == w.now {
+			return nil
+		}
 		err := fmt.Errorf("vcd: time went backwards: At(%d) after At(%d)", cycle, w.now)
 		w.fail(err)
 		return err
 	}
-	if cycle == w.now {
-		return nil
-	}
-	if cycle > math.MaxInt64/w.mult {
+	if cycle > w.maxCycle {
 		err := fmt.Errorf("vcd: cycle %d overflows the VCD time (%d units per cycle)", cycle, w.mult)
 		w.fail(err)
 		return err
 	}
 	if w.state == running {
 		w.flush(w.now)
-		from := w.opt.From
-		lo := max(w.now+1, from) // the first cycle skipped inside the window
-		if !w.started && w.now < from && cycle > from && (w.opt.To == 0 || from <= w.opt.To) {
-			// Nothing changes between now and cycle, so the state at the
-			// window start is the current one.
-			w.started = true
-			w.tick(from)
-			w.dumpAll(from)
-			w.fall(from)
-			lo = from + 1
-		}
-		if w.clk != nil {
-			// The clock runs through the cycles skipped.
-			hi := cycle - 1
-			if w.opt.To != 0 {
-				hi = min(hi, w.opt.To)
-			}
-			for k := lo; k <= hi && k > w.now; k++ {
-				w.flush(k)
-			}
+		if w.clk != nil || !w.started {
+			w.skip(cycle)
 		}
 	}
 	w.now = cycle
 	return nil
+}
+
+// skip writes what the cycles strictly between now and cycle, in which
+// nothing changes, show: the window's start if it lies there, and the
+// clock running through them.
+func (w *Writer) skip(cycle uint64) {
+	from := w.opt.From
+	lo := max(w.now+1, from) // the first cycle skipped inside the window
+	if !w.started && w.now < from && cycle > from && (w.opt.To == 0 || from <= w.opt.To) {
+		// Nothing changes between now and cycle, so the state at the
+		// window start is the current one.
+		w.started = true
+		w.tick(from)
+		w.dumpAll(from)
+		w.fall(from)
+		lo = from + 1
+	}
+	if w.clk != nil {
+		// The clock runs through the cycles skipped.
+		hi := cycle - 1
+		if w.opt.To != 0 {
+			hi = min(hi, w.opt.To)
+		}
+		k := lo
+		if w.clockAlone() {
+			for ; k <= hi && k > w.now; k++ {
+				w.clockOnly(k)
+			}
+		}
+		for ; k <= hi && k > w.now; k++ {
+			w.flush(k)
+		}
+	}
 }
 
 // Now returns the current cycle.
@@ -320,25 +321,6 @@ func (w *Writer) Now() uint64 {
 		return 0
 	}
 	return w.now
-}
-
-// tick sets the clock's rising edge of cycle t (if there is a clock).
-func (w *Writer) tick(t uint64) {
-	if w.clk != nil {
-		w.clk.Set(1)
-		w.cycle.Set(t)
-	}
-}
-
-// fall writes the clock's falling edge halfway through cycle t.
-func (w *Writer) fall(t uint64) {
-	if w.clk == nil {
-		return
-	}
-	w.clk.cur[0] = 0
-	w.writeTimeUnits(t*w.mult + w.mult/2)
-	w.writeValue(w.clk)
-	copy(w.clk.last, w.clk.cur)
 }
 
 // flush writes the changes made during cycle t, as the window allows.
@@ -354,123 +336,104 @@ func (w *Writer) flush(t uint64) {
 		w.fall(t)
 	default:
 		w.tick(t)
-		// Declaration order (the bitmap's), not the order of the Set
-		// calls: the file then depends only on the values, not on who
-		// set them first.
-		timed := false
-		for i, word := range w.dirty {
-			if word == 0 {
-				continue
-			}
-			w.dirty[i] = 0
-			for ; word != 0; word &= word - 1 {
-				v := w.vars[i<<6+bits.TrailingZeros64(word)]
-				if equalWords(v.cur, v.last) {
-					continue
-				}
-				if !timed {
-					w.writeTime(t)
-					timed = true
-				}
-				w.writeValue(v)
-				copy(v.last, v.cur)
-			}
-		}
+		w.writeChanges(t)
 		w.fall(t)
 	}
 }
 
-// clearDirty forgets the pending changes without writing them.
+// writeChanges writes the variables marked since the last flush whose
+// value differs from the one last written, under the time line of cycle
+// t, in declaration order (the bitmap's), not the order of the Set calls:
+// the file then depends only on the values, not on who set them first.
+func (w *Writer) writeChanges(t uint64) {
+	w.applyPending()
+	b := w.buf
+	timed := false
+	dirty := w.dirty
+	for k, word := range dirty {
+		if word == 0 {
+			continue
+		}
+		dirty[k] = 0
+		blk := w.blocks[k]
+		for ; word != 0; word &= word - 1 {
+			v := &blk.vars[bits.TrailingZeros64(word)]
+			x := v.word[0]
+			if v.kind != kindGeneric {
+				if x == v.word[1] {
+					continue
+				}
+				v.word[1] = x
+			} else if !v.d.sync() {
+				continue
+			}
+			if len(b) >= chunkSize {
+				b = w.drain(b)
+			}
+			if !timed {
+				b = w.appendTime(b, t*w.mult)
+				timed = true
+			}
+			switch n := len(b); {
+			case v.kind == kindGeneric || cap(b)-n < wordLineRoom:
+				b = w.appendValue(b, v)
+			case v.kind == kindBit:
+				// As putLine does, without the call.
+				binary.LittleEndian.PutUint64(lineAt(b, n)[:8], v.tail+x)
+				b = b[:n+int(v.tailLen)]
+			default:
+				b = b[:n+putWordLine(lineAt(b, n), x, v.tail, int(v.tailLen))]
+			}
+		}
+	}
+	w.buf = b
+}
+
+// clearDirty forgets the pending changes without writing them; the
+// values set stay current.
 func (w *Writer) clearDirty() {
+	w.applyPending()
 	clear(w.dirty)
 }
 
 // dumpAll writes every variable's current value at cycle t.
 func (w *Writer) dumpAll(t uint64) {
-	w.writeTime(t)
-	for _, v := range w.vars {
-		w.writeValue(v)
-		copy(v.last, v.cur)
-	}
+	w.buf = w.appendTime(w.buf, t*w.mult)
+	w.dumpVars()
 }
 
-// writeTime writes the time line of cycle t unless it is already the open
-// time block.
-func (w *Writer) writeTime(t uint64) { w.writeTimeUnits(t * w.mult) }
+// dumpVars writes every variable's current value as the value last
+// written.
+func (w *Writer) dumpVars() {
+	b := w.buf
+	for _, v := range w.vars {
+		if len(b) >= chunkSize {
+			b = w.drain(b)
+		}
+		b = w.appendValue(b, v)
+		copy(v.d.last, v.d.cur)
+	}
+	w.buf = b
+}
 
-// writeTimeUnits writes the time line of time u (timescale units) unless
-// it is already the open time block.
-func (w *Writer) writeTimeUnits(u uint64) {
+// appendTime appends the time line of time u (timescale units) unless it
+// is already the open time block.
+func (w *Writer) appendTime(b []byte, u uint64) []byte {
 	if w.timed && u == w.lastT {
-		return
+		return b
 	}
 	w.timed, w.lastT = true, u
-	b := append(w.scratch[:0], '#')
-	b = strconv.AppendUint(b, u, 10)
-	b = append(b, '\n')
-	w.bw.Write(b)
-	w.scratch = b
+	return appendTimeLine(b, u)
 }
 
-// writeValue writes one value change line for v's current value: "1!" for
-// a scalar, "b1011 !" for a vector, with no leading zeros.
-func (w *Writer) writeValue(v *Var) {
-	b := w.scratch[:0]
-	if v.width == 1 {
-		b = append(b, byte('0'+v.cur[0]&1))
-	} else {
-		b = append(b, 'b')
-		b = appendBinary(b, v.cur)
-		b = append(b, ' ')
+// sync reports whether the current value differs from the one last
+// written, and makes it the one last written.
+func (d *varDecl) sync() bool {
+	if equalWords(d.cur, d.last) {
+		return false
 	}
-	b = append(b, v.id...)
-	b = append(b, '\n')
-	w.bw.Write(b)
-	w.scratch = b
-}
-
-// appendBinary appends the little-endian words as binary digits, most
-// significant first, without leading zeros ("0" for zero).
-func appendBinary(b []byte, words []uint64) []byte {
-	hi := len(words) - 1
-	for hi > 0 && words[hi] == 0 {
-		hi--
-	}
-	// The top word without leading zeros, then every lower word in full,
-	// eight digits a byte.
-	top := words[hi]
-	if top == 0 {
-		b = append(b, '0')
-	} else {
-		lead := bits.LeadingZeros64(top)
-		for shift := 56 - lead/8*8; shift >= 0; shift -= 8 {
-			d := byteDigits(byte(top >> uint(shift)))
-			if shift == 56-lead/8*8 {
-				skip := lead % 8
-				var buf [8]byte
-				binary.BigEndian.PutUint64(buf[:], d)
-				b = append(b, buf[skip:]...)
-				continue
-			}
-			b = binary.BigEndian.AppendUint64(b, d)
-		}
-	}
-	for i := hi - 1; i >= 0; i-- {
-		x := words[i]
-		for shift := 56; shift >= 0; shift -= 8 {
-			b = binary.BigEndian.AppendUint64(b, byteDigits(byte(x>>uint(shift))))
-		}
-	}
-	return b
-}
-
-// byteDigits returns the eight binary digits of c as ASCII bytes packed
-// big-endian in a word ('0'+bit7 in the top byte): c is copied into every
-// byte, each byte keeps its own bit (byte k bit k), adding 0x7f carries a
-// set bit into bit 7 without crossing bytes, and bit 7 is moved to bit 0.
-func byteDigits(c byte) uint64 {
-	y := uint64(c) * 0x0101010101010101 & 0x8040201008040201
-	return (y+0x7f7f7f7f7f7f7f7f)>>7&0x0101010101010101 | 0x3030303030303030
+	copy(d.last, d.cur)
+	return true
 }
 
 // equalWords reports whether a and b (same length) hold the same value.
@@ -499,7 +462,7 @@ func (w *Writer) Close() error {
 	}
 	w.flush(w.now)
 	w.state = closed
-	if err := w.bw.Flush(); err != nil {
+	if err := w.flushAll(); err != nil {
 		w.fail(fmt.Errorf("vcd: write: %w", err))
 	}
 	return w.err

@@ -1,0 +1,62 @@
+package vcd
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"unsafe"
+)
+
+// TestVarSize: a Var is one cache line (var.go keeps the hot data of a
+// few hundred variables in the first-level cache).
+func TestVarSize(t *testing.T) {
+	if n := unsafe.Sizeof(Var{}); n != 64 {
+		t.Errorf("a Var is %d bytes, want 64", n)
+	}
+}
+
+// TestWideSetOrder: on a variable wider than 64 bits, whose Set waits in
+// the variable until the time step, the last setter of a cycle wins
+// whatever the mix of Set, SetBits and SetBytes, before Begin too.
+func TestWideSetOrder(t *testing.T) {
+	ones := []uint64{^uint64(0), ^uint64(0)}
+	for _, tc := range []struct {
+		name   string
+		before func(v *Var) // before Begin
+		during func(v *Var) // in cycle 1
+		want   string       // value at cycle 1, 128 digits
+	}{
+		{"set", nil, func(v *Var) { v.Set(5) }, "101"},
+		{"bits then set", nil, func(v *Var) { v.SetBits(ones); v.Set(2) }, "10"},
+		{"set then bits", nil, func(v *Var) { v.Set(2); v.SetBits(ones) }, strings.Repeat("1", 128)},
+		{"set then bytes", nil, func(v *Var) { v.Set(2); v.SetBytes([]byte{1, 0, 0, 0, 0, 0, 0, 0, 0}) }, "1" + strings.Repeat("0", 64)},
+		{"set, bits, set", nil, func(v *Var) { v.Set(2); v.SetBits(ones); v.Set(3) }, "11"},
+		{"set before begin", func(v *Var) { v.Set(6) }, nil, "110"},
+		{"bits before begin, set", func(v *Var) { v.SetBits(ones) }, func(v *Var) { v.Set(1) }, "1"},
+		{"set back to the value written", func(v *Var) { v.Set(6) }, func(v *Var) { v.SetBits(ones); v.Set(6) }, "110"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			w := NewWriter(&buf, Options{})
+			v := w.Root("top").Var("v", 128)
+			if tc.before != nil {
+				tc.before(v)
+			}
+			if err := w.Begin(); err != nil {
+				t.Fatal(err)
+			}
+			w.At(1)
+			if tc.during != nil {
+				tc.during(v)
+			}
+			w.At(2)
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			want := strings.Repeat("0", 128-len(tc.want)) + tc.want
+			if got, _ := mustParse(t, buf.Bytes()).ValueAt("top.v", 1); got != want {
+				t.Errorf("value %s, want %s\n%s", got, want, buf.String())
+			}
+		})
+	}
+}

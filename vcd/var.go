@@ -17,7 +17,7 @@ type Var struct {
 	// a variable of up to 64 bits. For a wider one, word[0] is the value
 	// of a Set not yet moved to varDecl.cur (see Writer.pend).
 	word    [2]uint64
-	top     uint64  // mask of the valid bits in the last word
+	top     uint64  // mask of the bits Set keeps: the width's, all 64 for a wider variable
 	dword   *uint64 // where Set marks the variable: its word of Writer.dirty, or of Writer.pend
 	dbit    uint64  // the variable's bit in that word
 	tail    uint64  // the line's end packed (format.go): " id\n", or "0id\n"
@@ -35,6 +35,7 @@ type varDecl struct {
 	width int
 	index int      // declaration order
 	cur   []uint64 // current value, little-endian words (Var.word[:1] up to 64 bits)
+	top   uint64   // mask of the valid bits in the last word
 	last  []uint64 // value last written (Var.word[1:] up to 64 bits)
 }
 
@@ -56,7 +57,12 @@ func (w *Writer) newVar(d *varDecl) *Var {
 	v := &w.blocks[i/64].vars[i%64]
 	n := (d.width + 63) / 64
 	d.w, d.index = w, i
-	*v = Var{top: ^uint64(0) >> uint(64*n-d.width), dbit: 1 << uint(i%64), d: d}
+	d.top = ^uint64(0) >> uint(64*n-d.width)
+	*v = Var{top: d.top, dbit: 1 << uint(i%64), d: d}
+	if n > 1 {
+		// Set writes the low word, all of whose bits are the value's.
+		v.top = ^uint64(0)
+	}
 	if n == 1 {
 		d.cur, d.last = v.word[:1:1], v.word[1:]
 	} else {
@@ -173,7 +179,7 @@ func (v *Var) SetBits(words []uint64) {
 			x = words[i]
 		}
 		if i == last {
-			x &= v.top
+			x &= v.d.top
 		}
 		if cur[i] != x {
 			cur[i] = x
@@ -205,7 +211,7 @@ func (v *Var) SetBytes(b []byte) {
 			x |= uint64(b[j]) << uint(8*k)
 		}
 		if i == last {
-			x &= v.top
+			x &= v.d.top
 		}
 		if cur[i] != x {
 			cur[i] = x

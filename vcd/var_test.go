@@ -60,3 +60,24 @@ func TestWideSetOrder(t *testing.T) {
 		})
 	}
 }
+
+// TestSetWide: Set on a variable wider than 64 bits whose width is not a
+// multiple of 64 keeps all 64 bits of the value in the low word (it used
+// to mask them with the top word's mask: Set(1<<40) on 100 bits wrote 0).
+func TestSetWide(t *testing.T) {
+	var buf bytes.Buffer
+	w := NewWriter(&buf, Options{})
+	v := w.Root("top").Var("wide", 100)
+	if err := w.Begin(); err != nil {
+		t.Fatal(err)
+	}
+	w.At(1)
+	v.Set(1 << 40)
+	w.At(2)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if want := "b1" + strings.Repeat("0", 40) + " "; !strings.Contains(buf.String(), want) {
+		t.Fatalf("Set(1<<40) on 100 bits is not written as %q:\n%s", want, buf.String())
+	}
+}

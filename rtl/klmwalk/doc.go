@@ -34,5 +34,10 @@
 // child of the last level fails INDIRECTION_DEPTH here and needs none. So
 // the deepest contexts always finish, which frees the reservations of the
 // level above, and so on up: every level progresses whatever fills the
-// input queue. A KLM cycle ends at the depth limit, never hangs.
+// input queue. A KLM cycle ends at the depth limit, never hangs.//
+// Registers: the contexts, the free and reserved counts per level, the
+// round-robin pointer, the cursors, the line cache and the cuts are read
+// only by the unit, before it writes them in a cycle, and are written in
+// place during Eval: it has no Commit, and the waveform shows their next
+// state (the value from cycle c on).
 package klmwalk

@@ -136,5 +136,10 @@
 // cycles; Strobes shows this cycle's
 // hit, miss, fill and invalidation; State summarises the cycle as IDLE,
 // LOOKUP, MISS, REPLAY or INVAL (StateNames) and MSHRsInUse the registered
-// MSHR count, for waveforms sampled between Eval and Commit.
+// MSHR count, for waveforms sampled between Eval and Commit.//
+// Registers: the tag array, the MSHR file and the counters are read only
+// by the unit, before it writes them in a cycle, and are written in place
+// during Eval (no Commit needed for them); inUseQ, the MSHR count the
+// waveform shows, is latched by Commit, so it shows an allocation from the
+// next cycle on, as a registered count would.
 package mptcache

@@ -16,5 +16,10 @@
 // Ctrl invalidates the lines of a list range (a UMR rewrote it); a fill in
 // flight for such a line is dropped and fetched again. Cut (bus.Cut) says
 // a request failed at some offset: a context whose next page lies at or
-// past it ends its piece there with a Cut outcome.
+// past it ends its piece there with a Cut outcome.//
+// Registers: the contexts (state, piece, bytes done, fetch slot), the
+// count in use, the round-robin pointer, the line cache and the cuts are
+// read only by the walker, before it writes them in a cycle, and are
+// written in place during Eval: it has no Commit, and the waveform shows
+// their next state (the value from cycle c on).
 package mttwalk

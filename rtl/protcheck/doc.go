@@ -11,5 +11,8 @@
 //	                                    └─> Ack     invalidation tokens, acknowledged
 //
 // One piece a cycle; the loop VC goes first so that recursion never waits
-// behind level-0 traffic. The stage holds no state beyond its ports.
+// behind level-0 traffic. The stage holds no state beyond its ports.//
+// Registers: none that outlive a piece but the last key and status checked
+// (fired_key, fired_status), written in place during Eval: the stage has
+// no Commit.
 package protcheck

@@ -6,6 +6,17 @@
 // pops; then Commit latches everything at once. So the order in which
 // components are evaluated changes nothing.
 //
+// Commit has one meaning everywhere: it latches a next state that Eval
+// staged apart from the registered one. A component's registers are the
+// state another component or a tracer can see (through Describe or an
+// accessor) and the state that outlives the cycle; each unit's doc says
+// which of its fields they are. A component whose registers are read only
+// by itself, and only before it writes them in the cycle (a walker's
+// contexts, a cache's arrays), may write them in place during Eval, as a
+// next-state function computed from the registered values would: it has
+// no Commit, and its Describe samples after Eval, the next state (the
+// documented "value from cycle c on").
+//
 // A Chan is a valid/ready channel with a registered FIFO of some depth and
 // a latency: a payload pushed at cycle c is visible to the consumer at cycle
 // c+latency; a push is allowed while the committed occupancy is below the

@@ -33,8 +33,13 @@ type Connected interface {
 	// Connections lists the channels the component pops (inputs) and
 	// pushes (outputs).
 	Connections() (inputs, outputs []Port)
-	base() *Base
+	based
 }
+
+// based is what embedding Base gives a component: its place in the engine.
+type based interface{ base() *Base }
+
+var _ based = (*Base)(nil)
 
 // Actor is a component that can change its state in a cycle without a
 // handshake on any channel (a walker stepping over cached list entries):

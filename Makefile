@@ -37,6 +37,7 @@ vet:
 	$(GO) vet ./...
 
 lint: vet
+	@unformatted=$$("$$($(GO) env GOROOT)/bin/gofmt" -l .); if [ -n "$$unformatted" ]; then echo "gofmt -w these files:"; echo "$$unformatted"; exit 1; fi
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.6.1 ./...
 
 unit:

@@ -41,11 +41,11 @@ var allowed = map[string][]string{
 	"sweep":       {"config", "tb", "ref", "scenario"},
 	"cmd/mkeysim": {"config", "cover", "prm", "ref", "rtl", "scenario", "sweep", "tb", "vcd", "vectors", "version"},
 
-	"examples":          nil,
-	"scripts":           nil,
+	"examples":           nil,
+	"scripts":            nil,
 	"scripts/benchtable": nil,
-	"internal/tooltest": nil,
-	"internal/layers":   nil,
+	"internal/tooltest":  nil,
+	"internal/layers":    nil,
 }
 
 var units = []string{"prm", "cover", "rtl/sim", "rtl/bus", "rtl/linecache", "rtl/pcie"}

@@ -230,7 +230,7 @@ type Requester struct {
 	fLen    int
 	rr      int
 	stats   RequesterStats
-	stall   sim.Stalls // TagStallCycles
+	stall   sim.Stalls    // TagStallCycles
 	data    slab[byte]    // reads' buffers
 	ctxs    slab[readCtx] // reads' contexts
 	errs    []ProtocolError

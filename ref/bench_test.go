@@ -12,6 +12,7 @@ import (
 
 const (
 	benchMTTKeys = 1_000_000
+	bench1KKeys  = 1000 // keys of BenchmarkTranslateMTT1K
 	benchKLMKeys = 1 << 16
 	benchReqs    = 1 << 16 // pre-generated requests, used round robin
 	benchStart   = 0x800   // every MTT key starts half way into its first page
@@ -26,14 +27,28 @@ var benchTable struct {
 	mttReqs, klmReqs []ref.Request
 }
 
+// bench1K is the MTT table's shape with a thousand keys: it fits in the
+// caches.
+var bench1K struct {
+	once sync.Once
+	m    *ref.Model
+	reqs []ref.Request
+}
+
 func benchMTTStart(i uint32) uint64 { return uint64(i)<<24 | benchStart }
 
 func buildMTTTable() {
+	benchTable.m, benchTable.mttReqs = buildMTTKeys(benchMTTKeys)
+}
+
+// buildMTTKeys makes a model of that many MTT keys of four 4 KB pages
+// each, and random 64..4096-byte LOCAL_READ requests to random keys of it.
+func buildMTTKeys(keys uint32) (*ref.Model, []ref.Request) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	m := ref.New(ref.DefaultConfig())
 	m.AddQP(scenario.QP{QPN: qpA, PD: pdA})
 	k := mttKey(0, 0, 0, benchMTTLen, 12, 0, 0, 0, 0)
-	for i := uint32(0); i < benchMTTKeys; i++ {
+	for i := uint32(0); i < keys; i++ {
 		k.Index, k.MKC.Variant, k.MKC.StartAddr = i, uint8(i), benchMTTStart(i)
 		for j := range k.MTT {
 			k.MTT[j].PTag = rng.Uint64() &^ 0xfff
@@ -44,12 +59,12 @@ func buildMTTTable() {
 	}
 	reqs := make([]ref.Request, benchReqs)
 	for i := range reqs {
-		idx := rng.Uint32N(benchMTTKeys)
+		idx := rng.Uint32N(keys)
 		n := 64 + rng.Uint64N(4096-64+1)
 		reqs[i] = ref.Request{QPN: qpA, Key: prm.MakeKey(idx, uint8(idx)), Type: prm.LocalRead, Len: uint32(n),
 			Addr: benchMTTStart(idx) + rng.Uint64N(benchMTTLen-n+1)}
 	}
-	benchTable.m, benchTable.mttReqs = m, reqs
+	return m, reqs
 }
 
 func buildKLMTable() {
@@ -81,8 +96,7 @@ func buildKLMTable() {
 	benchTable.klmReqs = reqs
 }
 
-func benchTranslate(b *testing.B, reqs []ref.Request) {
-	m := benchTable.m
+func benchTranslate(b *testing.B, m *ref.Model, reqs []ref.Request) {
 	buf := make([]prm.Segment, 0, 16)
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -100,12 +114,19 @@ func benchTranslate(b *testing.B, reqs []ref.Request) {
 // random keys of a table of one million MTT keys.
 func BenchmarkTranslateMTT1M(b *testing.B) {
 	benchTable.mttOnce.Do(buildMTTTable)
-	benchTranslate(b, benchTable.mttReqs)
+	benchTranslate(b, benchTable.m, benchTable.mttReqs)
+}
+
+// BenchmarkTranslateMTT1K: the same accesses to a table of a thousand MTT
+// keys, which fits in the caches: the cost of the model's own work.
+func BenchmarkTranslateMTT1K(b *testing.B) {
+	bench1K.once.Do(func() { bench1K.m, bench1K.reqs = buildMTTKeys(bench1KKeys) })
+	benchTranslate(b, bench1K.m, bench1K.reqs)
 }
 
 // BenchmarkTranslateKLM: the same through 64 K KLM keys of four entries
 // each over the MTT table (two levels).
 func BenchmarkTranslateKLM(b *testing.B) {
 	benchTable.klmOnce.Do(buildKLMTable)
-	benchTranslate(b, benchTable.klmReqs)
+	benchTranslate(b, benchTable.m, benchTable.klmReqs)
 }

@@ -54,11 +54,11 @@ func (m *Model) Create(k scenario.MKey) (uint32, *Refusal) {
 		if index > prm.MaxIndex {
 			return 0, badParam("index %d wider than 24 bits", index)
 		}
-		if m.objs[index] != nil {
+		if m.objs.get(index) != nil {
 			return refused(cover.CreateIndexTaken, "index %d already created", index)
 		}
 	} else {
-		for m.objs[m.lowFree] != nil {
+		for m.objs.get(m.lowFree) != nil {
 			m.lowFree++
 		}
 		if m.lowFree > prm.MaxIndex {
@@ -81,7 +81,7 @@ func (m *Model) Create(k scenario.MKey) (uint32, *Refusal) {
 		m.nextHandle += size * 16
 	}
 	m.writeList(mkc.MTTHandle, k.MTT, k.KLM, !k.PgAccess, false)
-	m.objs[index] = &Object{MKC: mkc, ODP: k.ODP}
+	m.objs.put(index, Object{MKC: mkc, ODP: k.ODP})
 	return index, nil
 }
 
@@ -112,10 +112,9 @@ func (m *Model) writeList(addr uint64, mtt []prm.MTTEntry, klm []prm.KLMEntry, f
 
 // Destroy runs DESTROY_MKEY: the index is no longer created.
 func (m *Model) Destroy(index uint32) *Refusal {
-	if m.objs[index] == nil {
+	if !m.objs.del(index) {
 		return refuse(prm.BadKeyIndex)
 	}
-	delete(m.objs, index)
 	if index < m.lowFree {
 		m.lowFree = index
 	}
@@ -136,7 +135,7 @@ type Query struct {
 
 // Query runs QUERY_MKEY.
 func (m *Model) Query(index uint32) (Query, *Refusal) {
-	o := m.objs[index]
+	o := m.objs.get(index)
 	if o == nil {
 		return Query{}, refuse(prm.BadKeyIndex)
 	}
@@ -144,9 +143,9 @@ func (m *Model) Query(index uint32) (Query, *Refusal) {
 	size := uint64(o.MKC.TranslationsOctwordSize)
 	switch {
 	case o.MKC.AccessMode.UsesMTTList():
-		q.List = scenario.SnapshotList(presentPages{m.icm}, scenario.ListMTT, o.MKC.MTTHandle, 2*size)
+		q.List = scenario.SnapshotList(presentPages{&m.icm}, scenario.ListMTT, o.MKC.MTTHandle, 2*size)
 	case o.MKC.AccessMode.UsesKLMList():
-		q.List = scenario.SnapshotList(presentPages{m.icm}, scenario.ListKLM, o.MKC.MTTHandle, size)
+		q.List = scenario.SnapshotList(presentPages{&m.icm}, scenario.ListKLM, o.MKC.MTTHandle, size)
 	}
 	return q, nil
 }
@@ -173,11 +172,11 @@ func (m presentPages) PresentPages(lo, hi uint64) []uint64 {
 // UMR runs a UMR WQE with its checks in the order of translation.md 3.2;
 // a UMR that fails changes nothing.
 func (m *Model) UMR(u scenario.UMR) *Refusal {
-	sq, ok := m.qps[u.QPN]
+	sq, ok := m.QP(u.QPN)
 	if !ok {
 		return badParam("qpn %d is not a QP", u.QPN)
 	}
-	o := m.objs[u.Key.Index()]
+	o := m.objs.get(u.Key.Index())
 	if o == nil {
 		return refuse(prm.BadKeyIndex)
 	}
@@ -227,11 +226,11 @@ func (m *Model) UMR(u scenario.UMR) *Refusal {
 // invalidate runs the shared checks of LOCAL_INVALIDATE and
 // SEND_WITH_INVALIDATE and sets free = 1.
 func (m *Model) invalidate(qpn uint32, key prm.Key, remote bool) *Refusal {
-	qp, ok := m.qps[qpn]
+	qp, ok := m.QP(qpn)
 	if !ok {
 		return badParam("qpn %d is not a QP", qpn)
 	}
-	o := m.objs[key.Index()]
+	o := m.objs.get(key.Index())
 	switch {
 	case o == nil:
 		return refuse(prm.BadKeyIndex)

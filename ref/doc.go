@@ -5,4 +5,12 @@
 //
 // It is a pure function of its state: the clocked model, the testbench's
 // scoreboard and the golden vectors all take it as the oracle.
+//
+// The translation itself (translate.go) reads as the specification does.
+// What makes it fast at a million keys lives apart: the MKey table is a
+// keyTable (keytable.go), open-addressed with each context inline in its
+// slot, and the ICM's pages are found through a pageDir (icmdir.go), a
+// dense directory like the HCA's own ICM page tables. A translation of an
+// MTT key then touches the context's slot and the MTT entry, and nothing
+// else that is not already in cache.
 package ref

@@ -1,59 +1,67 @@
 package ref
 
-import "sort"
-
 // pageShift is the granule of the sparse memory: 4 KB pages allocated on
 // first write.
 const pageShift = 12
 const pageSize = 1 << pageShift
 
 // Memory is sparse host memory (the ICM): bytes never written read as zero.
+// Its pages are found through a directory shaped like page tables (see
+// pageDir).
 type Memory struct {
-	pages map[uint64]*[pageSize]byte
-	keys  []uint64 // page numbers present, sorted: to skip holes quickly
+	dir pageDir
 }
 
 // NewMemory returns an empty memory.
-func NewMemory() *Memory {
-	return &Memory{pages: make(map[uint64]*[pageSize]byte)}
-}
+func NewMemory() *Memory { return &Memory{} }
 
 // Read fills b from address a (wrapping at 2^64).
 func (m *Memory) Read(a uint64, b []byte) {
 	for len(b) > 0 {
 		off := a & (pageSize - 1)
-		n := copy(b, zeroPage[:pageSize-off])
-		if p := m.pages[a>>pageShift]; p != nil {
+		n := min(len(b), int(pageSize-off))
+		if p := m.dir.page(a >> pageShift); p != nil {
 			copy(b[:n], p[off:])
+		} else {
+			clear(b[:n])
 		}
 		b = b[n:]
 		a += uint64(n)
 	}
 }
 
-var zeroPage [pageSize]byte
+// zeroPage is what a page never written reads as.
+var zeroPage page
 
-// Write stores b at address a (wrapping at 2^64).
+// peek returns the len(buf) bytes at a without copying them when they lie
+// in one page: then the result is the page's own bytes (or zeros), which
+// the caller must only read. Bytes that cross a page are read into buf.
+// The walkers read every MTT and KLM entry this way.
+func (m *Memory) peek(a uint64, buf []byte) []byte {
+	off := a & (pageSize - 1)
+	end := off + uint64(len(buf))
+	if end > pageSize {
+		m.Read(a, buf)
+		return buf
+	}
+	if p := m.dir.page(a >> pageShift); p != nil {
+		return p[off:end]
+	}
+	return zeroPage[off:end]
+}
+
+// Write stores b at address a (wrapping at 2^64). A page that would hold
+// only zeros is not made.
 func (m *Memory) Write(a uint64, b []byte) {
 	for len(b) > 0 {
 		off := a & (pageSize - 1)
+		n := min(len(b), int(pageSize-off))
 		pn := a >> pageShift
-		p := m.pages[pn]
-		if p == nil {
-			if allZero(b[:min(len(b), int(pageSize-off))]) {
-				n := min(len(b), int(pageSize-off))
-				b = b[n:]
-				a += uint64(n)
-				continue
-			}
-			p = new([pageSize]byte)
-			m.pages[pn] = p
-			i := sort.Search(len(m.keys), func(i int) bool { return m.keys[i] >= pn })
-			m.keys = append(m.keys, 0)
-			copy(m.keys[i+1:], m.keys[i:])
-			m.keys[i] = pn
+		if p := m.dir.page(pn); p != nil {
+			copy(p[off:], b[:n])
+		} else if !allZero(b[:n]) {
+			copy(m.dir.pageOrNew(pn)[off:], b[:n])
 		}
-		n := copy(p[off:], b)
 		b = b[n:]
 		a += uint64(n)
 	}
@@ -71,16 +79,12 @@ func allZero(b []byte) bool {
 // NextPresent returns the lowest address >= a that lies in a page ever
 // written, and false if there is none.
 func (m *Memory) NextPresent(a uint64) (uint64, bool) {
-	pn := a >> pageShift
-	if m.pages[pn] != nil {
+	if m.dir.page(a>>pageShift) != nil {
 		return a, true
 	}
-	i := sort.Search(len(m.keys), func(i int) bool { return m.keys[i] >= pn })
-	if i == len(m.keys) {
-		return 0, false
-	}
-	return m.keys[i] << pageShift, true
+	pn, ok := m.dir.next(a >> pageShift)
+	return pn << pageShift, ok
 }
 
 // Pages is the number of 4 KB pages allocated.
-func (m *Memory) Pages() int { return len(m.pages) }
+func (m *Memory) Pages() int { return m.dir.len() }

@@ -33,11 +33,11 @@ type Object struct {
 // translation lists, and the accesses stalled on page faults.
 type Model struct {
 	cfg        Config
-	qps        map[uint32]scenario.QP
-	objs       map[uint32]*Object
-	lowFree    uint32 // no index below it is free
+	qps        keyTable[scenario.QP] // by QPN
+	objs       keyTable[Object]      // by MKey index
+	lowFree    uint32                // no index below it is free
 	nextHandle uint64
-	icm        *Memory
+	icm        Memory
 	stalled    []stalled
 }
 
@@ -45,10 +45,7 @@ type Model struct {
 func New(cfg Config) *Model {
 	return &Model{
 		cfg:        cfg,
-		qps:        make(map[uint32]scenario.QP),
-		objs:       make(map[uint32]*Object),
 		nextHandle: HandleBase,
-		icm:        NewMemory(),
 	}
 }
 
@@ -56,26 +53,27 @@ func New(cfg Config) *Model {
 func (m *Model) Config() Config { return m.cfg }
 
 // AddQP declares a QP; a later one with the same QPN replaces it.
-func (m *Model) AddQP(qp scenario.QP) { m.qps[qp.QPN] = qp }
+func (m *Model) AddQP(qp scenario.QP) { m.qps.put(qp.QPN, qp) }
 
 // QP returns a declared QP.
 func (m *Model) QP(qpn uint32) (scenario.QP, bool) {
-	qp, ok := m.qps[qpn]
-	return qp, ok
+	if qp := m.qps.get(qpn); qp != nil {
+		return *qp, true
+	}
+	return scenario.QP{}, false
 }
 
-// Object returns the created object at index, or nil.
-func (m *Model) Object(index uint32) *Object { return m.objs[index] }
+// Object returns the created object at index, or nil. The object may be
+// changed through the pointer until the next CREATE_MKEY or DESTROY_MKEY,
+// which may move objects in the table.
+func (m *Model) Object(index uint32) *Object { return m.objs.get(index) }
 
 // Objects is the number of created objects.
-func (m *Model) Objects() int { return len(m.objs) }
+func (m *Model) Objects() int { return m.objs.len() }
 
 // ICM is the host memory holding the translation lists.
-func (m *Model) ICM() *Memory { return m.icm }
+func (m *Model) ICM() *Memory { return &m.icm }
 
-// EachObject calls f for every created object, in no particular order.
-func (m *Model) EachObject(f func(index uint32, o *Object)) {
-	for i, o := range m.objs {
-		f(i, o)
-	}
-}
+// EachObject calls f for every created object, in no particular order; f
+// must not create or destroy objects.
+func (m *Model) EachObject(f func(index uint32, o *Object)) { m.objs.each(f) }

@@ -21,7 +21,7 @@ func (m *Model) TranslateAfter(req Request, invals []scenario.Op) Outcome {
 			continue
 		}
 		idx := op.Key.Index()
-		if o := m.objs[idx]; o != nil {
+		if o := m.objs.get(idx); o != nil {
 			if _, ok := saved[idx]; !ok {
 				saved[idx] = o.MKC
 			}
@@ -30,7 +30,7 @@ func (m *Model) TranslateAfter(req Request, invals []scenario.Op) Outcome {
 	}
 	out := m.Translate(req, nil)
 	for idx, mkc := range saved {
-		m.objs[idx].MKC = mkc
+		m.objs.get(idx).MKC = mkc
 	}
 	return out
 }

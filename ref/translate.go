@@ -28,15 +28,17 @@ type Outcome struct {
 	FaultAddr uint64
 }
 
-// walker carries what stays the same through one request's depth-first walk.
+// walker carries what stays the same through one request's depth-first
+// walk, and what it has found: the segments so far, or the failure.
 type walker struct {
-	m    *Model
-	cov  *cover.Collector
-	qpn  uint32
-	pd   uint32
-	typ  prm.AccessType
-	segs []prm.Segment
-	fail Outcome
+	m        *Model
+	cov      *cover.Collector
+	maxLevel int
+	qpn      uint32
+	pd       uint32
+	typ      prm.AccessType
+	segs     []prm.Segment
+	fail     Outcome
 }
 
 // Translate translates req against the current state without changing it
@@ -45,17 +47,30 @@ func (m *Model) Translate(req Request, buf []prm.Segment) Outcome {
 	if req.Len == 0 {
 		return Outcome{Status: prm.OK, Segments: buf[:0]}
 	}
-	qp, ok := m.qps[req.QPN]
-	if !ok {
+	qp := m.qps.get(req.QPN)
+	if qp == nil {
 		return Outcome{Status: prm.BadParam}
 	}
-	w := walker{m: m, cov: m.cfg.Coverage, qpn: req.QPN, pd: qp.PD, typ: req.Type, segs: buf[:0]}
+	// The walker is filled field by field: a composite literal is built
+	// aside and copied in wide moves that stall on the narrow stores just
+	// made, a cost that counts at tens of millions of translations a
+	// second.
+	var w walker
+	w.m, w.cov, w.maxLevel = m, m.cfg.Coverage, m.cfg.MaxIndirection
+	w.qpn, w.pd, w.typ = req.QPN, qp.PD, req.Type
+	w.segs = buf[:0]
 	if !w.walk(0, req.Key, req.Addr, uint64(req.Len), 0) {
 		return w.fail
 	}
 	return Outcome{Status: prm.OK, Segments: w.segs}
 }
 
+// emit appends a translated segment.
+func (w *walker) emit(space prm.Space, addr, n uint64) {
+	w.segs = append(w.segs, prm.Segment{Space: space, Addr: addr, Len: n})
+}
+
+// failAt records the failure st at level and offset off, and returns false.
 func (w *walker) failAt(st prm.Status, level int, off uint64) bool {
 	w.fail = Outcome{Status: st, Level: level, Offset: off}
 	return false
@@ -119,10 +134,10 @@ func ModeUsable(m *prm.MKC) bool {
 // walk translates the piece [v, v+l) of key at level; off is the piece's
 // byte offset in the level-0 request. It returns false on failure.
 func (w *walker) walk(level int, key prm.Key, v, l, off uint64) bool {
-	if level > w.m.cfg.MaxIndirection {
+	if level > w.maxLevel {
 		return w.failAt(prm.IndirectionDepth, level, off)
 	}
-	o := w.m.objs[key.Index()]
+	o := w.m.objs.get(key.Index())
 	var mkc *prm.MKC
 	if o != nil {
 		mkc = &o.MKC
@@ -138,11 +153,11 @@ func (w *walker) walk(level int, key prm.Key, v, l, off uint64) bool {
 	}
 	switch mkc.AccessMode {
 	case prm.ModePA:
-		w.segs = append(w.segs, prm.Segment{Space: prm.SpaceDMA, Addr: v, Len: l})
+		w.emit(prm.SpaceDMA, v, l)
 	case prm.ModeSWICM:
-		w.segs = append(w.segs, prm.Segment{Space: prm.SpaceSWICM, Addr: v, Len: l})
+		w.emit(prm.SpaceSWICM, v, l)
 	case prm.ModeMEMIC:
-		w.segs = append(w.segs, prm.Segment{Space: prm.SpaceMEMIC, Addr: v, Len: l})
+		w.emit(prm.SpaceMEMIC, v, l)
 	case prm.ModeMTT:
 		return w.mtt(level, key, o, v, l, off)
 	case prm.ModeKLM:
@@ -180,8 +195,7 @@ func (w *walker) mtt(level int, key prm.Key, o *Object, v, l, off uint64) bool {
 		if t == 0 {
 			w.cov.FirstPart(cover.WalkMTT, pg == 0, n < l)
 		}
-		w.m.icm.Read(mkc.MTTHandle+8*i, ent[:])
-		e := prm.DecodeMTTEntry(ent[:])
+		e := prm.DecodeMTTEntry(w.m.icm.peek(mkc.MTTHandle+8*i, ent[:]))
 		if !w.typ.PageAllows(e) {
 			if o.ODP {
 				w.fail = Outcome{Status: prm.PageFault, Level: level, Offset: pieceOff, FaultKey: key, FaultAddr: v + t}
@@ -189,7 +203,7 @@ func (w *walker) mtt(level int, key prm.Key, o *Object, v, l, off uint64) bool {
 			}
 			return w.failAt(prm.PageAccess, level, pieceOff)
 		}
-		w.segs = append(w.segs, prm.Segment{Space: prm.SpaceDMA, Addr: e.PageBase(uint8(log)) + pg, Len: n})
+		w.emit(prm.SpaceDMA, e.PageBase(uint8(log))+pg, n)
 		t += n
 	}
 	return true
@@ -217,8 +231,7 @@ func (w *walker) klm(level int, mkc *prm.MKC, v, l, off uint64) bool {
 				j = (next - mkc.MTTHandle + prm.KLMEntrySize - 1) / prm.KLMEntrySize
 				continue
 			}
-			w.m.icm.Read(addr, ent[:])
-			e := prm.DecodeKLMEntry(ent[:])
+			e := prm.DecodeKLMEntry(w.m.icm.peek(addr, ent[:]))
 			bc := uint64(e.ByteCount)
 			if pos < tj+bc {
 				n := min(l-t, tj+bc-pos)
@@ -265,8 +278,7 @@ func (w *walker) fixed(level int, mkc *prm.MKC, v, l, off uint64) bool {
 		if t == 0 {
 			w.cov.FirstPart(cover.WalkFBS, in == 0, n < l)
 		}
-		w.m.icm.Read(mkc.MTTHandle+prm.KLMEntrySize*j, ent[:])
-		e := prm.DecodeKLMEntry(ent[:])
+		e := prm.DecodeKLMEntry(w.m.icm.peek(mkc.MTTHandle+prm.KLMEntrySize*j, ent[:]))
 		lower, wrap := bits.Add64(e.Address, in, 0)
 		if wrap != 0 {
 			w.cov.Hit(cover.WrapLowerAddr)

@@ -90,6 +90,9 @@ type Stats struct {
 // Counters lists the counters under the group core.
 func (t *Top) Counters() []sim.Counter { return sim.CountersOf("core", &t.stats) }
 
+// CounterValues appends the values of Counters (sim.CounterValuer).
+func (t *Top) CounterValues(vs []uint64) []uint64 { return sim.ValuesOf(&t.stats, vs) }
+
 // Translations is the number of access results retired (Stats).
 func (t *Top) Translations() uint64 { return t.stats.Translations }
 

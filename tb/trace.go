@@ -97,15 +97,16 @@ type Tracer struct {
 	info  []Signal   // by signal index
 	order []string   // group names in data-flow order
 
-	ports  []*chanTracer
-	byPort map[sim.Port]int
-	index  portIndex // byPort, faster
-	stamp  []uint64  // per port: 1 + the cycle it was last sampled
-	due    []int     // ports to sample this cycle (scratch)
-	next   []int     // ports to sample next cycle
-	wakes  wakeHeap  // ports to sample when their head becomes visible
-	units  []unitTracer
-	enums  map[string]*sim.Enum // the value names of the signals, by filter name
+	ports    []*chanTracer
+	byPort   map[sim.Port]int
+	index    portIndex // byPort, faster
+	stamp    []uint64  // per port: 1 + the cycle it was last sampled
+	due      []int     // ports to sample this cycle (scratch)
+	next     []int     // ports to sample next cycle
+	wakes    wakeHeap  // ports to sample when their head becomes visible
+	units    []unitTracer
+	counters []counterTracer
+	enums    map[string]*sim.Enum // the value names of the signals, by filter name
 
 	now       uint64
 	marked    uint64 // now+1 once this cycle's time mark is logged
@@ -256,6 +257,19 @@ func (t *Tracer) sampleUnits() {
 		u.sample(u.vals)
 		for i, s := range u.sigs {
 			t.set(s, u.vals[i])
+		}
+	}
+	// A counter changes when its unit runs (Eval) or at the commit that
+	// follows: like a register, it shows the count up to the cycle before,
+	// and what the unit's evaluation of this cycle added.
+	for k := range t.counters {
+		c := &t.counters[k]
+		if now, before := e.RanAt(c.comp); !now && !before && t.seenUnits {
+			continue
+		}
+		c.vals = c.read(c.vals[:0])
+		for i, s := range c.sigs[:min(len(c.sigs), len(c.vals))] {
+			t.set(s, c.vals[i])
 		}
 	}
 	t.seenUnits = true

@@ -161,13 +161,67 @@ func (t *Tracer) declare() {
 		t.ports = append(t.ports, newChanTracer(p.(sim.TracedPort), d.with(local+"_", group)))
 	}
 
+	t.declareCounters(root)
+
 	// Save-file groups: tb and top.in, the units in data-flow order, any
-	// other scope, then the top's ROB and output.
+	// other scope, the top's ROB and output, then the counters.
 	t.order = []string{groupIn}
 	for _, name := range names[2:] {
 		t.order = append(t.order, units[name].group)
 	}
-	t.order = append(t.order, groupOut)
+	t.order = append(t.order, groupOut, groupCounters)
+}
+
+// groupCounters is the save-file group of the counters.
+const groupCounters = "top.counters: the statistics (docs/counters.md)"
+
+// declareCounters declares the counters every component declares
+// (sim.Counted, sim.CounterValuer) under top.counters, by the names the
+// statistics print: mkc_cache.hits is top.counters.mkc_cache.hits.
+func (t *Tracer) declareCounters(root *vcd.Scope) {
+	top := root.Scope("counters")
+	scopes := map[string]*vcd.Scope{"": top}
+	var scope func(path string) *vcd.Scope
+	scope = func(path string) *vcd.Scope {
+		if sc, ok := scopes[path]; ok {
+			return sc
+		}
+		parent, name := "", path
+		if i := strings.LastIndexByte(path, '.'); i >= 0 {
+			parent, name = path[:i], path[i+1:]
+		}
+		sc := scope(parent).Scope(name)
+		scopes[path] = sc
+		return sc
+	}
+	for i, c := range t.b.Eng.Components() {
+		cn, ok := c.(sim.Counted)
+		cv, ok2 := c.(sim.CounterValuer)
+		if !ok || !ok2 {
+			continue
+		}
+		ct := counterTracer{comp: i, read: cv.CounterValues}
+		for _, x := range cn.Counters() {
+			if x.Wait {
+				ct.sigs = append(ct.sigs, nil) // not shown (sim.Counter.Wait)
+				continue
+			}
+			d := declarer{t: t, sc: scope(x.Group()), group: groupCounters}
+			ct.sigs = append(ct.sigs, d.dec(x.Figure(), 64))
+		}
+		ct.vals = make([]uint64, 0, len(ct.sigs))
+		if slices.ContainsFunc(ct.sigs, func(s *sig) bool { return s != nil }) {
+			t.counters = append(t.counters, ct)
+		}
+	}
+}
+
+// counterTracer samples the counters of one component.
+type counterTracer struct {
+	comp int // the component's number in the engine
+	sigs []*sig
+	vals []uint64
+	read func([]uint64) []uint64
 }
 
 // flowOrder lists the engine's channels in creation order, except the

@@ -564,7 +564,10 @@ func TestTraceScopeCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"top", "top.tb", "top.core", "top.mptcache", "top.protcheck", "top.mttwalk", "top.klmwalk", "top.pcie", "top.host"}
+	want := []string{"top", "top.tb", "top.core", "top.mptcache", "top.protcheck", "top.mttwalk", "top.klmwalk", "top.pcie", "top.host",
+		"top.counters.core", "top.counters.mkc_cache", "top.counters.protcheck", "top.counters.mttwalk", "top.counters.mtt_cache",
+		"top.counters.klmwalk", "top.counters.klm_cache", "top.counters.pcie.requester", "top.counters.pcie.up", "top.counters.pcie",
+		"top.counters.pcie.down"}
 	if strings.Join(scopes, ",") != strings.Join(want, ",") {
 		t.Errorf("scopes %v, want %v", scopes, want)
 	}
@@ -597,4 +600,80 @@ func TestTraceFileLeavesNothingOnError(t *testing.T) {
 	if left, _ := os.ReadDir(dir); len(left) != 0 {
 		t.Fatalf("left behind: %v", left)
 	}
+}
+
+// TestTraceCounters: every counter a unit declares is in the waveform
+// under top.counters by its statistics name, and holds at every cycle the
+// engine stepped the value the unit reports then (sim.Counted), except
+// the counts of cycles spent waiting, which the waveform leaves out
+// (sim.Counter.Wait). Each unit's CounterValues agrees with its Counters.
+func TestTraceCounters(t *testing.T) {
+	type want struct {
+		cycle uint64
+		path  string
+		value uint64
+	}
+	var wants []want
+	names, waits := map[string]bool{}, map[string]bool{}
+	f, _, _, tr := tracedRun(t, workload(3, 400), rtl.DefaultConfig(), vcd.Options{}, nil, func(b *Bench) func(uint64) {
+		return func(now uint64) {
+			for _, c := range b.Eng.Components() {
+				cn, ok := c.(sim.Counted)
+				if !ok {
+					continue
+				}
+				cv, ok := c.(sim.CounterValuer)
+				if !ok {
+					t.Fatalf("%s declares counters but not their values (sim.CounterValuer)", c.Name())
+				}
+				cs, vs := cn.Counters(), cv.CounterValues(nil)
+				if len(vs) != len(cs) {
+					t.Fatalf("%s: %d counters, %d values", c.Name(), len(cs), len(vs))
+				}
+				for i, x := range cs {
+					if vs[i] != x.Value {
+						t.Fatalf("cycle %d: %s: CounterValues says %d, Counters %d", now, x.Name, vs[i], x.Value)
+					}
+					if x.Wait {
+						waits[x.Name] = true
+						continue
+					}
+					names[x.Name] = true
+					wants = append(wants, want{now, "top.counters." + x.Name, x.Value})
+				}
+			}
+		}
+	})
+	_, mult := tr.Writer().Timescale()
+	for name := range names {
+		if _, ok := f.Var("top.counters." + name); !ok {
+			t.Errorf("counter %s is not in the waveform", name)
+		}
+	}
+	if len(names) < 40 {
+		t.Errorf("only %d counters seen", len(names))
+	}
+	bad, moved := 0, map[string]bool{}
+	for _, w := range wants {
+		if w.value > 0 {
+			moved[w.path] = true
+		}
+		if got := value(t, f, w.path, w.cycle, mult); got != w.value {
+			if bad++; bad <= 10 {
+				t.Errorf("cycle %d: %s = %d in the waveform, %d in the model", w.cycle, w.path, got, w.value)
+			}
+		}
+	}
+	if len(moved) < 20 {
+		t.Errorf("only %d counters ever left 0: the workload does not exercise them", len(moved))
+	}
+	for name := range waits {
+		if _, ok := f.Var("top.counters." + name); ok {
+			t.Errorf("%s counts waiting cycles and should not be traced", name)
+		}
+	}
+	if len(waits) != 6 {
+		t.Errorf("%d counters of waiting cycles, want 6 (mkc_cache, protcheck, klmwalk credits, requester tags, two links): %v", len(waits), waits)
+	}
+	t.Logf("%d values of %d counters checked", len(wants), len(names))
 }

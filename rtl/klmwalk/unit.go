@@ -73,7 +73,7 @@ type Stats struct {
 	Pieces       uint64          `counter:"pieces" unit:"pieces" help:"checked KLM and Fixed Buffer Size pieces taken from In or Nested into a context"`
 	Entries      uint64          `counter:"entries_read" unit:"entries" help:"list entries a context acted on: stepped over, used for a child, or found too deep"`
 	Children     uint64          `counter:"children" unit:"pieces" help:"pieces sent one level down through the loop-back channel"`
-	CreditStalls uint64          `counter:"credit_stall_cycles" unit:"cycles" help:"cycles a context waited for a free context one level down to reserve, summed over the contexts the cycle's round robin tried before one stepped"`
+	CreditStalls uint64          `counter:"credit_stall_cycles" unit:"cycles" kind:"wait" help:"cycles a context waited for a free context one level down to reserve, summed over the contexts the cycle's round robin tried before one stepped"`
 	MaxContexts  int             `counter:"max_contexts_in_use" unit:"contexts" kind:"max" help:"the most contexts busy at once, all levels together"`
 	Cuts         uint64          `counter:"cuts" unit:"pieces" help:"pieces stopped before their end because the request's result was decided by a failure below (bus.Cut)"`
 	CursorHits   uint64          `counter:"cursor_hits" unit:"pieces" help:"variable KLM pieces whose search started at a remembered position of their list rather than entry 0"`
@@ -155,6 +155,12 @@ func (u *Unit) Stats() Stats {
 func (u *Unit) Counters() []sim.Counter {
 	s := u.Stats()
 	return append(sim.CountersOf("klmwalk", &s), u.cache.Counters("klm_cache")...)
+}
+
+// CounterValues appends the values of Counters (sim.CounterValuer).
+func (u *Unit) CounterValues(vs []uint64) []uint64 {
+	s := u.Stats()
+	return u.cache.CounterValues(sim.ValuesOf(&s, vs))
 }
 
 // Connections lists the channels the unit pops and pushes (sim.Connected).

@@ -152,6 +152,9 @@ func (c *Cache) Invalidate(lo, hi uint64, all bool) {
 // Counters lists the counters under group (mtt_cache, klm_cache).
 func (c *Cache) Counters(group string) []sim.Counter { return sim.CountersOf(group, &c.Stats) }
 
+// CounterValues appends the values of Counters, in its order.
+func (c *Cache) CounterValues(vs []uint64) []uint64 { return sim.ValuesOf(&c.Stats, vs) }
+
 // Refetch restarts the stale fetch of s (see Slot.Stale), counting it, and
 // returns the line's address to read again.
 func (c *Cache) Refetch(s *Slot) uint64 {

@@ -38,7 +38,7 @@ type Stats struct {
 	// Invalidations are lines dropped; InvalCommands the commands.
 	Invalidations uint64 `counter:"invalidations" unit:"lines" help:"valid lines dropped by invalidation commands"`
 	InvalCommands uint64 `counter:"inval_commands" unit:"commands" help:"invalidation commands carried out on the control port, each answered by a token"`
-	StallCycles   uint64 `counter:"stall_cycles" unit:"cycles" help:"cycles in which a piece waited at the head of In or Loop and no lookup completed (output busy, no MSHR, targets full, MemReq busy)"`
+	StallCycles   uint64 `counter:"stall_cycles" unit:"cycles" kind:"wait" help:"cycles in which a piece waited at the head of In or Loop and no lookup completed (output busy, no MSHR, targets full, MemReq busy)"`
 }
 
 // States of the FSM summary shown in waveforms (State).
@@ -134,6 +134,12 @@ func (u *Unit) Stats() Stats {
 func (u *Unit) Counters() []sim.Counter {
 	s := u.Stats()
 	return sim.CountersOf("mkc_cache", &s)
+}
+
+// CounterValues appends the values of Counters (sim.CounterValuer).
+func (u *Unit) CounterValues(vs []uint64) []uint64 {
+	s := u.Stats()
+	return sim.ValuesOf(&s, vs)
 }
 
 // Connections lists the channels the unit pops and pushes (sim.Connected).

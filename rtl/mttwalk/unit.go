@@ -165,6 +165,11 @@ func (u *Unit) Counters() []sim.Counter {
 	return append(sim.CountersOf("mttwalk", &u.stats), u.cache.Counters("mtt_cache")...)
 }
 
+// CounterValues appends the values of Counters (sim.CounterValuer).
+func (u *Unit) CounterValues(vs []uint64) []uint64 {
+	return u.cache.CounterValues(sim.ValuesOf(&u.stats, vs))
+}
+
 // Covers lists the coverage points the walker hits: where a piece starts
 // in its first page and whether it goes on past it, and a page position
 // that reached 2^64. Its cache's outcomes are points derived from its

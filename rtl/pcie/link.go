@@ -154,19 +154,31 @@ func (l *Link) Connections() (in, out []sim.Port) {
 	return []sim.Port{l.In, l.wire}, []sim.Port{l.Out, l.wire}
 }
 
+// linkCounters declares the link's counters, in the order of
+// CounterValues: the one place that says what each counts.
+var linkCounters = [...]sim.Counter{
+	{Name: "tlps", Unit: "TLPs", Help: "TLPs that entered the link's serializer"},
+	{Name: "wire_bytes", Unit: "bytes", Help: "bytes those TLPs took on the wire, headers and framing included"},
+	{Name: "payload_bytes", Unit: "bytes", Help: "payload bytes those TLPs carried"},
+	{Name: "busy_cycles", Unit: "cycles", Help: "cycles the serializer was sending: divided by the cycles run, the link's utilization"},
+	{Name: "stall_cycles", Unit: "cycles", Wait: true, Help: "cycles a serialized TLP waited for room on the wire because the far end did not take what arrived"},
+}
+
 // Counters lists the link's counters under its name (pcie.up, pcie.down):
-// the totals over TLP types. They are declared here, the one place that
-// says what each counts.
+// the totals over TLP types.
 func (l *Link) Counters() []sim.Counter {
-	st := l.Stats()
-	t := st.Total()
-	return []sim.Counter{
-		{Name: l.name + ".tlps", Unit: "TLPs", Help: "TLPs that entered the link's serializer", Value: t.TLPs},
-		{Name: l.name + ".wire_bytes", Unit: "bytes", Help: "bytes those TLPs took on the wire, headers and framing included", Value: t.WireBytes},
-		{Name: l.name + ".payload_bytes", Unit: "bytes", Help: "payload bytes those TLPs carried", Value: t.PayloadBytes},
-		{Name: l.name + ".busy_cycles", Unit: "cycles", Help: "cycles the serializer was sending: divided by the cycles run, the link's utilization", Value: st.BusyCycles},
-		{Name: l.name + ".stall_cycles", Unit: "cycles", Help: "cycles a serialized TLP waited for room on the wire because the far end did not take what arrived", Value: st.StallCycles},
+	vs := l.CounterValues(make([]uint64, 0, len(linkCounters)))
+	out := linkCounters
+	for i := range out {
+		out[i].Name, out[i].Value = l.name+"."+out[i].Name, vs[i]
 	}
+	return out[:]
+}
+
+// CounterValues appends the values of Counters (sim.CounterValuer).
+func (l *Link) CounterValues(vs []uint64) []uint64 {
+	t := l.stats.Total()
+	return append(vs, t.TLPs, t.WireBytes, t.PayloadBytes, l.stats.BusyCycles, l.stall.Count())
 }
 
 // Wire is the internal channel of TLPs in flight (for tracers).

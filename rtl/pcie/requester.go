@@ -83,7 +83,7 @@ type RequesterStats struct {
 	Responses      uint64 `counter:"responses" unit:"reads" help:"whole read responses delivered to the units (one per ReadReq)"`
 	FailedReads    uint64 `counter:"failed_reads" unit:"reads" help:"read responses delivered with a status other than SC"`
 	MaxTagsInUse   int    `counter:"max_tags_in_use" unit:"tags" kind:"max" help:"the most MRd TLPs in flight at once"`
-	TagStallCycles uint64 `counter:"tag_stall_cycles" unit:"cycles" help:"cycles a unit's read waited for a free tag"`
+	TagStallCycles uint64 `counter:"tag_stall_cycles" unit:"cycles" kind:"wait" help:"cycles a unit's read waited for a free tag"`
 	Errors         uint64 `counter:"errors" unit:"TLPs" help:"completions that broke a PCIe rule (see Requester.Errors)"`
 }
 
@@ -280,6 +280,12 @@ func (r *Requester) Stats() RequesterStats {
 func (r *Requester) Counters() []sim.Counter {
 	s := r.Stats()
 	return sim.CountersOf("pcie.requester", &s)
+}
+
+// CounterValues appends the values of Counters (sim.CounterValuer).
+func (r *Requester) CounterValues(vs []uint64) []uint64 {
+	s := r.Stats()
+	return sim.ValuesOf(&s, vs)
 }
 
 // Connections lists the channels the requester pops (its clients'

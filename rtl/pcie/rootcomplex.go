@@ -134,6 +134,9 @@ func (r *RootComplex) Stats() RootComplexStats { return r.stats }
 // link's traffic.
 func (r *RootComplex) Counters() []sim.Counter { return sim.CountersOf("pcie", &r.stats) }
 
+// CounterValues appends the values of Counters (sim.CounterValuer).
+func (r *RootComplex) CounterValues(vs []uint64) []uint64 { return sim.ValuesOf(&r.stats, vs) }
+
 // Connections lists the channels the root complex pops and pushes: its
 // ports and its pipe, both ends of which it holds (sim.Connected).
 func (r *RootComplex) Connections() (in, out []sim.Port) {

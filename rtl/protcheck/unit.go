@@ -25,7 +25,7 @@ type Stats struct {
 	Failed  uint64 `counter:"failed" unit:"pieces" help:"checked pieces that failed a check (translation.md 4, checks 2 to 10)"`
 	// Failures breaks Failed down by status.
 	Failures map[prm.Status]uint64 `counter:"-"`
-	Stalls   uint64                `counter:"stall_cycles" unit:"cycles" help:"cycles in which a piece waited at an input because its destination was not ready"`
+	Stalls   uint64                `counter:"stall_cycles" unit:"cycles" kind:"wait" help:"cycles in which a piece waited at an input because its destination was not ready"`
 }
 
 // Describe lists what the stage shows in its waveform scope: whether it
@@ -75,6 +75,12 @@ func (u *Unit) Stats() Stats {
 func (u *Unit) Counters() []sim.Counter {
 	s := u.Stats()
 	return sim.CountersOf("protcheck", &s)
+}
+
+// CounterValues appends the values of Counters (sim.CounterValuer).
+func (u *Unit) CounterValues(vs []uint64) []uint64 {
+	s := u.Stats()
+	return sim.ValuesOf(&s, vs)
 }
 
 // Connections lists the channels the stage pops and pushes (sim.Connected).

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
+	"unsafe"
 )
 
 // Counter is one statistic a unit declares, read at the end of a run (or
@@ -21,10 +23,15 @@ import (
 // count. Statistics files, summaries, sweep tables and docs/counters.md
 // all print counters by these names, so each has one definition.
 type Counter struct {
-	Name  string // group.figure, e.g. mkc_cache.hits
-	Unit  string // what one count is: lookups, reads, cycles, bytes
-	Help  string // what increments it
-	Max   bool   // a high-water mark (kind:"max"), not a sum
+	Name string // group.figure, e.g. mkc_cache.hits
+	Unit string // what one count is: lookups, reads, cycles, bytes
+	Help string // what increments it
+	Max  bool   // a high-water mark (kind:"max"), not a sum
+	// Wait marks a count of cycles spent waiting (kind:"wait", a
+	// Stalls): it grows in the cycles the engine skips too, so it is
+	// brought up to date only when its unit next runs. A waveform does
+	// not show it: the channel's valid and ready show the wait itself.
+	Wait  bool
 	Value uint64
 }
 
@@ -41,8 +48,91 @@ type Counted interface {
 // naming a field that is not, so that a counter cannot go undeclared.
 func CountersOf(group string, stats any) []Counter {
 	v := reflect.Indirect(reflect.ValueOf(stats))
-	t := v.Type()
-	out := make([]Counter, 0, t.NumField())
+	l := layoutOf(v.Type())
+	out := make([]Counter, len(l.fields))
+	for i, f := range l.fields {
+		out[i] = f.c
+		out[i].Name = group + "." + f.c.Name
+		switch fv := v.Field(f.index); {
+		case fv.CanUint():
+			out[i].Value = fv.Uint()
+		default:
+			out[i].Value = uint64(max(fv.Int(), 0))
+		}
+	}
+	return out
+}
+
+// CounterValuer is a Counted component that also writes its counters'
+// current values cheaply: a waveform shows them in every cycle the
+// component runs, where building Counters would cost too much.
+type CounterValuer interface {
+	// CounterValues appends the values of Counters, in its order, to vs.
+	CounterValues(vs []uint64) []uint64
+}
+
+// ValuesOf appends to vs the values of the counters stats (a pointer to a
+// struct) declares, in the order of CountersOf: a few nanoseconds a
+// counter and no allocation, for CounterValues.
+func ValuesOf(stats any, vs []uint64) []uint64 {
+	v := reflect.ValueOf(stats)
+	if v.Kind() != reflect.Pointer {
+		panic(fmt.Sprintf("sim: ValuesOf wants a pointer to a struct, not a %s", v.Type()))
+	}
+	p := v.UnsafePointer()
+	for _, f := range layoutOf(v.Type().Elem()).fields {
+		at := unsafe.Add(p, f.offset)
+		var x uint64
+		switch f.kind {
+		case reflect.Uint64:
+			x = *(*uint64)(at)
+		case reflect.Uint:
+			x = uint64(*(*uint)(at))
+		case reflect.Uint32:
+			x = uint64(*(*uint32)(at))
+		case reflect.Uint16:
+			x = uint64(*(*uint16)(at))
+		case reflect.Uint8:
+			x = uint64(*(*uint8)(at))
+		case reflect.Int64:
+			x = uint64(max(*(*int64)(at), 0))
+		case reflect.Int:
+			x = uint64(max(*(*int)(at), 0))
+		case reflect.Int32:
+			x = uint64(max(*(*int32)(at), 0))
+		case reflect.Int16:
+			x = uint64(max(*(*int16)(at), 0))
+		case reflect.Int8:
+			x = uint64(max(*(*int8)(at), 0))
+		}
+		vs = append(vs, x)
+	}
+	return vs
+}
+
+// counterLayout is what the tags of one stats type declare: each counter
+// (without group and value) and where its field lies.
+type counterLayout struct {
+	fields []counterField
+}
+
+type counterField struct {
+	c      Counter
+	index  int          // the field's number in the struct
+	offset uintptr      // its byte offset
+	kind   reflect.Kind // its integer kind
+}
+
+// layouts caches the layout of each stats type (as encoding/binary and
+// encoding/json cache theirs): tags are read once per type, not per call.
+var layouts sync.Map // reflect.Type -> *counterLayout
+
+// layoutOf reads the counter tags of struct type t, or returns them cached.
+func layoutOf(t reflect.Type) *counterLayout {
+	if l, ok := layouts.Load(t); ok {
+		return l.(*counterLayout)
+	}
+	l := &counterLayout{}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		name := f.Tag.Get("counter")
@@ -53,18 +143,19 @@ func CountersOf(group string, stats any) []Counter {
 		if name == "" || unit == "" || help == "" {
 			panic(fmt.Sprintf("sim: %s field %s lacks its counter, unit or help tag", t, f.Name))
 		}
-		c := Counter{Name: group + "." + name, Unit: unit, Help: help, Max: f.Tag.Get("kind") == "max"}
-		switch fv := v.Field(i); fv.Kind() {
-		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-			c.Value = fv.Uint()
-		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-			c.Value = uint64(max(fv.Int(), 0))
+		switch k := f.Type.Kind(); k {
+		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+			reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		default:
-			panic(fmt.Sprintf("sim: %s field %s is a %s, not a count", t, f.Name, fv.Kind()))
+			panic(fmt.Sprintf("sim: %s field %s is a %s, not a count", t, f.Name, k))
 		}
-		out = append(out, c)
+		l.fields = append(l.fields, counterField{
+			c:     Counter{Name: name, Unit: unit, Help: help, Max: f.Tag.Get("kind") == "max", Wait: f.Tag.Get("kind") == "wait"},
+			index: i, offset: f.Offset, kind: f.Type.Kind(),
+		})
 	}
-	return out
+	actual, _ := layouts.LoadOrStore(t, l)
+	return actual.(*counterLayout)
 }
 
 // Counters lists the counters of every component that declares some, in

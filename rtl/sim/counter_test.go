@@ -1,0 +1,89 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+)
+
+// mixed has a counter of every integer kind a Stats struct may use, a
+// skipped nested field and an unexported one.
+type mixed struct {
+	A      uint64 `counter:"a" unit:"events" help:"a 64-bit count"`
+	B      uint32 `counter:"b" unit:"events" help:"a 32-bit count"`
+	pad    uint8
+	C      uint16             `counter:"c" unit:"events" help:"a 16-bit count"`
+	D      uint8              `counter:"d" unit:"events" help:"an 8-bit count"`
+	E      int                `counter:"e" unit:"slots" help:"an int" kind:"max"`
+	F      int32              `counter:"f" unit:"slots" help:"a negative int reads 0"`
+	Nested struct{ X uint64 } `counter:"-"`
+	G      uint               `counter:"g" unit:"events" help:"a uint"`
+	H      int64              `counter:"h" unit:"events" help:"an int64"`
+	I      int8               `counter:"i" unit:"events" help:"an int8"`
+	J      int16              `counter:"j" unit:"events" help:"an int16"`
+}
+
+func TestValuesOfMatchesCountersOf(t *testing.T) {
+	s := mixed{A: 1 << 40, B: 7, pad: 9, C: 300, D: 200, E: 5, F: -3, G: 11, H: 1 << 50, I: -1, J: 1000}
+	s.Nested.X = 99
+	cs := CountersOf("grp", &s)
+	want := []struct {
+		name string
+		v    uint64
+		max  bool
+	}{{"grp.a", 1 << 40, false}, {"grp.b", 7, false}, {"grp.c", 300, false}, {"grp.d", 200, false},
+		{"grp.e", 5, true}, {"grp.f", 0, false}, {"grp.g", 11, false}, {"grp.h", 1 << 50, false},
+		{"grp.i", 0, false}, {"grp.j", 1000, false}}
+	if len(cs) != len(want) {
+		t.Fatalf("CountersOf gave %d counters, want %d: %+v", len(cs), len(want), cs)
+	}
+	vs := ValuesOf(&s, []uint64{42})
+	if len(vs) != len(want)+1 || vs[0] != 42 {
+		t.Fatalf("ValuesOf did not append to the slice given: %v", vs)
+	}
+	for i, w := range want {
+		if cs[i].Name != w.name || cs[i].Value != w.v || cs[i].Max != w.max {
+			t.Errorf("counter %d: %s = %d (max %v), want %s = %d (max %v)", i, cs[i].Name, cs[i].Value, cs[i].Max, w.name, w.v, w.max)
+		}
+		if vs[i+1] != w.v {
+			t.Errorf("ValuesOf %s = %d, want %d", w.name, vs[i+1], w.v)
+		}
+	}
+	// By value or by pointer, CountersOf reads the same.
+	if byVal := CountersOf("grp", s); byVal[0].Value != cs[0].Value || len(byVal) != len(cs) {
+		t.Errorf("CountersOf by value differs: %+v", byVal)
+	}
+}
+
+func TestValuesOfAllocatesNothing(t *testing.T) {
+	s := mixed{A: 3}
+	vs := make([]uint64, 0, 16)
+	if n := testing.AllocsPerRun(100, func() { vs = ValuesOf(&s, vs[:0]) }); n != 0 {
+		t.Errorf("ValuesOf allocates %.0f times a call", n)
+	}
+}
+
+func TestCountersOfRefusesUndeclared(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		stats any
+		want  string
+	}{
+		{"untagged", &struct{ N uint64 }{}, "field N lacks its counter"},
+		{"not a count", &struct {
+			S string `counter:"s" unit:"x" help:"y"`
+		}{}, "field S is a string"},
+		{"no help", &struct {
+			N uint64 `counter:"n" unit:"x"`
+		}{}, "field N lacks"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func() {
+				r := recover()
+				if msg, _ := r.(string); !strings.Contains(msg, tc.want) {
+					t.Errorf("panic %v, want one naming %q", r, tc.want)
+				}
+			}()
+			CountersOf("g", tc.stats)
+		})
+	}
+}

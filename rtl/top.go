@@ -77,7 +77,8 @@ type Top struct {
 	// statistics
 	Latencies []uint64 // per retired access, cycles from issue to retirement
 	stats     Stats
-	cov       *cover.Collector // nil: coverage off
+	cread     sim.CounterReader // reads stats for CounterValues
+	cov       *cover.Collector  // nil: coverage off
 }
 
 // Stats counts the top's work. Each field's tags are the counter's one
@@ -91,7 +92,7 @@ type Stats struct {
 func (t *Top) Counters() []sim.Counter { return sim.CountersOf("core", &t.stats) }
 
 // CounterValues appends the values of Counters (sim.CounterValuer).
-func (t *Top) CounterValues(vs []uint64) []uint64 { return sim.ValuesOf(&t.stats, vs) }
+func (t *Top) CounterValues(vs []uint64) []uint64 { return t.cread.Values(&t.stats, vs) }
 
 // Translations is the number of access results retired (Stats).
 func (t *Top) Translations() uint64 { return t.stats.Translations }

@@ -3,6 +3,7 @@ package tb
 import (
 	"fmt"
 	"io"
+	"slices"
 
 	"mkeysim/rtl/sim"
 	"mkeysim/vcd"
@@ -254,9 +255,17 @@ func (t *Tracer) sampleUnits() {
 		if now, before := e.RanAt(u.comp); !now && !before && t.seenUnits {
 			continue
 		}
+		// Most of a unit's signals hold from one cycle to the next (idle
+		// contexts): compare the whole sample with the last one first.
+		u.vals, u.last = u.last, u.vals
 		u.sample(u.vals)
+		if t.seenUnits && slices.Equal(u.vals, u.last) {
+			continue
+		}
 		for i, s := range u.sigs {
-			t.set(s, u.vals[i])
+			if x := u.vals[i]; x != u.last[i] || !t.seenUnits {
+				t.set(s, x)
+			}
 		}
 	}
 	// A counter changes when its unit runs (Eval) or at the commit that
@@ -267,9 +276,14 @@ func (t *Tracer) sampleUnits() {
 		if now, before := e.RanAt(c.comp); !now && !before && t.seenUnits {
 			continue
 		}
-		c.vals = c.read(c.vals[:0])
+		c.vals, c.last = c.read(c.last[:0]), c.vals
+		if t.seenUnits && slices.Equal(c.vals, c.last) {
+			continue
+		}
 		for i, s := range c.sigs[:min(len(c.sigs), len(c.vals))] {
-			t.set(s, c.vals[i])
+			if x := c.vals[i]; !t.seenUnits || i >= len(c.last) || x != c.last[i] {
+				t.set(s, x)
+			}
 		}
 	}
 	t.seenUnits = true

@@ -139,7 +139,7 @@ func (t *Tracer) declare() {
 		if x.d.Scope == "core" {
 			d = d.with("", groupOut)
 		}
-		us := unitTracer{comp: x.i, sample: x.d.Sample, vals: make([]uint64, len(x.d.Signals))}
+		us := unitTracer{comp: x.i, sample: x.d.Sample, vals: make([]uint64, len(x.d.Signals)), last: make([]uint64, len(x.d.Signals))}
 		for _, s := range x.d.Signals {
 			us.sigs = append(us.sigs, d.sig(s.Name, s.Width, s.Format, s.Enum))
 		}
@@ -209,7 +209,7 @@ func (t *Tracer) declareCounters(root *vcd.Scope) {
 			d := declarer{t: t, sc: scope(x.Group()), group: groupCounters}
 			ct.sigs = append(ct.sigs, d.dec(x.Figure(), 64))
 		}
-		ct.vals = make([]uint64, 0, len(ct.sigs))
+		ct.vals, ct.last = make([]uint64, 0, len(ct.sigs)), make([]uint64, 0, len(ct.sigs))
 		if slices.ContainsFunc(ct.sigs, func(s *sig) bool { return s != nil }) {
 			t.counters = append(t.counters, ct)
 		}
@@ -220,7 +220,8 @@ func (t *Tracer) declareCounters(root *vcd.Scope) {
 type counterTracer struct {
 	comp int // the component's number in the engine
 	sigs []*sig
-	vals []uint64
+	vals []uint64 // this cycle's values
+	last []uint64 // the last ones
 	read func([]uint64) []uint64
 }
 
@@ -270,7 +271,8 @@ func portPlace(b *Bench, p sim.Port) (unit, local string) {
 type unitTracer struct {
 	comp   int // the component's number in the engine
 	sigs   []*sig
-	vals   []uint64
+	vals   []uint64 // this cycle's sample
+	last   []uint64 // the last one
 	sample func([]uint64)
 }
 

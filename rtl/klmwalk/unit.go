@@ -106,7 +106,8 @@ type Unit struct {
 	cuts  bus.Cuts
 	cur   *cursors
 	stats Stats
-	cov   *cover.Collector // nil: coverage off
+	cread sim.CounterReader // reads stats for CounterValues
+	cov   *cover.Collector  // nil: coverage off
 	fired bool
 	// waits counts this cycle's credit stalls; stall their cycles.
 	waits uint64
@@ -160,7 +161,7 @@ func (u *Unit) Counters() []sim.Counter {
 // CounterValues appends the values of Counters (sim.CounterValuer).
 func (u *Unit) CounterValues(vs []uint64) []uint64 {
 	s := u.Stats()
-	return u.cache.CounterValues(sim.ValuesOf(&s, vs))
+	return u.cache.CounterValues(u.cread.Values(&s, vs))
 }
 
 // Connections lists the channels the unit pops and pushes (sim.Connected).

@@ -65,6 +65,7 @@ type Cache struct {
 	lines []line
 	clock uint64
 	Stats Stats
+	cread sim.CounterReader // reads stats for CounterValues
 }
 
 // New makes an empty cache; cfg must be valid.
@@ -153,7 +154,7 @@ func (c *Cache) Invalidate(lo, hi uint64, all bool) {
 func (c *Cache) Counters(group string) []sim.Counter { return sim.CountersOf(group, &c.Stats) }
 
 // CounterValues appends the values of Counters, in its order.
-func (c *Cache) CounterValues(vs []uint64) []uint64 { return sim.ValuesOf(&c.Stats, vs) }
+func (c *Cache) CounterValues(vs []uint64) []uint64 { return c.cread.Values(&c.Stats, vs) }
 
 // Refetch restarts the stale fetch of s (see Slot.Stale), counting it, and
 // returns the line's address to read again.

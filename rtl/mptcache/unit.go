@@ -86,7 +86,8 @@ type Unit struct {
 	arr   *array
 	mshrs *mshrFile
 	stats Stats
-	stall sim.Stalls // StallCycles
+	cread sim.CounterReader // reads stats for CounterValues
+	stall sim.Stalls        // StallCycles
 
 	// Registers seen by waveforms: the values during the current cycle.
 	inUseQ int
@@ -139,7 +140,7 @@ func (u *Unit) Counters() []sim.Counter {
 // CounterValues appends the values of Counters (sim.CounterValuer).
 func (u *Unit) CounterValues(vs []uint64) []uint64 {
 	s := u.Stats()
-	return sim.ValuesOf(&s, vs)
+	return u.cread.Values(&s, vs)
 }
 
 // Connections lists the channels the unit pops and pushes (sim.Connected).

@@ -99,7 +99,8 @@ type Unit struct {
 	cuts  bus.Cuts
 
 	stats Stats
-	cov   *cover.Collector // nil: coverage off
+	cread sim.CounterReader // reads stats for CounterValues
+	cov   *cover.Collector  // nil: coverage off
 	// strobes of this cycle, for waveforms
 	hit, miss, fill bool
 	state           State // the state of the context that acted, for waveforms
@@ -167,7 +168,7 @@ func (u *Unit) Counters() []sim.Counter {
 
 // CounterValues appends the values of Counters (sim.CounterValuer).
 func (u *Unit) CounterValues(vs []uint64) []uint64 {
-	return u.cache.CounterValues(sim.ValuesOf(&u.stats, vs))
+	return u.cache.CounterValues(u.cread.Values(&u.stats, vs))
 }
 
 // Covers lists the coverage points the walker hits: where a piece starts

@@ -230,9 +230,10 @@ type Requester struct {
 	fLen    int
 	rr      int
 	stats   RequesterStats
-	stall   sim.Stalls    // TagStallCycles
-	data    slab[byte]    // reads' buffers
-	ctxs    slab[readCtx] // reads' contexts
+	cread   sim.CounterReader // reads stats for CounterValues
+	stall   sim.Stalls        // TagStallCycles
+	data    slab[byte]        // reads' buffers
+	ctxs    slab[readCtx]     // reads' contexts
 	errs    []ProtocolError
 
 	st reqStage
@@ -285,7 +286,7 @@ func (r *Requester) Counters() []sim.Counter {
 // CounterValues appends the values of Counters (sim.CounterValuer).
 func (r *Requester) CounterValues(vs []uint64) []uint64 {
 	s := r.Stats()
-	return sim.ValuesOf(&s, vs)
+	return r.cread.Values(&s, vs)
 }
 
 // Connections lists the channels the requester pops (its clients'

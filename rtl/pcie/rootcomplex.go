@@ -98,6 +98,7 @@ type RootComplex struct {
 	pending []TLP // completions of the read being answered
 	next    int   // index of the next one to send
 	stats   RootComplexStats
+	cread   sim.CounterReader // reads stats for CounterValues
 
 	data  slab[byte] // completions' payloads
 	spare []TLP      // the completions slice of the read before, reused
@@ -135,7 +136,7 @@ func (r *RootComplex) Stats() RootComplexStats { return r.stats }
 func (r *RootComplex) Counters() []sim.Counter { return sim.CountersOf("pcie", &r.stats) }
 
 // CounterValues appends the values of Counters (sim.CounterValuer).
-func (r *RootComplex) CounterValues(vs []uint64) []uint64 { return sim.ValuesOf(&r.stats, vs) }
+func (r *RootComplex) CounterValues(vs []uint64) []uint64 { return r.cread.Values(&r.stats, vs) }
 
 // Connections lists the channels the root complex pops and pushes: its
 // ports and its pipe, both ends of which it holds (sim.Connected).

@@ -46,7 +46,8 @@ type Unit struct {
 	name  string
 	p     Ports
 	stats Stats
-	stall sim.Stalls // Stats.Stalls
+	cread sim.CounterReader // reads stats for CounterValues
+	stall sim.Stalls        // Stats.Stalls
 
 	cov *cover.Collector // nil: coverage off
 
@@ -80,7 +81,7 @@ func (u *Unit) Counters() []sim.Counter {
 // CounterValues appends the values of Counters (sim.CounterValuer).
 func (u *Unit) CounterValues(vs []uint64) []uint64 {
 	s := u.Stats()
-	return sim.ValuesOf(&s, vs)
+	return u.cread.Values(&s, vs)
 }
 
 // Connections lists the channels the stage pops and pushes (sim.Connected).

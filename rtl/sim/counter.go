@@ -72,15 +72,35 @@ type CounterValuer interface {
 }
 
 // ValuesOf appends to vs the values of the counters stats (a pointer to a
-// struct) declares, in the order of CountersOf: a few nanoseconds a
-// counter and no allocation, for CounterValues.
+// struct) declares, in the order of CountersOf, with no allocation. A
+// CounterReader kept in the unit does the same without looking the
+// layout up each time.
 func ValuesOf(stats any, vs []uint64) []uint64 {
+	var r CounterReader
+	return r.Values(stats, vs)
+}
+
+// CounterReader reads the counters of one stats type, the layout of its
+// tags looked up at the first call and kept: a unit keeps one for its
+// CounterValues, which a waveform calls every cycle the unit runs. The
+// zero value is ready to use.
+type CounterReader struct {
+	typ reflect.Type
+	l   *counterLayout
+}
+
+// Values appends to vs the values of the counters stats (a pointer to a
+// struct, always of the same type) declares, in the order of CountersOf.
+func (r *CounterReader) Values(stats any, vs []uint64) []uint64 {
 	v := reflect.ValueOf(stats)
 	if v.Kind() != reflect.Pointer {
-		panic(fmt.Sprintf("sim: ValuesOf wants a pointer to a struct, not a %s", v.Type()))
+		panic(fmt.Sprintf("sim: counter values want a pointer to a struct, not a %s", v.Type()))
+	}
+	if t := v.Type().Elem(); r.typ != t {
+		r.typ, r.l = t, layoutOf(t)
 	}
 	p := v.UnsafePointer()
-	for _, f := range layoutOf(v.Type().Elem()).fields {
+	for _, f := range r.l.fields {
 		at := unsafe.Add(p, f.offset)
 		var x uint64
 		switch f.kind {

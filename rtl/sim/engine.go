@@ -264,6 +264,9 @@ func (e *Engine) evalAll() bool { return e.NoSkip || e.Audit || e.bpPerMille > 0
 // cycle has work (something due, or a busy component without a Base):
 // when it does not, SkipIdle may jump over the idle cycles.
 func (e *Engine) Step() bool {
+	if !e.evalAll() && e.legacy == 0 && e.order == nil {
+		return e.stepDue()
+	}
 	all := e.evalAll()
 	e.legacyBusy = false
 	ranAny := false
@@ -337,6 +340,51 @@ func (e *Engine) Step() bool {
 	e.next.clear()
 	e.takeDue()
 	return !e.due.empty() || e.legacyBusy
+}
+
+// stepDue is Step when every component follows the wake rules and
+// nothing asks for more (no NoSkip, Audit, back-pressure or shuffle):
+// only the components due are evaluated and committed, walking the due
+// set's bits, with no per-component test of the others.
+func (e *Engine) stepDue() bool {
+	now := e.now
+	ranAny := false
+	for w, word := range e.due.w {
+		for ; word != 0; word &= word - 1 {
+			i := w<<6 + bits.TrailingZeros64(word)
+			e.ran[i] = now + 1
+			ranAny = true
+			if e.comps[i].Eval(now) {
+				e.next.set(i)
+			}
+		}
+	}
+	for _, h := range e.hooks {
+		h(now)
+	}
+	e.progressed = len(e.dirty) > 0
+	e.wake, e.wakeNext = e.wakeNext, noWake
+	for w, word := range e.due.w {
+		for ; word != 0; word &= word - 1 {
+			i := w<<6 + bits.TrailingZeros64(word)
+			if a := e.actors[i]; a != nil && !e.progressed && a.Acted() {
+				e.progressed = true
+			}
+			if c := e.commits[i]; c != nil {
+				c.Commit()
+			}
+		}
+	}
+	for _, p := range e.dirty {
+		p.commit()
+	}
+	e.stepNext = len(e.hooks) > 0 && (ranAny || len(e.dirty) > 0)
+	e.dirty = e.dirty[:0]
+	e.now++
+	e.due, e.next = e.next, e.due
+	e.next.clear()
+	e.takeDue()
+	return !e.due.empty()
 }
 
 // takeDue moves the wakes due by now from later to due.

@@ -137,7 +137,30 @@ func (c *Cache) Fill(addr uint64, data []byte) {
 }
 
 // Invalidate drops every line overlapping [lo, hi); all drops everything.
+// A range of fewer lines than the cache has sets is looked up line by
+// line, so that a UMR's few lines do not cost a scan of a large cache.
 func (c *Cache) Invalidate(lo, hi uint64, all bool) {
+	if !all && hi > 0 {
+		// The lines overlapping [lo, hi) are first..last (Overlaps).
+		first, last := lo/LineSize, (hi-1)/LineSize
+		if first > last {
+			return
+		}
+		if last-first < uint64(c.cfg.Sets) {
+			for la := first; ; la++ {
+				set := c.set(la)
+				for i := range set {
+					if set[i].valid && set[i].tag == la {
+						set[i].valid = false
+						c.Stats.Invalidations++
+					}
+				}
+				if la == last {
+					return
+				}
+			}
+		}
+	}
 	for i := range c.lines {
 		l := &c.lines[i]
 		if !l.valid {

@@ -197,6 +197,9 @@ func TestInvalidateRanges(t *testing.T) {
 		{name: "below all", lo: 0, hi: 0},
 		{name: "above all", lo: 512, hi: 1 << 40},
 		{name: "hi reversed", lo: 300, hi: 100},
+		{name: "hi just below lo, in one line", lo: 100, hi: 90, gone: []uint64{1}},
+		{name: "as many lines as sets", lo: 0, hi: 8 * LineSize, gone: []uint64{0, 1, 2, 3, 4, 5, 6, 7}},
+		{name: "one line fewer than sets", lo: LineSize, hi: 8 * LineSize, gone: []uint64{1, 2, 3, 4, 5, 6, 7}},
 		{name: "all", all: true, gone: []uint64{0, 1, 2, 3, 4, 5, 6, 7}},
 		{name: "whole space", lo: 0, hi: ^uint64(0), gone: []uint64{0, 1, 2, 3, 4, 5, 6, 7}},
 	}

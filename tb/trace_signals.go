@@ -341,9 +341,9 @@ func newChanTracer(c sim.TracedPort, d declarer) *chanTracer {
 // the strobes fall and the occupancy changes) and, when the channel holds
 // a head not yet visible, the cycle it becomes so.
 func (c *chanTracer) sample(t *Tracer) (uint64, bool) {
-	pushed, popped := c.c.Activity()
-	valid := c.c.HeadValid()
-	c.h.sample(t, pushed, valid, popped, c.c.Len())
+	st := c.c.State()
+	pushed, popped, valid := st.Pushed, st.Popped, st.HeadValid
+	c.h.sample(t, pushed, valid, popped, st.Len)
 	// The head changes only when it is popped: set its fields once. A
 	// payload writes the fields it carries over the values shown (a
 	// token leaves a lookup's piece fields as they were).
@@ -360,10 +360,8 @@ func (c *chanTracer) sample(t *Tracer) (uint64, bool) {
 	if pushed || popped {
 		return 0, true
 	}
-	if !valid {
-		if at, ok := c.c.HeadAt(); ok {
-			return at, false
-		}
+	if !valid && st.HasHead {
+		return st.HeadAt, false
 	}
 	return 0, false
 }

@@ -102,6 +102,7 @@ type TracedPort interface {
 	Fields() []Field
 	HeadValues(vs []uint64) bool
 	HeadAt() (uint64, bool)
+	State() ChanState
 }
 
 // Index returns c's number in the engine (the order added), -1 if it was

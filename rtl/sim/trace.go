@@ -11,3 +11,23 @@ func (e *Engine) Touched() []Port { return e.dirty }
 // consumer, if the channel holds one (for tracers, which look at a
 // channel again only when something about it can change).
 func (c *Chan[T]) HeadAt() (uint64, bool) { return c.nextVisible() }
+
+// ChanState is what a tracer samples of a channel in a cycle, read in
+// one call: the cycle's handshakes, whether the consumer sees a head, the
+// committed occupancy, and when the head becomes visible (HasHead false:
+// the channel is empty).
+type ChanState struct {
+	Pushed, Popped, HeadValid, HasHead bool
+	Len                                int
+	HeadAt                             uint64
+}
+
+// State returns the channel's ChanState (for tracers).
+func (c *Chan[T]) State() ChanState {
+	s := ChanState{Pushed: c.pushed, Popped: c.popped, Len: c.n}
+	if c.n > 0 {
+		s.HasHead, s.HeadAt = true, c.buf[c.head].at
+		s.HeadValid = s.HeadAt <= c.clk.now
+	}
+	return s
+}

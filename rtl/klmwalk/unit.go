@@ -100,6 +100,10 @@ type Unit struct {
 	ctx   []context
 	level []uint8 // the level each context serves
 	free  []int   // free contexts per level
+	// freeAt holds the free contexts of each level, search those in
+	// Search: the cycle's searches look at words, not at every context.
+	freeAt []sim.Mask
+	search sim.Mask
 	resv  []int   // of which reserved for children in the loop
 	busy  int     // contexts in use
 	rr    int     // round-robin pointer
@@ -119,8 +123,14 @@ func New(name string, cfg Config, p Ports) *Unit {
 	u := &Unit{name: name, cfg: cfg, p: p, cache: linecache.New(cfg.Cache),
 		ctx: make([]context, cfg.Contexts), level: cfg.levelOf(), cur: newCursors(cfg.Cursors),
 		free: make([]int, cfg.MaxIndirection+1), resv: make([]int, cfg.MaxIndirection+1)}
-	for _, l := range u.level {
+	u.search = sim.NewMask(len(u.ctx))
+	u.freeAt = make([]sim.Mask, cfg.MaxIndirection+1)
+	for l := range u.freeAt {
+		u.freeAt[l] = sim.NewMask(len(u.ctx))
+	}
+	for i, l := range u.level {
 		u.free[l]++
+		u.freeAt[l].Set(i)
 	}
 	return u
 }
@@ -192,12 +202,7 @@ func (u *Unit) freeCtx(level uint8) int {
 	if u.free[level] == 0 {
 		return -1
 	}
-	for i := range u.ctx {
-		if u.ctx[i].state == Free && u.level[i] == level {
-			return i
-		}
-	}
-	return -1
+	return u.freeAt[level].Next(0)
 }
 
 // Eval runs one cycle: credits, invalidation, fills, intake, then one step
@@ -244,6 +249,7 @@ func (u *Unit) Eval(now uint64) bool {
 			}
 			// A failed read installs nothing: the context reads again.
 			c.state = Search
+			u.search.Set(int(r.ID % uint32(len(u.ctx))))
 			u.p.MemResp.Pop()
 		}
 	}
@@ -272,18 +278,11 @@ func (u *Unit) Eval(now uint64) bool {
 		u.stall.NoteN(now, 0)
 		return false
 	}
-	for k := 0; k < len(u.ctx); k++ {
-		i := (u.rr + k) % len(u.ctx)
-		c := &u.ctx[i]
-		if c.state != Search {
-			continue
-		}
-		if u.step(i, c, &memUsed) {
-			u.rr = (i + 1) % len(u.ctx)
-			u.fired = true
-			u.stall.NoteN(now, u.waits)
-			return true
-		}
+	if i := u.search.Round(u.rr, func(i int) bool { return u.step(i, &u.ctx[i], &memUsed) }); i >= 0 {
+		u.rr = (i + 1) % len(u.ctx)
+		u.fired = true
+		u.stall.NoteN(now, u.waits)
+		return true
 	}
 	// Contexts waiting for reads, credits or outputs wake on a channel.
 	u.stall.NoteN(now, u.waits)
@@ -292,6 +291,8 @@ func (u *Unit) Eval(now uint64) bool {
 
 func (u *Unit) start(i int, w *bus.Walk) {
 	u.ctx[i] = context{state: Search, w: *w}
+	u.search.Set(i)
+	u.freeAt[u.level[i]].Clear(i)
 	if m := &w.MKC; m.AccessMode == prm.ModeKLM {
 		c := &u.ctx[i]
 		var ok bool
@@ -309,6 +310,8 @@ func (u *Unit) start(i int, w *bus.Walk) {
 
 func (u *Unit) finish(i int) {
 	u.ctx[i].state = Free
+	u.search.Clear(i)
+	u.freeAt[u.level[i]].Set(i)
 	u.free[u.level[i]]++
 	u.busy--
 }
@@ -374,6 +377,7 @@ func (u *Unit) step(id int, c *context, memUsed *bool) bool {
 		u.cache.Use(&c.slot, addr, false)
 		*memUsed = true
 		c.state = Fetch
+		u.search.Clear(id)
 		u.p.MemReq.Push(pcie.ReadReq{ID: uint32(id), Addr: c.slot.Start(addr), Len: linecache.LineSize})
 		return true
 	}

@@ -94,7 +94,10 @@ type Unit struct {
 	p     Ports
 	cache *linecache.Cache
 	ctx   []walker
-	busy  int
+	// idle and paging hold the contexts in those states: the cycle's
+	// searches look at words, not at every context.
+	idle, paging sim.Mask
+	busy         int
 	rr    int
 	cuts  bus.Cuts
 
@@ -108,7 +111,12 @@ type Unit struct {
 
 // New makes a walker; cfg must be valid.
 func New(name string, cfg Config, p Ports) *Unit {
-	return &Unit{name: name, p: p, cache: linecache.New(cfg.Cache), ctx: make([]walker, cfg.Walkers)}
+	u := &Unit{name: name, p: p, cache: linecache.New(cfg.Cache), ctx: make([]walker, cfg.Walkers),
+		idle: sim.NewMask(cfg.Walkers), paging: sim.NewMask(cfg.Walkers)}
+	for i := range u.ctx {
+		u.idle.Set(i)
+	}
+	return u
 }
 
 // Name is the unit's hierarchical name.
@@ -207,7 +215,8 @@ func (u *Unit) Eval(now uint64) bool {
 	memUsed := false
 	if u.p.MemResp.Valid() {
 		r := u.p.MemResp.Peek()
-		c := &u.ctx[int(r.ID)%len(u.ctx)]
+		id := int(r.ID) % len(u.ctx)
+		c := &u.ctx[id]
 		switch {
 		case c.state != Fetch || !c.slot.Awaits(r.Addr):
 			u.p.MemResp.Pop()
@@ -226,31 +235,28 @@ func (u *Unit) Eval(now uint64) bool {
 			}
 			// A failed read installs nothing; the context reads again.
 			c.state = Page
+			u.paging.Set(id)
 			u.p.MemResp.Pop()
 		}
 	}
 	if u.p.In.Valid() {
-		for i := range u.ctx {
-			if u.ctx[i].state == Idle {
-				u.ctx[i] = walker{state: Page, w: *u.p.In.Peek()}
-				u.p.In.Pop()
-				u.busy++
-				u.stats.Pieces++
-				u.stats.MaxBusy = max(u.stats.MaxBusy, u.busy)
-				break
-			}
+		if i := u.idle.Next(0); i >= 0 {
+			u.ctx[i] = walker{state: Page, w: *u.p.In.Peek()}
+			u.idle.Clear(i)
+			u.paging.Set(i)
+			u.p.In.Pop()
+			u.busy++
+			u.stats.Pieces++
+			u.stats.MaxBusy = max(u.stats.MaxBusy, u.busy)
 		}
 	}
 	if u.busy == 0 {
 		return false
 	}
-	for k := range u.ctx {
-		i := (u.rr + k) % len(u.ctx)
-		if u.ctx[i].state == Page && u.page(i, &memUsed) {
-			u.rr = (i + 1) % len(u.ctx)
-			u.state = Page
-			return true
-		}
+	if i := u.paging.Round(u.rr, func(i int) bool { return u.page(i, &memUsed) }); i >= 0 {
+		u.rr = (i + 1) % len(u.ctx)
+		u.state = Page
+		return true
 	}
 	// Contexts waiting for lines or outputs wake on a channel.
 	return false
@@ -275,14 +281,14 @@ func (u *Unit) page(id int, memUsed *bool) bool {
 	if u.cuts.Stops(&w.Piece, off) {
 		// The request failed below: the rest of the piece cannot
 		// change its result.
-		if !u.finish(c, bus.Outcome{Tag: w.Tag, Offset: off, Len: rest, Cut: true}) {
+		if !u.finish(id, bus.Outcome{Tag: w.Tag, Offset: off, Len: rest, Cut: true}) {
 			return false
 		}
 		u.stats.Cuts++
 		return true
 	}
 	if hi>>log != 0 || i >= 2*uint64(m.TranslationsOctwordSize) {
-		ok := u.finish(c, bus.Outcome{Tag: w.Tag, Offset: off, Len: rest, Status: prm.TranslationRange, Level: w.Level})
+		ok := u.finish(id, bus.Outcome{Tag: w.Tag, Offset: off, Len: rest, Status: prm.TranslationRange, Level: w.Level})
 		if ok && hi != 0 {
 			u.cov.Hit(cover.WrapPageIndex)
 		}
@@ -299,6 +305,7 @@ func (u *Unit) page(id int, memUsed *bool) bool {
 		*memUsed = true
 		u.p.MemReq.Push(pcie.ReadReq{ID: uint32(id), Addr: c.slot.Start(addr), Len: linecache.LineSize})
 		c.state = Fetch
+		u.paging.Clear(id)
 		return true
 	}
 	if !u.p.Done.Ready() {
@@ -316,28 +323,35 @@ func (u *Unit) page(id int, memUsed *bool) bool {
 	}
 	if !w.Type.PageAllows(e) {
 		u.stats.Faults++
-		return u.finish(c, bus.Outcome{Tag: w.Tag, Offset: off, Len: rest, Status: prm.PageAccess, Level: w.Level,
+		return u.finish(id, bus.Outcome{Tag: w.Tag, Offset: off, Len: rest, Status: prm.PageAccess, Level: w.Level,
 			Missing: true, FaultKey: w.Key, FaultAddr: w.Addr + c.t})
 	}
 	u.p.Done.Push(bus.Outcome{Tag: w.Tag, Offset: off, Len: n, Status: prm.OK, Level: w.Level,
 		Seg: prm.Segment{Space: prm.SpaceDMA, Addr: e.PageBase(uint8(log)) + pg, Len: n}})
 	c.t += n
 	if c.t == w.Len {
-		c.state = Idle
-		u.busy--
+		u.toIdle(id)
 	}
 	return true
 }
 
-// finish emits a failure covering the rest of the piece, if Done is ready.
-func (u *Unit) finish(c *walker, o bus.Outcome) bool {
+// finish emits a failure covering the rest of context id's piece, if
+// Done is ready.
+func (u *Unit) finish(id int, o bus.Outcome) bool {
 	if !u.p.Done.Ready() {
 		return false
 	}
 	u.p.Done.Push(o)
-	c.state = Idle
-	u.busy--
+	u.toIdle(id)
 	return true
+}
+
+// toIdle frees context id.
+func (u *Unit) toIdle(id int) {
+	u.ctx[id].state = Idle
+	u.paging.Clear(id)
+	u.idle.Set(id)
+	u.busy--
 }
 
 // The walker has no Commit: its registers are its own and are updated in

@@ -104,15 +104,15 @@ type Unit struct {
 	// Search: the cycle's searches look at words, not at every context.
 	freeAt []sim.Mask
 	search sim.Mask
-	resv  []int   // of which reserved for children in the loop
-	busy  int     // contexts in use
-	rr    int     // round-robin pointer
-	cuts  bus.Cuts
-	cur   *cursors
-	stats Stats
-	cread sim.CounterReader // reads stats for CounterValues
-	cov   *cover.Collector  // nil: coverage off
-	fired bool
+	resv   []int // of which reserved for children in the loop
+	busy   int   // contexts in use
+	rr     int   // round-robin pointer
+	cuts   bus.Cuts
+	cur    *cursors
+	stats  Stats
+	cread  sim.CounterReader // reads stats for CounterValues
+	cov    *cover.Collector  // nil: coverage off
+	fired  bool
 	// waits counts this cycle's credit stalls; stall their cycles.
 	waits uint64
 	stall sim.Stalls

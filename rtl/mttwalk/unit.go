@@ -98,8 +98,8 @@ type Unit struct {
 	// searches look at words, not at every context.
 	idle, paging sim.Mask
 	busy         int
-	rr    int
-	cuts  bus.Cuts
+	rr           int
+	cuts         bus.Cuts
 
 	stats Stats
 	cread sim.CounterReader // reads stats for CounterValues

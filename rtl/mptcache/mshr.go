@@ -3,6 +3,7 @@ package mptcache
 import (
 	"mkeysim/prm"
 	"mkeysim/rtl/bus"
+	"mkeysim/rtl/sim"
 )
 
 // mshrState is the state of one MSHR.
@@ -60,6 +61,7 @@ func (q *targetQueue) pop() {
 // that cannot leave never holds up a loop target, and order is kept within
 // each channel). Its ID, the read's ID, is its position in the file.
 type mshr struct {
+	id    int // its position in the file
 	state mshrState
 	index uint32
 	// loopOnly marks an MSHR taken from the LoopMSHRs reserved for loop
@@ -76,15 +78,21 @@ type mshr struct {
 func (m *mshr) targets() int { return m.q[vcLevel0].n + m.q[vcLoop].n }
 
 // mshrFile is the MSHRs with counters that let the unit see, without a
-// loop, whether any entry is busy.
+// loop, whether any entry is busy, and the sets of entries in each state,
+// so that its searches (the CAM, the lowest free entry, the oldest fill)
+// look at the entries concerned, not at every one.
 type mshrFile struct {
 	m         []mshr
-	targets   int // Config.Targets
-	level0Max int // Targets - LoopTargets
-	inMax     int // MSHRs - LoopMSHRs
-	inUse     int // entries not free
-	issuing   int // entries in mshrIssue
-	replaying int // entries in mshrReplay
+	free      sim.Mask // entries in mshrFree
+	busy      sim.Mask // the others
+	issue     sim.Mask // entries in mshrIssue
+	replay    sim.Mask // entries in mshrReplay
+	targets   int      // Config.Targets
+	level0Max int      // Targets - LoopTargets
+	inMax     int      // MSHRs - LoopMSHRs
+	inUse     int      // entries not free
+	issuing   int      // entries in mshrIssue
+	replaying int      // entries in mshrReplay
 	fillSeq   uint64
 }
 
@@ -94,8 +102,14 @@ func newMSHRFile(c *Config) *mshrFile {
 		targets:   c.Targets,
 		level0Max: c.Targets - c.LoopTargets,
 		inMax:     c.MSHRs - c.LoopMSHRs,
+		free:      sim.NewMask(c.MSHRs),
+		busy:      sim.NewMask(c.MSHRs),
+		issue:     sim.NewMask(c.MSHRs),
+		replay:    sim.NewMask(c.MSHRs),
 	}
 	for i := range f.m {
+		f.m[i].id = i
+		f.free.Set(i)
 		for vc := range f.m[i].q {
 			f.m[i].q[vc].buf = make([]bus.Piece, c.Targets)
 		}
@@ -108,8 +122,8 @@ func (f *mshrFile) find(index uint32) *mshr {
 	if f.inUse == 0 {
 		return nil
 	}
-	for i := range f.m {
-		if f.m[i].state != mshrFree && f.m[i].index == index {
+	for i := f.busy.Next(0); i >= 0; i = f.busy.Next(i + 1) {
+		if f.m[i].index == index {
 			return &f.m[i]
 		}
 	}
@@ -142,17 +156,17 @@ func (f *mshrFile) canAlloc(vc int) bool {
 // takes one of the loop's reserve, which then serves loop pieces only.
 func (f *mshrFile) alloc(index uint32, p bus.Piece) uint32 {
 	loopOnly := vcOf(&p) == vcLoop && f.inUse >= f.inMax
-	for i := range f.m {
-		m := &f.m[i]
-		if m.state != mshrFree {
-			continue
-		}
-		m.state, m.index, m.stale, m.loopOnly = mshrWait, index, false, loopOnly
-		m.q[vcOf(&p)].push(p)
-		f.inUse++
-		return uint32(i)
+	i := f.free.Next(0)
+	if i < 0 {
+		panic("mptcache: alloc with no free MSHR")
 	}
-	panic("mptcache: alloc with no free MSHR")
+	m := &f.m[i]
+	m.state, m.index, m.stale, m.loopOnly = mshrWait, index, false, loopOnly
+	f.free.Clear(i)
+	f.busy.Set(i)
+	m.q[vcOf(&p)].push(p)
+	f.inUse++
+	return uint32(i)
 }
 
 // firstIssue returns the lowest MSHR waiting to send its read, or -1.
@@ -160,12 +174,7 @@ func (f *mshrFile) firstIssue() int {
 	if f.issuing == 0 {
 		return -1
 	}
-	for i := range f.m {
-		if f.m[i].state == mshrIssue {
-			return i
-		}
-	}
-	return -1
+	return f.issue.Next(0)
 }
 
 // setState moves m to s, keeping the counters.
@@ -173,18 +182,24 @@ func (f *mshrFile) setState(m *mshr, s mshrState) {
 	switch m.state {
 	case mshrIssue:
 		f.issuing--
+		f.issue.Clear(m.id)
 	case mshrReplay:
 		f.replaying--
+		f.replay.Clear(m.id)
 	}
 	switch s {
 	case mshrIssue:
 		f.issuing++
+		f.issue.Set(m.id)
 	case mshrReplay:
 		f.replaying++
+		f.replay.Set(m.id)
 		f.fillSeq++
 		m.filled = f.fillSeq
 	case mshrFree:
 		f.inUse--
+		f.busy.Clear(m.id)
+		f.free.Set(m.id)
 		m.stale = false
 		m.mkc, m.created = prm.MKC{}, false
 	}
@@ -198,9 +213,9 @@ func (f *mshrFile) oldestReplay(vc int) *mshr {
 		return nil
 	}
 	var best *mshr
-	for i := range f.m {
+	for i := f.replay.Next(0); i >= 0; i = f.replay.Next(i + 1) {
 		m := &f.m[i]
-		if m.state == mshrReplay && m.q[vc].n > 0 && (best == nil || m.filled < best.filled) {
+		if m.q[vc].n > 0 && (best == nil || m.filled < best.filled) {
 			best = m
 		}
 	}

@@ -313,9 +313,10 @@ func (u *Unit) invalStage() bool {
 		u.stats.Invalidations++
 	}
 	if u.mshrs.inUse > 0 {
-		for i := range u.mshrs.m {
+		busy := &u.mshrs.busy
+		for i := busy.Next(0); i >= 0; i = busy.Next(i + 1) {
 			m := &u.mshrs.m[i]
-			if m.state == mshrFree || !iv.All && m.index != iv.Index {
+			if !iv.All && m.index != iv.Index {
 				continue
 			}
 			switch m.state {

@@ -17,8 +17,11 @@ type stalled struct {
 
 // Access translates req as operation seq: a PAGE_FAULT stalls it until a
 // PAGE_FAULT_RESUME of its fault key.
-func (m *Model) Access(seq int, req Request) Outcome {
-	out := m.Translate(req, nil)
+func (m *Model) Access(seq int, req Request) Outcome { return m.access(seq, req, nil) }
+
+// access is Access appending the segments to buf.
+func (m *Model) access(seq int, req Request, buf []prm.Segment) Outcome {
+	out := m.Translate(req, buf)
 	if m.cfg.Coverage != nil {
 		m.cfg.Coverage.Result(req.Type, req.Len, out.Status, out.Level)
 	}
@@ -105,13 +108,22 @@ func (m *Model) Load(sc *scenario.Scenario) error {
 
 // Apply runs operation seq and returns its result line.
 func (m *Model) Apply(seq int, op *scenario.Op) scenario.Result {
-	res := scenario.Result{Seq: seq, Op: op.Kind}
+	var res scenario.Result
+	m.ApplyInto(seq, op, &res)
+	return res
+}
+
+// ApplyInto is Apply writing the result into *res, whose segment slice it
+// reuses: a checker that recycles its results allocates nothing per
+// access.
+func (m *Model) ApplyInto(seq int, op *scenario.Op, res *scenario.Result) {
+	segs := res.Segments[:0]
+	*res = scenario.Result{Seq: seq, Op: op.Kind}
 	var r *Refusal
 	switch op.Kind {
 	case scenario.OpAccess:
-		a := op.Access
-		setOutcome(&res, m.Access(seq, Request(a)))
-		return res
+		setOutcome(res, m.access(seq, Request(op.Access), segs))
+		return
 	case scenario.OpCreateMKey:
 		var idx uint32
 		idx, r = m.Create(*op.Create)
@@ -146,7 +158,6 @@ func (m *Model) Apply(seq int, op *scenario.Op) scenario.Result {
 		res.Status, res.Reason = r.Status, r.Reason
 	}
 	m.cfg.Coverage.Command(cover.Command(op.Kind), res.Status)
-	return res
 }
 
 func setOutcome(res *scenario.Result, o Outcome) {

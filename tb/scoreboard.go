@@ -24,6 +24,7 @@ type Scoreboard struct {
 	base  int                      // the number of ops[0]
 	next  int                      // golden results computed: seqs 0..next-1
 	want  map[int]*scenario.Result // computed, not yet matched
+	spare []*scenario.Result       // matched results, reused with their segment slices
 	seen  int                      // results checked
 
 	// Mismatches counts results that differ; First holds the first few,
@@ -80,8 +81,14 @@ func (s *Scoreboard) Check(got *scenario.Result) string {
 		return s.differ(fmt.Sprintf("seq %d: a result for no operation of seqs %d..%d", got.Seq, s.base, s.base+len(s.ops)-1))
 	}
 	for s.next <= i {
-		r := s.model.Apply(s.base+s.next, &s.ops[s.next])
-		s.want[s.next] = &r
+		var r *scenario.Result
+		if n := len(s.spare); n > 0 {
+			r, s.spare = s.spare[n-1], s.spare[:n-1]
+		} else {
+			r = new(scenario.Result)
+		}
+		s.model.ApplyInto(s.base+s.next, &s.ops[s.next], r)
+		s.want[s.next] = r
 		s.next++
 	}
 	want, ok := s.want[i]
@@ -89,11 +96,13 @@ func (s *Scoreboard) Check(got *scenario.Result) string {
 		return s.differ(fmt.Sprintf("seq %d: a second result for %s", got.Seq, describeOp(&s.ops[i])))
 	}
 	delete(s.want, i)
-	if d := scenario.Diff(got, want); d != "" {
-		if s.Overlap && s.overlapped(i, got, want) {
-			s.Overlapped++
-			return ""
-		}
+	d := scenario.Diff(got, want)
+	if d != "" && s.Overlap && s.overlapped(i, got, want) {
+		s.Overlapped++
+		d = ""
+	}
+	s.spare = append(s.spare, want)
+	if d != "" {
 		return s.differ(fmt.Sprintf("%s (%s)", d, describeOp(&s.ops[i])))
 	}
 	return ""

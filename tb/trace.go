@@ -227,7 +227,7 @@ func (t *Tracer) hook(now uint64) {
 	t.due = due
 	stamp := now + 1
 	for _, i := range due {
-		if t.stamp[i] == stamp {
+		if t.stamp[i] == stamp || !t.ports[i].traced {
 			continue
 		}
 		t.stamp[i] = stamp

@@ -315,6 +315,7 @@ type chanTracer struct {
 	fields []*sig   // nil: none traced
 	vals   []uint64 // the values shown
 	shown  bool     // the payload signals show the current head
+	traced bool     // some signal of it is traced (its scope is selected)
 }
 
 // newChanTracer declares the signals of channel c: its handshake, then
@@ -322,6 +323,7 @@ type chanTracer struct {
 func newChanTracer(c sim.TracedPort, d declarer) *chanTracer {
 	ct := &chanTracer{c: c, h: handshake{push: d.bit("push"), valid: d.bit("valid"), ready: d.bit("ready"),
 		count: d.dec("count", sim.WidthFor(c.Cap()))}}
+	ct.traced = ct.h.push != nil || ct.h.valid != nil || ct.h.ready != nil || ct.h.count != nil
 	fs := c.Fields()
 	traced := false
 	for _, f := range fs {
@@ -332,6 +334,7 @@ func newChanTracer(c sim.TracedPort, d declarer) *chanTracer {
 	if !traced {
 		ct.fields = nil
 	}
+	ct.traced = ct.traced || traced
 	ct.vals = make([]uint64, len(fs))
 	return ct
 }

@@ -81,7 +81,7 @@ func ValuesOf(stats any, vs []uint64) []uint64 {
 }
 
 // CounterReader reads the counters of one stats type, the layout of its
-// tags looked up at the first call and kept: a unit keeps one for its
+// tags looked up at the first call (and at a change of type) and kept: a unit keeps one for its
 // CounterValues, which a waveform calls every cycle the unit runs. The
 // zero value is ready to use.
 type CounterReader struct {
@@ -92,42 +92,52 @@ type CounterReader struct {
 // Values appends to vs the values of the counters stats (a pointer to a
 // struct, always of the same type) declares, in the order of CountersOf.
 func (r *CounterReader) Values(stats any, vs []uint64) []uint64 {
-	v := reflect.ValueOf(stats)
-	if v.Kind() != reflect.Pointer {
-		panic(fmt.Sprintf("sim: counter values want a pointer to a struct, not a %s", v.Type()))
-	}
-	if t := v.Type().Elem(); r.typ != t {
-		r.typ, r.l = t, layoutOf(t)
-	}
-	p := v.UnsafePointer()
-	for _, f := range r.l.fields {
-		at := unsafe.Add(p, f.offset)
-		var x uint64
-		switch f.kind {
-		case reflect.Uint64:
-			x = *(*uint64)(at)
-		case reflect.Uint:
-			x = uint64(*(*uint)(at))
-		case reflect.Uint32:
-			x = uint64(*(*uint32)(at))
-		case reflect.Uint16:
-			x = uint64(*(*uint16)(at))
-		case reflect.Uint8:
-			x = uint64(*(*uint8)(at))
-		case reflect.Int64:
-			x = uint64(max(*(*int64)(at), 0))
-		case reflect.Int:
-			x = uint64(max(*(*int)(at), 0))
-		case reflect.Int32:
-			x = uint64(max(*(*int32)(at), 0))
-		case reflect.Int16:
-			x = uint64(max(*(*int16)(at), 0))
-		case reflect.Int8:
-			x = uint64(max(*(*int8)(at), 0))
+	t := reflect.TypeOf(stats)
+	if t != r.typ {
+		if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+			panic(fmt.Sprintf("sim: counter values want a pointer to a struct, not %v", t))
 		}
-		vs = append(vs, x)
+		r.typ, r.l = t, layoutOf(t.Elem())
+	}
+	// The data word of the interface: the pointer to the struct.
+	p := (*[2]unsafe.Pointer)(unsafe.Pointer(&stats))[1]
+	for i := range r.l.fields {
+		f := &r.l.fields[i]
+		at := unsafe.Add(p, f.offset)
+		if f.kind == reflect.Uint64 { // nearly every counter
+			vs = append(vs, *(*uint64)(at))
+			continue
+		}
+		vs = append(vs, readInt(f.kind, at))
 	}
 	return vs
+}
+
+// readInt reads the integer of kind k at p as a count (negative reads 0).
+func readInt(k reflect.Kind, p unsafe.Pointer) uint64 {
+	switch k {
+	case reflect.Uint64:
+		return *(*uint64)(p)
+	case reflect.Uint:
+		return uint64(*(*uint)(p))
+	case reflect.Uint32:
+		return uint64(*(*uint32)(p))
+	case reflect.Uint16:
+		return uint64(*(*uint16)(p))
+	case reflect.Uint8:
+		return uint64(*(*uint8)(p))
+	case reflect.Int64:
+		return uint64(max(*(*int64)(p), 0))
+	case reflect.Int:
+		return uint64(max(*(*int)(p), 0))
+	case reflect.Int32:
+		return uint64(max(*(*int32)(p), 0))
+	case reflect.Int16:
+		return uint64(max(*(*int16)(p), 0))
+	case reflect.Int8:
+		return uint64(max(*(*int8)(p), 0))
+	}
+	return 0
 }
 
 // counterLayout is what the tags of one stats type declare: each counter

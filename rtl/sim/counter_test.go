@@ -87,3 +87,15 @@ func TestCountersOfRefusesUndeclared(t *testing.T) {
 		})
 	}
 }
+
+func BenchmarkCounterReader(b *testing.B) {
+	var s struct {
+		A, B, C, D, E, F, G, H, I, J uint64 `counter:"x" unit:"u" help:"h"`
+		M                            int    `counter:"m" unit:"u" help:"h" kind:"max"`
+	}
+	var r CounterReader
+	vs := make([]uint64, 0, 16)
+	for i := 0; i < b.N; i++ {
+		vs = r.Values(&s, vs[:0])
+	}
+}

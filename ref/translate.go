@@ -176,7 +176,9 @@ func (w *walker) mtt(level int, key prm.Key, o *Object, v, l, off uint64) bool {
 	d := v - mkc.StartAddr
 	b := mkc.StartAddr & (p - 1)
 	capacity := 2 * uint64(mkc.TranslationsOctwordSize)
-	var ent [prm.MTTEntrySize]byte
+	// The entries of one piece lie mostly in one ICM page: it is looked
+	// up once, and again only when an entry lies in another.
+	pgNum, page := ^uint64(0), (*[pageSize]byte)(nil)
 	for t := uint64(0); t < l; {
 		// u = b + d + t, exactly (it may pass 2^64).
 		lo, c := bits.Add64(b, d, 0)
@@ -195,7 +197,20 @@ func (w *walker) mtt(level int, key prm.Key, o *Object, v, l, off uint64) bool {
 		if t == 0 {
 			w.cov.FirstPart(cover.WalkMTT, pg == 0, n < l)
 		}
-		e := prm.DecodeMTTEntry(w.m.icm.peek(mkc.MTTHandle+8*i, ent[:]))
+		at := mkc.MTTHandle + 8*i
+		if at>>pageShift != pgNum {
+			pgNum, page = at>>pageShift, w.m.icm.dir.page(at>>pageShift)
+			if page == nil {
+				page = &zeroPage
+			}
+		}
+		var e prm.MTTEntry
+		if in := at & (pageSize - 1); in <= pageSize-prm.MTTEntrySize {
+			e = prm.DecodeMTTEntry(page[in : in+prm.MTTEntrySize])
+		} else { // a handle not a multiple of 8: the entry crosses pages
+			var ent [prm.MTTEntrySize]byte
+			e = prm.DecodeMTTEntry(w.m.icm.peek(at, ent[:]))
+		}
 		if !w.typ.PageAllows(e) {
 			if o.ODP {
 				w.fail = Outcome{Status: prm.PageFault, Level: level, Offset: pieceOff, FaultKey: key, FaultAddr: v + t}

@@ -107,7 +107,11 @@ func (s *Stats) Figures() []Figure {
 	for _, g := range groupOrder(s.Counters) {
 		for _, c := range s.Counters {
 			if c.Group() == g {
-				f = append(f, Figure{c.Name, c.Unit, c.Help, c.Value})
+				help := c.Help
+				if c.Wait {
+					help += " (cycles of waiting: not in the waveform, see docs/waveform.md)"
+				}
+				f = append(f, Figure{c.Name, c.Unit, help, c.Value})
 			}
 		}
 		if slices.Contains(cacheGroups, g) {

@@ -58,6 +58,8 @@ the tags of the unit's Stats struct (` + "`rtl/sim.Counter`" + `); the figures
 that are not counters are defined in ` + "`tb/stats.go`" + `. This page is
 generated from those declarations (` + "`go test ./tb -run TestCountersDoc -update`" + `),
 and ` + "`examples/counters/`" + ` has traces whose counts are worked out by hand.
+Every counter is also in the waveform, as ` + "`top.counters.NAME`" + `, cycle by
+cycle, except the counts of cycles of waiting, which say so.
 
 A *lookup* is one piece (MKC cache) or one list entry (MTT and KLM caches)
 taking its turn at a tag array; it is a hit or a miss, counted once, when

@@ -249,6 +249,7 @@ func (t *Top) Idle() bool { return t.count == 0 && t.cmd == cmdIdle }
 
 // Eval runs the ingress, the ROB and the command path for one cycle.
 func (t *Top) Eval(now uint64) bool {
+	moves := t.Handshakes()
 	t.collect(t.doneCheck)
 	t.collect(t.doneMTT)
 	t.collect(t.doneKLM)
@@ -270,6 +271,8 @@ func (t *Top) Eval(now uint64) bool {
 	if t.cmd == cmdExec {
 		t.WakeAt(t.wait)
 	}
+	// A cycle that moved anything may let the command path or the
+	// ingress go on (the pipeline drained, a slot freed): look again.
 	return t.cmd == cmdDone || len(t.pendingRerun) > 0 ||
-		t.count > 0 && t.rob[t.head].done()
+		t.count > 0 && t.rob[t.head].done() || t.Handshakes() != moves
 }

@@ -269,8 +269,9 @@ func (s *source) Eval(now uint64) bool {
 	if s.next < len(s.ops) && s.out.Ready() {
 		s.out.Push(rtl.Op{Seq: s.base + s.next, Op: &s.ops[s.next]})
 		s.next++
+		return s.next < len(s.ops) // more to push next cycle
 	}
-	return false
+	return false // done, or refused: woken when top.in takes again
 }
 
 // sink takes results as they leave the model, hands each to onResult and

@@ -214,6 +214,7 @@ func (u *Unit) Eval(now uint64) bool {
 		u.stall.Note(now, false)
 		return false
 	}
+	moves := u.Handshakes()
 	replayed := u.fillStage()
 	invalState := u.invalStage()
 	if u.replayStage() {
@@ -233,7 +234,9 @@ func (u *Unit) Eval(now uint64) bool {
 	if invalState {
 		u.state = StateInval
 	}
-	return u.mshrs.issuing+u.mshrs.replaying > 0
+	// A cycle that moved anything may have freed what a waiting piece
+	// needs (an MSHR, a target slot): look again in the next one.
+	return u.mshrs.issuing+u.mshrs.replaying > 0 || u.Handshakes() != moves
 }
 
 // Commit latches the registers that waveforms show. Everything else the

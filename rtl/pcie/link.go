@@ -197,7 +197,9 @@ func (l *Link) Eval(now uint64) bool {
 			if l.wire.Ready() {
 				l.wire.Push(l.cur)
 				l.latch, l.nHolding, l.nCur, l.nDoneAt = true, false, TLP{}, 0
-				return false
+				// The serializer is free from the next cycle: take the
+				// next TLP then if one waits.
+				return l.In.Valid()
 			}
 			// The wire frees a slot with a pop, which wakes the link.
 			l.stalled = true

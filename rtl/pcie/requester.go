@@ -338,6 +338,7 @@ func (r *Requester) Eval(now uint64) bool {
 	s := &r.st
 	s.issue, s.cpl, s.cOK, s.cSrc, s.stall = false, false, false, nil, false
 	s.appends, s.errs, s.responses, s.failed, s.rr = s.appends[:0], s.errs[:0], 0, 0, r.rr
+	moves := r.Handshakes()
 	for i := range r.clients {
 		c := &r.clients[i]
 		s.popBack[i] = false
@@ -359,7 +360,9 @@ func (r *Requester) Eval(now uint64) bool {
 			busy = true
 		}
 	}
-	return busy
+	// A cycle that moved anything may have freed what a waiting read
+	// needs (a tag returned by a completion): look again in the next one.
+	return busy || r.Handshakes() != moves
 }
 
 func (r *Requester) fail(now uint64, kind ErrorKind, tag uint16, format string, args ...any) {

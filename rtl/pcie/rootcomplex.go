@@ -183,7 +183,9 @@ func (r *RootComplex) Eval(now uint64) bool {
 	if r.nNext >= len(r.nPending) {
 		r.nPending, r.nNext = nil, 0
 	}
-	return len(r.nPending) > 0
+	// Busy while completions remain, or when a request waits in the
+	// pipe behind the ones just answered.
+	return len(r.nPending) > 0 || r.pipe.Valid()
 }
 
 // send pushes the next staged completion if Tx is ready.

@@ -107,13 +107,16 @@ func (u *Unit) Fired() (bool, prm.Key, prm.Status) {
 // Eval checks at most one piece, the loop VC first.
 func (u *Unit) Eval(now uint64) bool {
 	u.fired = false
+	// Having checked a piece, the stage is busy if a piece still waits
+	// at the other input (it checks one a cycle); one refused waits for
+	// its destination to take again, which wakes the stage.
 	if u.p.InLoop.Valid() && u.try(u.p.InLoop) {
 		u.stall.Note(now, false)
-		return false
+		return u.p.In.Valid()
 	}
 	if u.p.In.Valid() && u.try(u.p.In) {
 		u.stall.Note(now, false)
-		return false
+		return u.p.InLoop.Valid()
 	}
 	u.stall.Note(now, u.p.InLoop.Valid() || u.p.In.Valid())
 	return false

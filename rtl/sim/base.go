@@ -24,6 +24,18 @@ func (b *Base) Now() uint64 {
 	return b.eng.now
 }
 
+// Handshakes counts the pushes and pops staged in the engine so far: the
+// difference across a component's Eval is its own handshakes of the
+// cycle. A component whose next step depends on more than its channels
+// (a free MSHR, a tag returned) returns busy after a cycle it moved
+// anything, so that it looks again in the next one.
+func (b *Base) Handshakes() uint64 {
+	if b.eng == nil {
+		return 0
+	}
+	return b.eng.handshakes
+}
+
 // WakeAt makes the component due at cycle at (a timer of its own: a
 // firmware latency, a serializer busy for some cycles), or in the next
 // cycle if at is not after this one. A timer counts as pending work for

@@ -50,6 +50,10 @@ type Chan[T any] struct {
 	pushed bool
 	popped bool
 	dirty  bool
+	// blocked: the producer found the channel not ready (full, or pushed
+	// to already this cycle) since the last slot freed: it is woken when
+	// one does.
+	blocked bool
 
 	// prod and cons are the components that push and pop, -1 for none
 	// known (a test, a component evaluated every cycle).
@@ -77,8 +81,15 @@ func (c *Chan[T]) Name() string { return c.name }
 // ID is the channel's number in its engine (creation order).
 func (c *Chan[T]) ID() int { return c.id }
 
-// Ready reports whether the producer may push this cycle.
-func (c *Chan[T]) Ready() bool { return c.n < c.depth && !c.pushed && !c.clk.stalls(c.id) }
+// Ready reports whether the producer may push this cycle. A producer told
+// no is woken when the channel can take a payload again.
+func (c *Chan[T]) Ready() bool {
+	if c.n < c.depth && !c.pushed && !c.clk.stalls(c.id) {
+		return true
+	}
+	c.blocked = true
+	return false
+}
 
 // Push stages v; it becomes visible Latency cycles later. Pushing when not
 // Ready is a modelling bug and panics. v is written straight into the
@@ -162,9 +173,9 @@ func (c *Chan[T]) Each(f func(*T)) {
 }
 
 // commit latches the cycle's push and pop and wakes the components they
-// concern: the producer the cycle after it pushed or the consumer popped
-// (a slot freed), the consumer the cycle after it popped, and the
-// consumer when the head it will see next becomes visible.
+// concern: the producer, if the channel refused it since it last freed,
+// the cycle after a pop or its own push; the consumer when the head it
+// will see next becomes visible.
 func (c *Chan[T]) commit() {
 	e := c.clk
 	if c.pushed {
@@ -184,16 +195,17 @@ func (c *Chan[T]) commit() {
 	if c.pushed {
 		c.n++
 	}
-	if c.prod >= 0 {
-		e.schedule(c.prod, e.now+1)
+	// The producer is woken when the channel can take again what it was
+	// refused: the cycle after a pop freed a slot, or after its own push
+	// if it wanted to push again; the consumer when a head shows.
+	if c.blocked && (c.popped || c.pushed) {
+		c.blocked = false
+		if c.prod >= 0 {
+			e.schedule(c.prod, e.now+1)
+		}
 	}
-	if c.cons >= 0 {
-		if c.popped {
-			e.schedule(c.cons, e.now+1)
-		}
-		if c.n > 0 {
-			e.schedule(c.cons, max(c.buf[c.head].at, e.now+1))
-		}
+	if c.cons >= 0 && c.n > 0 {
+		e.schedule(c.cons, max(c.buf[c.head].at, e.now+1))
 	}
 	c.pushed, c.popped, c.dirty = false, false, false
 }

@@ -26,8 +26,8 @@
 // The engine pays for activity, not for time. A component that embeds
 // Base and lists its channels (Connected) is evaluated only in the cycles
 // something happens to it: a payload became visible at one of its inputs,
-// an output freed a slot, it pushed or popped the cycle before, it
-// reported itself busy, or a timer of its own came due (Base.WakeAt).
+// an output that refused it can take again, it reported itself busy, or a
+// timer of its own came due (Base.WakeAt).
 // Cycles in which no component is due are skipped. A component's Eval
 // must do nothing in the other cycles, which is what makes the schedule
 // exact: results, completion cycles, counters and waveforms are those of

@@ -54,11 +54,15 @@ type Actor interface {
 //
 // A Connected component (one that embeds Base and lists its channels) is
 // evaluated in a cycle only when one of these woke it: a payload became
-// visible at the head of one of its inputs, one of its outputs freed a
-// slot (a pop), it pushed or popped in the cycle before, it returned busy
-// from its last Eval, or a timer of its own (Base.WakeAt) came due. Its
-// Eval must do nothing in any other cycle: whatever it waits on is one of
-// those events. Any other component is evaluated in every cycle the
+// visible at the head of one of its inputs, an output that refused it
+// (Ready false) can take again (a slot freed, or the cycle after its own
+// push), it returned busy from its last Eval, or a timer of its own
+// (Base.WakeAt) came due. Its Eval must do nothing in any other cycle:
+// whatever it waits on is one of those events. So a component returns
+// busy when it could go on in the next cycle with no new event: a second
+// input still waiting behind the one it served, a serializer free again,
+// or (Base.Handshakes) anything it moved this cycle that may have freed
+// a resource of its own (an MSHR, a tag). Any other component is evaluated in every cycle the
 // engine steps. Cycles in which nothing is due are skipped (SkipIdle).
 // NoSkip and Backpressure evaluate every component in every cycle: the
 // reference the schedule must match (results, completion cycles,

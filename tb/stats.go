@@ -149,8 +149,9 @@ func ratio(a, b float64) float64 {
 	return a / b
 }
 
-// summaryGroups are the groups the summary prints, in order, after the
-// run's line; every group is in the JSON.
+// summaryGroups are the groups the summary prints first, in this order,
+// after the run's line; the other groups follow in unit order, so that a
+// counter a unit adds shows in the summary as in the JSON.
 var summaryGroups = []string{"core", "mkc_cache", "mtt_cache", "klm_cache", "pcie"}
 
 // groupOrder lists the counter groups: the summary's first, then the
@@ -295,7 +296,7 @@ func (s *Stats) WriteSummary(w io.Writer) {
 		}
 	}
 	line("", figs[:5])
-	for _, g := range summaryGroups {
+	for _, g := range groupOrder(s.Counters) {
 		var fs []Figure
 		var rate []Figure
 		for _, f := range figs {

@@ -59,7 +59,7 @@ func (c *Config) Validate() error {
 	if sum := w.UMRPerMille + w.InvalPerMille + w.QueryPerMille; sum > 1000 {
 		return fmt.Errorf("workload.umr_per_mille + inval_per_mille + query_per_mille = %d + %d + %d = %d: want at most 1000", w.UMRPerMille, w.InvalPerMille, w.QueryPerMille, sum)
 	}
-	return nil
+	return w.Check()
 }
 
 // Load reads a TOML file over the defaults. Every error names the file;

@@ -121,9 +121,17 @@ func newXAxis(a Axis) xAxis {
 	if x.log {
 		x.label += " (log2 scale)"
 	}
+	// A size in bytes reads as one: 4 KiB, 2 MiB, 1 GiB.
+	bytesAxis := strings.HasSuffix(a.Name, "_bytes")
+	label := func(v string, f float64) string {
+		if bytesAxis {
+			return byteSize(f)
+		}
+		return v
+	}
 	if len(a.Values) <= 16 {
 		for i, v := range a.Values {
-			x.ticks = append(x.ticks, plot.Tick{Value: x.pos[i], Label: v})
+			x.ticks = append(x.ticks, plot.Tick{Value: x.pos[i], Label: label(v, x.pos[i])})
 		}
 	} else if x.log {
 		// Powers of two, at most about ten labelled.
@@ -132,7 +140,7 @@ func newXAxis(a Axis) xAxis {
 		for e := e0; e <= e1; e++ {
 			t := plot.Tick{Value: math.Ldexp(1, e)}
 			if (e-e0)%step == 0 {
-				t.Label = strconv.FormatFloat(t.Value, 'f', 0, 64)
+				t.Label = label(strconv.FormatFloat(t.Value, 'f', 0, 64), t.Value)
 			}
 			x.ticks = append(x.ticks, t)
 		}
@@ -185,7 +193,11 @@ func (r *Result) groups() []series {
 		}
 		var parts []string
 		for _, p := range s.rows[0].Params[1:] {
-			parts = append(parts, p.Name+"="+p.Text)
+			text := p.Text
+			if f, err := strconv.ParseFloat(text, 64); err == nil && strings.HasSuffix(p.Name, "_bytes") {
+				text = byteSize(f)
+			}
+			parts = append(parts, p.Name+"="+text)
 		}
 		s.label = strings.Join(parts, ", ")
 	}
@@ -423,4 +435,22 @@ func render(panels []*plot.Plot, leg *plot.Legend, note string) ([]byte, error) 
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// byteSize writes a number of bytes with the largest binary unit that
+// divides it (4 KiB, 2 MiB, 1 GiB), or in bytes.
+func byteSize(f float64) string {
+	n := uint64(f)
+	if float64(n) != f {
+		return strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	for _, u := range []struct {
+		shift uint
+		name  string
+	}{{60, "EiB"}, {50, "PiB"}, {40, "TiB"}, {30, "GiB"}, {20, "MiB"}, {10, "KiB"}} {
+		if n >= 1<<u.shift && n%(1<<u.shift) == 0 {
+			return strconv.FormatUint(n>>u.shift, 10) + " " + u.name
+		}
+	}
+	return strconv.FormatUint(n, 10) + " B"
 }

@@ -124,3 +124,14 @@ func TestXAxis(t *testing.T) {
 		t.Errorf("powers of two to 2^20: log %v, %d ticks, %d labelled", x.log, len(x.ticks), labels)
 	}
 }
+
+func TestByteSize(t *testing.T) {
+	for _, tc := range []struct {
+		f    float64
+		want string
+	}{{4096, "4 KiB"}, {2097152, "2 MiB"}, {1 << 30, "1 GiB"}, {3 << 30, "3 GiB"}, {1536, "1536 B"}, {3072, "3 KiB"}, {1000, "1000 B"}, {0, "0 B"}, {1.5, "1.5"}, {1 << 62, "4 EiB"}} {
+		if got := byteSize(tc.f); got != tc.want {
+			t.Errorf("byteSize(%v) = %q, want %q", tc.f, got, tc.want)
+		}
+	}
+}

@@ -173,7 +173,7 @@ func (s *Sweep) Describe() string {
 	for _, a := range s.Axes {
 		varied[a.Name] = true
 		switch a.Name {
-		case "workload.keys", "workload.accesses", "workload.seed":
+		case "workload.keys", "workload.accesses", "workload.seed", "workload.mrs":
 		default:
 			if strings.HasPrefix(a.Name, "workload.") {
 				others = append(others, a.Label())
@@ -186,7 +186,11 @@ func (s *Sweep) Describe() string {
 		}
 		return fmt.Sprint(v) + " " + unit
 	}
-	desc := "workload: " + field("keys", w.Keys, "keys") + ", " + field("accesses", w.Accesses, "accesses") + ", "
+	keys := field("keys", w.Keys, "keys")
+	if w.Kind != tb.KindMixed && w.Kind != "" && !varied["workload.kind"] {
+		keys = w.Kind + " over " + field("mrs", w.MRs, "MRs")
+	}
+	desc := "workload: " + keys + ", " + field("accesses", w.Accesses, "accesses") + ", "
 	if varied["workload.seed"] {
 		desc += "seed varied"
 	} else {

@@ -1,6 +1,7 @@
 package tb
 
 import (
+	"fmt"
 	"math/rand"
 	"slices"
 
@@ -28,13 +29,69 @@ type Workload struct {
 	// (a hot working set), the rest to any key.
 	HotKeys     int `toml:"hot_keys" json:"hot_keys" range:"0..2^20" help:"size of the hot working set: the first min(hot_keys, keys) keys created"`
 	HotPerMille int `toml:"hot_per_mille" json:"hot_per_mille" range:"0..1000" help:"accesses per thousand that go to the hot working set"`
+
+	// The measurement workloads (docs/workloads.md): Kind other than
+	// mixed makes MRs MTT keys of MRBytes each and only accesses, every
+	// one of which passes.
+	Kind           string `toml:"kind" json:"kind" range:"mixed, uniform, sequential or strided" help:"mixed: the constrained-random stress of every mode and command (the parameters above); uniform, sequential, strided: measurement workloads of accesses only, over mrs MTT keys (the parameters below)"`
+	MRs            int    `toml:"mrs" json:"mrs" range:"1..2^20" help:"memory regions (MTT keys) of a measurement workload"`
+	MRBytes        uint64 `toml:"mr_bytes" json:"mr_bytes" range:"1..2^40" help:"bytes of each memory region"`
+	PageBytes      uint64 `toml:"page_bytes" json:"page_bytes" range:"power of two in 4096..2^31" help:"page size of the regions' MTT entries (log_entity_size)"`
+	FootprintBytes uint64 `toml:"footprint_bytes" json:"footprint_bytes" range:"0..2^60" help:"bytes the accesses fall in, spread evenly over the regions (each region's first footprint_bytes / mrs); 0: all of every region"`
+	AccessBytes    uint32 `toml:"access_bytes" json:"access_bytes" range:"1..2^30" help:"bytes of each access of a measurement workload"`
+	AccessType     string `toml:"access_type" json:"access_type" range:"LOCAL_READ, LOCAL_WRITE, REMOTE_READ, REMOTE_WRITE or REMOTE_ATOMIC" help:"access type of a measurement workload"`
+	StrideBytes    uint64 `toml:"stride_bytes" json:"stride_bytes" range:"1..2^40" help:"distance between consecutive accesses of the strided workload, in the footprint taken as one range"`
 }
+
+// The workload kinds.
+const (
+	KindMixed      = "mixed"
+	KindUniform    = "uniform"
+	KindSequential = "sequential"
+	KindStrided    = "strided"
+)
+
+// MaxMTTEntries bounds the MTT entries a measurement workload's regions
+// may need in all (both models hold them: 32 MB each).
+const MaxMTTEntries = 1 << 22
 
 // DefaultWorkload is the default run: 1024 keys of mixed modes and page
 // sizes and 100k accesses with UMR and invalidation traffic.
 func DefaultWorkload() Workload {
 	return Workload{Seed: 1, Keys: 1024, Accesses: 100_000, UMRPerMille: 3, InvalPerMille: 2, QueryPerMille: 1, ResumePerMille: 2, BadPerMille: 50,
-		HotKeys: 128, HotPerMille: 800}
+		HotKeys: 128, HotPerMille: 800,
+		Kind: KindMixed, MRs: 64, MRBytes: 1 << 20, PageBytes: 4096, AccessBytes: 64, AccessType: "LOCAL_READ", StrideBytes: 4096}
+}
+
+// Check names the first parameter of a measurement workload that does
+// not fit the others (each one's own range is checked apart).
+func (w *Workload) Check() error {
+	if w.Kind == KindMixed || w.Kind == "" {
+		return nil
+	}
+	pages := (w.MRBytes + w.PageBytes - 1) / w.PageBytes
+	if total := pages * uint64(w.MRs); total > MaxMTTEntries {
+		return fmt.Errorf("workload.mrs x mr_bytes / page_bytes = %d x %d pages = %d MTT entries: want at most %d (fewer or smaller regions, or larger pages)",
+			w.MRs, pages, total, MaxMTTEntries)
+	}
+	if total := w.MRBytes * uint64(w.MRs); w.FootprintBytes > total {
+		return fmt.Errorf("workload.footprint_bytes = %d: want at most mrs x mr_bytes = %d", w.FootprintBytes, total)
+	}
+	if per := w.window(); per < uint64(w.AccessBytes) {
+		return fmt.Errorf("workload.access_bytes = %d: want at most footprint_bytes / mrs = %d (each region's part of the footprint)", w.AccessBytes, per)
+	}
+	if t, _ := prm.ParseAccessType(w.AccessType); t == prm.RemoteAtomic && w.AccessBytes != 8 {
+		return fmt.Errorf("workload.access_bytes = %d: want 8 for REMOTE_ATOMIC", w.AccessBytes)
+	}
+	return nil
+}
+
+// window is the bytes of each region that the accesses fall in.
+func (w *Workload) window() uint64 {
+	if w.FootprintBytes == 0 {
+		return w.MRBytes
+	}
+	return w.FootprintBytes / uint64(w.MRs)
 }
 
 // key is what the generator remembers of a key it made.
@@ -67,6 +124,10 @@ type Generator struct{ g gen }
 func NewGenerator(w Workload) *Generator {
 	g := &Generator{g: gen{r: rand.New(rand.NewSource(w.Seed)), w: w}}
 	g.g.sc = &scenario.Scenario{QPs: genQPs}
+	if w.Kind != KindMixed && w.Kind != "" {
+		g.g.makeRegions()
+		return g
+	}
 	for i := 0; i < max(w.Keys, 8); i++ {
 		g.g.makeKey(uint32(i + 1))
 	}
@@ -101,6 +162,7 @@ type gen struct {
 	klms    []*genKey // variable KLM keys, for nested KLM entries
 	stalled []prm.Key // ODP keys that may have stalled accesses, in order
 	made    int       // accesses made
+	meas    *measure  // the measurement workload's state, nil for mixed
 }
 
 var genQPs = []scenario.QP{
@@ -109,6 +171,12 @@ var genQPs = []scenario.QP{
 
 // ops appends operations to g.sc.Ops until n more accesses are made.
 func (g *gen) ops(n int) {
+	if g.meas != nil {
+		for range n {
+			g.sc.Ops = append(g.sc.Ops, scenario.Op{Kind: scenario.OpAccess, Access: g.meas.next(g.r)})
+		}
+		return
+	}
 	for a := 0; a < n; {
 		x := g.r.Intn(1000)
 		switch {

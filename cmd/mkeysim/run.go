@@ -102,6 +102,9 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 	}
 	var sc *scenario.Scenario
 	name := "default workload"
+	if k := cfg.Workload.Kind; k != tb.KindMixed && k != "" {
+		name = k + " workload"
+	}
 	if len(args) == 1 {
 		name = args[0]
 		var err error

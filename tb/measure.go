@@ -1,0 +1,87 @@
+package tb
+
+import (
+	"math/bits"
+	"math/rand"
+
+	"mkeysim/prm"
+	"mkeysim/scenario"
+)
+
+// This file makes the measurement workloads (Workload.Kind uniform,
+// sequential, strided): MRs memory regions, each an MTT key of MRBytes
+// with PageBytes pages on QP 1 (PD 1), and accesses of AccessBytes over
+// the footprint, every one of which passes, so that what a sweep shows is
+// the translation path's behaviour and nothing else.
+//
+// The footprint is the first window() bytes of every region, taken as one
+// range of mrs x window() bytes, region after region: access b of the
+// uniform and sequential kinds is block b of AccessBytes of that range
+// (uniform: a block drawn at random; sequential: block n modulo the
+// blocks), access n of the strided kind starts at n x StrideBytes modulo
+// the range (pulled back to end inside its region).
+
+// regionBase is the virtual address of region i (index i+1): regions lie
+// 2^40 apart, aligned to every page size.
+func regionBase(i int) uint64 { return uint64(i+1) << 40 }
+
+// physBase is where the regions' pages lie in host memory, one after the
+// other: page p of region i at physBase + (i x pages + p) x page_bytes.
+const physBase = 1 << 44
+
+// measure is the state of a measurement workload's access stream.
+type measure struct {
+	w      Workload
+	typ    prm.AccessType
+	window uint64 // bytes of each region in the footprint
+	blocks uint64 // AccessBytes blocks in each region's window
+	n      uint64 // accesses made
+}
+
+// makeRegions creates the regions and the access stream.
+func (g *gen) makeRegions() {
+	w := g.w
+	typ, _ := prm.ParseAccessType(w.AccessType)
+	m := &measure{w: w, typ: typ, window: w.window()}
+	m.blocks = m.window / uint64(w.AccessBytes)
+	log := uint8(bits.TrailingZeros64(w.PageBytes))
+	pages := int((w.MRBytes + w.PageBytes - 1) / w.PageBytes)
+	for i := range w.MRs {
+		mkc := prm.MKC{AccessMode: prm.ModeMTT, QPN: prm.QPNNone, PD: 1, LR: true, LW: true, RR: true, RW: true, A: true,
+			StartAddr: regionBase(i), Len: w.MRBytes, LogEntitySize: log,
+			TranslationsOctwordSize: scenario.OctwordsFor(pages, 0)}
+		spec := scenario.MKey{Index: uint32(i + 1), HasIndex: true, MKC: mkc, PgAccess: true, MTT: make([]prm.MTTEntry, pages)}
+		for p := range pages {
+			spec.MTT[p] = prm.MTTEntry{PTag: physBase + uint64(i*pages+p)*w.PageBytes, RdEn: true, WrEn: true}
+		}
+		g.sc.MKeys = append(g.sc.MKeys, spec)
+	}
+	g.meas = m
+}
+
+// next makes the next access.
+func (m *measure) next(r *rand.Rand) scenario.Access {
+	w := &m.w
+	total := m.window * uint64(w.MRs)
+	var off uint64 // in the footprint taken as one range
+	switch w.Kind {
+	case KindUniform:
+		b := uint64(r.Int63n(int64(m.blocks * uint64(w.MRs))))
+		off = b/m.blocks*m.window + b%m.blocks*uint64(w.AccessBytes)
+	case KindSequential:
+		b := m.n % (m.blocks * uint64(w.MRs))
+		off = b/m.blocks*m.window + b%m.blocks*uint64(w.AccessBytes)
+	case KindStrided:
+		hi, lo := bits.Mul64(m.n, w.StrideBytes)
+		_, off = bits.Div64(hi%total, lo, total)
+	}
+	m.n++
+	region, in := off/m.window, off%m.window
+	if in+uint64(w.AccessBytes) > m.window {
+		in = m.window - uint64(w.AccessBytes) // a strided access ends in its region
+	}
+	if m.typ == prm.RemoteAtomic {
+		in &^= 7 // an atomic is 8-byte aligned
+	}
+	return scenario.Access{QPN: 1, Key: prm.MakeKey(uint32(region+1), 0), Type: m.typ, Addr: regionBase(int(region)) + in, Len: w.AccessBytes}
+}

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math"
 
 	"fmt"
 	"math/big"
@@ -341,6 +342,12 @@ func (p Param) Set(s string) error {
 		p.v.SetBool(b)
 	case k == reflect.String:
 		p.v.SetString(s)
+	case k == reflect.Float64 || k == reflect.Float32:
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return fmt.Errorf("%s = %s: want a number in %s", p.Name, rtl.Quote(s), strings.TrimPrefix(p.Range.String(), "real in "))
+		}
+		p.v.SetFloat(f)
 	default:
 		return fmt.Errorf("%s: cannot be set from a flag", p.Name)
 	}
@@ -381,6 +388,20 @@ func (p Param) setTOML(x any) error {
 			return fmt.Errorf("%s = %s: want %s", p.Name, tomlValue(x, p.Range), p.Range)
 		}
 		p.v.SetString(s)
+	case k == reflect.Float64 || k == reflect.Float32:
+		var f float64
+		switch v := x.(type) {
+		case float64:
+			f = v
+		case int64:
+			f = float64(v)
+		default:
+			return fmt.Errorf("%s = %s: want a number in %s", p.Name, tomlValue(x, p.Range), strings.TrimPrefix(p.Range.String(), "real in "))
+		}
+		if !p.Range.Contains(reflect.ValueOf(f)) {
+			return fmt.Errorf("%s = %s: want %s", p.Name, tomlValue(x, p.Range), p.Range)
+		}
+		p.v.SetFloat(f)
 	default:
 		return fmt.Errorf("%s: cannot be set from a file", p.Name)
 	}
@@ -442,6 +463,8 @@ func (p Param) Type() string {
 		return "uint"
 	case k == reflect.Bool:
 		return "bool"
+	case k == reflect.Float64 || k == reflect.Float32:
+		return "float"
 	}
 	return "string"
 }

@@ -16,7 +16,7 @@ import (
 // defaultJSON is the default configuration as it was before ranges were
 // declared (declaring them must not change a default), with the
 // measurement workload's parameters added since (issue 11).
-const defaultJSON = `{"clock_ps":4000,"cmd_latency":20,"fifo_depth":4,"klm.cache.sets":32,"klm.cache.ways":4,"klm.contexts":16,"klm.cursors":16,"klm.max_indirection":4,"klm.nested_contexts":8,"mkc_cache.icm_base":0,"mkc_cache.loop_mshrs":2,"mkc_cache.loop_targets":1,"mkc_cache.mshrs":16,"mkc_cache.replacement":"lru","mkc_cache.seed":1,"mkc_cache.sets":128,"mkc_cache.targets":8,"mkc_cache.ways":4,"mtt.cache.sets":64,"mtt.cache.ways":4,"mtt.walkers":8,"overlap_invalidate":false,"pcie.completer_id":0,"pcie.host_latency_cycles":20,"pcie.link_bytes_per_cycle":32,"pcie.link_latency_cycles":75,"pcie.max_payload":256,"pcie.max_read_request":512,"pcie.rcb":64,"pcie.requester_id":0,"pcie.split_on_all_rcb":false,"pcie.tags":32,"rob_entries":64,"stage_latency":1,"workload.access_bytes":64,"workload.access_type":"LOCAL_READ","workload.accesses":100000,"workload.bad_per_mille":50,"workload.footprint_bytes":0,"workload.hot_keys":128,"workload.hot_per_mille":800,"workload.inval_per_mille":2,"workload.keys":1024,"workload.kind":"mixed","workload.mr_bytes":1048576,"workload.mrs":64,"workload.page_bytes":4096,"workload.query_per_mille":1,"workload.resume_per_mille":2,"workload.seed":1,"workload.stride_bytes":4096,"workload.umr_per_mille":3}`
+const defaultJSON = `{"clock_ps":4000,"cmd_latency":20,"fifo_depth":4,"klm.cache.sets":32,"klm.cache.ways":4,"klm.contexts":16,"klm.cursors":16,"klm.max_indirection":4,"klm.nested_contexts":8,"mkc_cache.icm_base":0,"mkc_cache.loop_mshrs":2,"mkc_cache.loop_targets":1,"mkc_cache.mshrs":16,"mkc_cache.replacement":"lru","mkc_cache.seed":1,"mkc_cache.sets":128,"mkc_cache.targets":8,"mkc_cache.ways":4,"mtt.cache.sets":64,"mtt.cache.ways":4,"mtt.walkers":8,"overlap_invalidate":false,"pcie.completer_id":0,"pcie.host_latency_cycles":20,"pcie.link_bytes_per_cycle":32,"pcie.link_latency_cycles":75,"pcie.max_payload":256,"pcie.max_read_request":512,"pcie.rcb":64,"pcie.requester_id":0,"pcie.split_on_all_rcb":false,"pcie.tags":32,"rob_entries":64,"stage_latency":1,"workload.access_bytes":64,"workload.access_type":"LOCAL_READ","workload.accesses":100000,"workload.bad_per_mille":50,"workload.footprint_bytes":0,"workload.hot_keys":128,"workload.hot_per_mille":800,"workload.inval_per_mille":2,"workload.keys":1024,"workload.kind":"mixed","workload.mr_bytes":1048576,"workload.mrs":64,"workload.page_bytes":4096,"workload.query_per_mille":1,"workload.resume_per_mille":2,"workload.seed":1,"workload.stride_bytes":4096,"workload.umr_per_mille":3,"workload.zipf_s":0.99}`
 
 // TestDefaultsUnchanged: every default keeps its value, and the defaults
 // validate.
@@ -447,5 +447,64 @@ func TestKeysAreFlags(t *testing.T) {
 	file, _ := Load(f)
 	if err := file.Overlay(fs); err != nil || file.Model.MKCCache.Ways != 8 || file.Model.ClockPS != 2000 {
 		t.Fatalf("overlay: %v, ways %d (want the flag's 8), clock_ps %d (the file's)", err, file.Model.MKCCache.Ways, file.Model.ClockPS)
+	}
+}
+
+// TestRealParams: a real parameter (workload.zipf_s) takes a number in its
+// range from a file (with decimals or without) and from a flag, and
+// refuses anything else naming the key, the value and the range.
+func TestRealParams(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		body string
+		want float64
+		err  string
+	}{
+		{"[workload]\nzipf_s = 1.2\n", 1.2, ""},
+		{"[workload]\nzipf_s = 2\n", 2, ""},
+		{"[workload]\nzipf_s = 0.01\n", 0.01, ""},
+		{"[workload]\nzipf_s = 10\n", 10, ""},
+		{"[workload]\nzipf_s = 0.001\n", 0, "line 2: workload.zipf_s = 0.001: want real in 0.01..10"},
+		{"[workload]\nzipf_s = 11\n", 0, "line 2: workload.zipf_s = 11: want real in 0.01..10"},
+		{"[workload]\nzipf_s = \"x\"\n", 0, `line 2: workload.zipf_s = "x": want a number in 0.01..10`},
+		{"[workload]\nzipf_s = nan\n", 0, "line 2: workload.zipf_s = NaN: want real in 0.01..10"},
+	} {
+		f := filepath.Join(dir, "z.toml")
+		os.WriteFile(f, []byte(c.body), 0o644)
+		cfg, err := Load(f)
+		switch {
+		case c.err == "" && err != nil:
+			t.Errorf("%q: %v", c.body, err)
+		case c.err == "" && cfg.Workload.ZipfS != c.want:
+			t.Errorf("%q: zipf_s %v, want %v", c.body, cfg.Workload.ZipfS, c.want)
+		case c.err != "" && (err == nil || err.Error() != f+": "+c.err):
+			t.Errorf("%q: %v, want %q", c.body, err, f+": "+c.err)
+		}
+	}
+	for _, c := range []struct {
+		arg, err string
+		want     float64
+	}{
+		{"1.5", "", 1.5},
+		{"1e-1", "", 0.1},
+		{"x", `workload.zipf_s = "x": want a number in 0.01..10`, 0},
+		{"Inf", `workload.zipf_s = "Inf": want a number in 0.01..10`, 0},
+		{"20", "workload.zipf_s = 20: want real in 0.01..10", 0},
+	} {
+		cfg := Default()
+		fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		fs.SetNormalizeFunc(NormalizeFlag)
+		cfg.RegisterFlags(fs)
+		err := fs.Parse([]string{"--workload.zipf-s", c.arg})
+		if err == nil {
+			err = cfg.Validate()
+		}
+		switch {
+		case c.err == "" && (err != nil || cfg.Workload.ZipfS != c.want):
+			t.Errorf("--workload.zipf-s %s: %v, zipf_s %v", c.arg, err, cfg.Workload.ZipfS)
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("--workload.zipf-s %s: %v, want %q", c.arg, err, c.err)
+		}
 	}
 }

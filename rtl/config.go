@@ -3,6 +3,7 @@ package rtl
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"reflect"
 	"strconv"
@@ -168,6 +169,8 @@ func (r Region) keyPrefix() string {
 // `range` tag of its field. The forms are
 //
 //	LO..HI                      an integer from LO to HI
+//	real in LO..HI              a real number from LO to HI (a float field;
+//	                            bounds may have decimals: 0.5..1.5)
 //	power of two in LO..HI      a power of two from LO to HI
 //	multiple of N in LO..HI     a multiple of N from LO to HI
 //	A or B, A, B or C           one of the values listed (words, numbers,
@@ -183,6 +186,9 @@ type Range struct {
 	step   *big.Int // nil for 1
 	set    []string
 	hex    bool
+	// real: a real range, bounds flo..fhi
+	real     bool
+	flo, fhi float64
 }
 
 // ParseRange parses a `range` tag.
@@ -190,6 +196,19 @@ func ParseRange(s string) (Range, error) {
 	r := Range{text: s, hex: strings.Contains(s, "0x")}
 	body := s
 	switch {
+	case strings.HasPrefix(s, "real in "):
+		lo, hi, ok := strings.Cut(strings.TrimPrefix(s, "real in "), "..")
+		if !ok {
+			return Range{}, fmt.Errorf("range %q: want real in LO..HI", s)
+		}
+		var err1, err2 error
+		r.real = true
+		r.flo, err1 = strconv.ParseFloat(strings.TrimSpace(lo), 64)
+		r.fhi, err2 = strconv.ParseFloat(strings.TrimSpace(hi), 64)
+		if err1 != nil || err2 != nil || math.IsNaN(r.flo) || math.IsNaN(r.fhi) || r.flo > r.fhi {
+			return Range{}, fmt.Errorf("range %q: want real in LO..HI with LO <= HI, two numbers", s)
+		}
+		return r, nil
 	case strings.HasPrefix(s, "power of two in "):
 		r.pow2, body = true, strings.TrimPrefix(s, "power of two in ")
 	case strings.HasPrefix(s, "multiple of "):
@@ -311,6 +330,9 @@ func (r Range) ContainsInt(v *big.Int) bool {
 // the range.
 func (r Range) Contains(v reflect.Value) bool {
 	switch v.Kind() {
+	case reflect.Float32, reflect.Float64:
+		x := v.Float()
+		return r.real && x >= r.flo && x <= r.fhi // false for NaN
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		return r.ContainsInt(IntOf(v))
@@ -330,12 +352,17 @@ func (r Range) Contains(v reflect.Value) bool {
 // is what bounds the field.
 func (r Range) FitsKind(t reflect.Type) bool {
 	switch k := t.Kind(); k {
+	case reflect.Float32, reflect.Float64:
+		return r.real
 	case reflect.Bool:
-		return r.lo == nil && len(r.set) == 2 && ((r.set[0] == "false" && r.set[1] == "true") || (r.set[0] == "true" && r.set[1] == "false"))
+		return r.lo == nil && !r.real && len(r.set) == 2 && ((r.set[0] == "false" && r.set[1] == "true") || (r.set[0] == "true" && r.set[1] == "false"))
 	case reflect.String:
-		return r.lo == nil
+		return r.lo == nil && !r.real
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		if r.real {
+			return false
+		}
 		lo, hi := typeBounds(t)
 		if r.lo == nil {
 			for _, s := range r.set {
@@ -390,6 +417,8 @@ func (r Range) Format(v reflect.Value) string {
 		return r.FormatInt(IntOf(v))
 	case reflect.String:
 		return Quote(v.String())
+	case reflect.Float32, reflect.Float64:
+		return strconv.FormatFloat(v.Float(), 'g', -1, 64)
 	}
 	return fmt.Sprint(v.Interface())
 }

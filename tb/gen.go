@@ -33,20 +33,22 @@ type Workload struct {
 	// The measurement workloads (docs/workloads.md): Kind other than
 	// mixed makes MRs MTT keys of MRBytes each and only accesses, every
 	// one of which passes.
-	Kind           string `toml:"kind" json:"kind" range:"mixed, uniform, sequential or strided" help:"mixed: the constrained-random stress of every mode and command (the parameters above); uniform, sequential, strided: measurement workloads of accesses only, over mrs MTT keys (the parameters below)"`
-	MRs            int    `toml:"mrs" json:"mrs" range:"1..2^20" help:"memory regions (MTT keys) of a measurement workload"`
-	MRBytes        uint64 `toml:"mr_bytes" json:"mr_bytes" range:"1..2^40" help:"bytes of each memory region"`
-	PageBytes      uint64 `toml:"page_bytes" json:"page_bytes" range:"power of two in 4096..2^31" help:"page size of the regions' MTT entries (log_entity_size)"`
-	FootprintBytes uint64 `toml:"footprint_bytes" json:"footprint_bytes" range:"0..2^60" help:"bytes the accesses fall in, spread evenly over the regions (each region's first footprint_bytes / mrs); 0: all of every region"`
-	AccessBytes    uint32 `toml:"access_bytes" json:"access_bytes" range:"1..2^30" help:"bytes of each access of a measurement workload"`
-	AccessType     string `toml:"access_type" json:"access_type" range:"LOCAL_READ, LOCAL_WRITE, REMOTE_READ, REMOTE_WRITE or REMOTE_ATOMIC" help:"access type of a measurement workload"`
-	StrideBytes    uint64 `toml:"stride_bytes" json:"stride_bytes" range:"1..2^40" help:"distance between consecutive accesses of the strided workload, in the footprint taken as one range"`
+	Kind           string  `toml:"kind" json:"kind" range:"mixed, uniform, zipf, sequential or strided" help:"mixed: the constrained-random stress of every mode and command (the parameters above); uniform, zipf, sequential, strided: measurement workloads of accesses only, over mrs MTT keys (the parameters below)"`
+	MRs            int     `toml:"mrs" json:"mrs" range:"1..2^20" help:"memory regions (MTT keys) of a measurement workload"`
+	MRBytes        uint64  `toml:"mr_bytes" json:"mr_bytes" range:"1..2^40" help:"bytes of each memory region"`
+	PageBytes      uint64  `toml:"page_bytes" json:"page_bytes" range:"power of two in 4096..2^31" help:"page size of the regions' MTT entries (log_entity_size)"`
+	FootprintBytes uint64  `toml:"footprint_bytes" json:"footprint_bytes" range:"0..2^60" help:"bytes the accesses fall in, spread evenly over the regions (each region's first footprint_bytes / mrs); 0: all of every region"`
+	AccessBytes    uint32  `toml:"access_bytes" json:"access_bytes" range:"1..2^30" help:"bytes of each access of a measurement workload"`
+	AccessType     string  `toml:"access_type" json:"access_type" range:"LOCAL_READ, LOCAL_WRITE, REMOTE_READ, REMOTE_WRITE or REMOTE_ATOMIC" help:"access type of a measurement workload"`
+	StrideBytes    uint64  `toml:"stride_bytes" json:"stride_bytes" range:"1..2^40" help:"distance between consecutive accesses of the strided workload, in the footprint taken as one range"`
+	ZipfS          float64 `toml:"zipf_s" json:"zipf_s" range:"real in 0.01..10" help:"exponent of the zipf workload: the block of rank k is drawn with probability proportional to k^-zipf_s"`
 }
 
 // The workload kinds.
 const (
 	KindMixed      = "mixed"
 	KindUniform    = "uniform"
+	KindZipf       = "zipf"
 	KindSequential = "sequential"
 	KindStrided    = "strided"
 )
@@ -60,7 +62,7 @@ const MaxMTTEntries = 1 << 22
 func DefaultWorkload() Workload {
 	return Workload{Seed: 1, Keys: 1024, Accesses: 100_000, UMRPerMille: 3, InvalPerMille: 2, QueryPerMille: 1, ResumePerMille: 2, BadPerMille: 50,
 		HotKeys: 128, HotPerMille: 800,
-		Kind: KindMixed, MRs: 64, MRBytes: 1 << 20, PageBytes: 4096, AccessBytes: 64, AccessType: "LOCAL_READ", StrideBytes: 4096}
+		Kind: KindMixed, MRs: 64, MRBytes: 1 << 20, PageBytes: 4096, AccessBytes: 64, AccessType: "LOCAL_READ", StrideBytes: 4096, ZipfS: 0.99}
 }
 
 // Check names the first parameter of a measurement workload that does

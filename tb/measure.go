@@ -9,16 +9,17 @@ import (
 )
 
 // This file makes the measurement workloads (Workload.Kind uniform,
-// sequential, strided): MRs memory regions, each an MTT key of MRBytes
+// zipf, sequential, strided): MRs memory regions, each an MTT key of MRBytes
 // with PageBytes pages on QP 1 (PD 1), and accesses of AccessBytes over
 // the footprint, every one of which passes, so that what a sweep shows is
 // the translation path's behaviour and nothing else.
 //
 // The footprint is the first window() bytes of every region, taken as one
 // range of mrs x window() bytes, region after region: access b of the
-// uniform and sequential kinds is block b of AccessBytes of that range
-// (uniform: a block drawn at random; sequential: block n modulo the
-// blocks), access n of the strided kind starts at n x StrideBytes modulo
+// uniform, zipf and sequential kinds is block b of AccessBytes of that
+// range (uniform: a block drawn at random; zipf: the block of a rank drawn
+// with probability proportional to rank^-zipf_s, ranks scattered over the
+// blocks; sequential: block n modulo the blocks), access n of the strided kind starts at n x StrideBytes modulo
 // the range (pulled back to end inside its region).
 
 // regionBase is the virtual address of region i (index i+1): regions lie
@@ -36,6 +37,7 @@ type measure struct {
 	window uint64 // bytes of each region in the footprint
 	blocks uint64 // AccessBytes blocks in each region's window
 	n      uint64 // accesses made
+	zipf   *zipf  // the zipf kind's ranks
 }
 
 // makeRegions creates the regions and the access stream.
@@ -44,6 +46,9 @@ func (g *gen) makeRegions() {
 	typ, _ := prm.ParseAccessType(w.AccessType)
 	m := &measure{w: w, typ: typ, window: w.window()}
 	m.blocks = m.window / uint64(w.AccessBytes)
+	if w.Kind == KindZipf {
+		m.zipf = newZipf(g.r, w.ZipfS, m.blocks*uint64(w.MRs))
+	}
 	log := uint8(bits.TrailingZeros64(w.PageBytes))
 	pages := int((w.MRBytes + w.PageBytes - 1) / w.PageBytes)
 	for i := range w.MRs {
@@ -68,6 +73,9 @@ func (m *measure) next(r *rand.Rand) scenario.Access {
 	case KindUniform:
 		b := uint64(r.Int63n(int64(m.blocks * uint64(w.MRs))))
 		off = b/m.blocks*m.window + b%m.blocks*uint64(w.AccessBytes)
+	case KindZipf:
+		b := scatter(m.zipf.next()-1, m.blocks*uint64(w.MRs))
+		off = b/m.blocks*m.window + b%m.blocks*uint64(w.AccessBytes)
 	case KindSequential:
 		b := m.n % (m.blocks * uint64(w.MRs))
 		off = b/m.blocks*m.window + b%m.blocks*uint64(w.AccessBytes)
@@ -84,4 +92,18 @@ func (m *measure) next(r *rand.Rand) scenario.Access {
 		in &^= 7 // an atomic is 8-byte aligned
 	}
 	return scenario.Access{QPN: 1, Key: prm.MakeKey(uint32(region+1), 0), Type: m.typ, Addr: regionBase(int(region)) + in, Len: w.AccessBytes}
+}
+
+// scatter maps rank r (from 0) of the zipf workload to a block of n: the
+// ranks are spread over the footprint by multiplication with a prime that
+// does not divide n (a bijection of 0..n-1), so that the hottest blocks
+// do not share MTT lines as neighbours would.
+func scatter(r, n uint64) uint64 {
+	p := uint64(2654435761) // prime
+	if n%p == 0 {
+		p = 4294967291 // prime, the largest below 2^32
+	}
+	hi, lo := bits.Mul64(r, p)
+	_, rem := bits.Div64(hi%n, lo, n)
+	return rem
 }

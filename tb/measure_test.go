@@ -40,7 +40,7 @@ func TestMeasurementWorkloadsPass(t *testing.T) {
 		}},
 		{"writes, 1 GB pages", func(w *Workload) { w.AccessType, w.MRs, w.MRBytes, w.PageBytes = "REMOTE_WRITE", 3, 3<<30, 1<<30 }},
 	}
-	for _, kind := range []string{KindUniform, KindSequential, KindStrided} {
+	for _, kind := range []string{KindUniform, KindZipf, KindSequential, KindStrided} {
 		for _, sh := range shapes {
 			t.Run(kind+"/"+sh.name, func(t *testing.T) {
 				w := measWorkload(kind, 3000, sh.tweak)

@@ -175,6 +175,7 @@ func (r Region) keyPrefix() string {
 //	multiple of N in LO..HI     a multiple of N from LO to HI
 //	A or B, A, B or C           one of the values listed (words, numbers,
 //	                            false or true)
+//	any string                  any string at all (a path), for a string
 //
 // where a bound is a number (decimal or 0x hex, '_' allowed), 2^N, or
 // either with -K or +K after it ("2^24-2"), and may start with '-'. A
@@ -189,10 +190,17 @@ type Range struct {
 	// real: a real range, bounds flo..fhi
 	real     bool
 	flo, fhi float64
+	free     bool // any string
 }
+
+// anyString is the range of a free string parameter (a path).
+const anyString = "any string"
 
 // ParseRange parses a `range` tag.
 func ParseRange(s string) (Range, error) {
+	if s == anyString {
+		return Range{text: s, free: true}, nil
+	}
 	r := Range{text: s, hex: strings.Contains(s, "0x")}
 	body := s
 	switch {
@@ -301,7 +309,7 @@ func (r Range) Bounds() (lo, hi *big.Int, ok bool) {
 }
 
 // Values returns the values of a list ("lru or random"), nil for an
-// integer range.
+// integer range or any string.
 func (r Range) Values() []string { return append([]string(nil), r.set...) }
 
 // ContainsInt reports whether the integer v is in the range.
@@ -337,6 +345,9 @@ func (r Range) Contains(v reflect.Value) bool {
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		return r.ContainsInt(IntOf(v))
 	case reflect.String, reflect.Bool:
+		if r.free {
+			return v.Kind() == reflect.String
+		}
 		s := fmt.Sprint(v.Interface())
 		for _, x := range r.set {
 			if x == s {
@@ -351,6 +362,9 @@ func (r Range) Contains(v reflect.Value) bool {
 // of kind k (with the bits of its type), so that the range, not the type,
 // is what bounds the field.
 func (r Range) FitsKind(t reflect.Type) bool {
+	if r.free {
+		return t.Kind() == reflect.String
+	}
 	switch k := t.Kind(); k {
 	case reflect.Float32, reflect.Float64:
 		return r.real

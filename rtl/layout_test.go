@@ -124,7 +124,23 @@ func TestParseRange(t *testing.T) {
 	if !r.Contains(reflect.ValueOf("lru")) || !r.Contains(reflect.ValueOf("random")) || r.Contains(reflect.ValueOf("fifo")) {
 		t.Errorf("lru or random: %v", r.Values())
 	}
-	for _, bad := range []string{"", "1..", "..2", "5..1", "x..2", "power of two in 4", "multiple of 0 in 0..8", "multiple of 8", "lru", "1..2^x"} {
+	// Any string: a free string parameter (a path), and only a string.
+	r, err := ParseRange("any string")
+	if err != nil || r.String() != "any string" || r.Values() != nil {
+		t.Errorf("any string: %v, %q, values %v", err, r, r.Values())
+	}
+	for _, s := range []string{"", "x.csv", "any string", "lru, random"} {
+		if !r.Contains(reflect.ValueOf(s)) {
+			t.Errorf("any string leaves out %q", s)
+		}
+	}
+	if r.Contains(reflect.ValueOf(true)) || r.Contains(reflect.ValueOf(5)) || r.ContainsInt(big.NewInt(0)) {
+		t.Errorf("any string holds a bool or an integer")
+	}
+	if _, _, ok := r.Bounds(); ok || !r.FitsKind(reflect.TypeOf("")) || r.FitsKind(reflect.TypeOf(0)) || r.FitsKind(reflect.TypeOf(false)) {
+		t.Errorf("any string: bounds, or fits a type other than string")
+	}
+	for _, bad := range []string{"", "1..", "..2", "5..1", "x..2", "power of two in 4", "multiple of 0 in 0..8", "multiple of 8", "lru", "1..2^x", "any"} {
 		if _, err := ParseRange(bad); err == nil {
 			t.Errorf("%q parsed", bad)
 		}

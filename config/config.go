@@ -48,7 +48,9 @@ func Default() Config {
 
 // Validate names the first bad parameter, its value and what it may be:
 // the model's (rtl.Config.Validate: declared ranges, host memory layout,
-// the units' rules), then the workload's ranges and rule.
+// the units' rules), then the workload's ranges and rules
+// (tb.Workload.Check, which reads a trace workload's file and keeps it in
+// c.Workload, so that the run replays it without reading it again).
 func (c *Config) Validate() error {
 	if err := c.Model.Validate(); err != nil {
 		return err
@@ -60,7 +62,7 @@ func (c *Config) Validate() error {
 	if sum := w.UMRPerMille + w.InvalPerMille + w.QueryPerMille; sum > 1000 {
 		return fmt.Errorf("workload.umr_per_mille + inval_per_mille + query_per_mille = %d + %d + %d = %d: want at most 1000", w.UMRPerMille, w.InvalPerMille, w.QueryPerMille, sum)
 	}
-	return w.Check()
+	return c.Workload.Check() // on c's own: a trace workload keeps its file read
 }
 
 // Load reads a TOML file over the defaults. Every error names the file;

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"mkeysim/prm"
+	"mkeysim/rtl"
 	"mkeysim/scenario"
 )
 
@@ -33,7 +34,7 @@ type Workload struct {
 	// The measurement workloads (docs/workloads.md): Kind other than
 	// mixed makes MRs MTT keys of MRBytes each and only accesses, every
 	// one of which passes.
-	Kind           string  `toml:"kind" json:"kind" range:"mixed, uniform, zipf, sequential or strided" help:"mixed: the constrained-random stress of every mode and command (the parameters above); uniform, zipf, sequential, strided: measurement workloads of accesses only, over mrs MTT keys (the parameters below)"`
+	Kind           string  `toml:"kind" json:"kind" range:"mixed, uniform, zipf, sequential, strided or trace" help:"mixed: the constrained-random stress of every mode and command (the parameters above); uniform, zipf, sequential, strided: measurement workloads of accesses only, over mrs MTT keys (the parameters below); trace: the accesses of trace_file over the same keys"`
 	MRs            int     `toml:"mrs" json:"mrs" range:"1..2^20" help:"memory regions (MTT keys) of a measurement workload"`
 	MRBytes        uint64  `toml:"mr_bytes" json:"mr_bytes" range:"1..2^40" help:"bytes of each memory region"`
 	PageBytes      uint64  `toml:"page_bytes" json:"page_bytes" range:"power of two in 4096..2^31" help:"page size of the regions' MTT entries (log_entity_size)"`
@@ -42,6 +43,10 @@ type Workload struct {
 	AccessType     string  `toml:"access_type" json:"access_type" range:"LOCAL_READ, LOCAL_WRITE, REMOTE_READ, REMOTE_WRITE or REMOTE_ATOMIC" help:"access type of a measurement workload"`
 	StrideBytes    uint64  `toml:"stride_bytes" json:"stride_bytes" range:"1..2^40" help:"distance between consecutive accesses of the strided workload, in the footprint taken as one range"`
 	ZipfS          float64 `toml:"zipf_s" json:"zipf_s" range:"real in 0.01..10" help:"exponent of the zipf workload: the block of rank k is drawn with probability proportional to k^-zipf_s"`
+	// TraceFile is the trace kind's file of accesses (tracefile.go).
+	TraceFile string `toml:"trace_file" json:"trace_file" range:"any string" help:"the trace kind's accesses: a CSV (qpn,key,addr,len,type) or JSON-lines file over the mrs regions (docs/workloads.md), replayed from its start, wrapping around to make accesses (0: the file once); read only when kind = trace"`
+
+	trace *traceFile // the trace file as Check read it, shared by copies
 }
 
 // The workload kinds.
@@ -51,6 +56,7 @@ const (
 	KindZipf       = "zipf"
 	KindSequential = "sequential"
 	KindStrided    = "strided"
+	KindTrace      = "trace" // accesses read from a file (tracefile.go)
 )
 
 // MaxMTTEntries bounds the MTT entries a measurement workload's regions
@@ -66,7 +72,10 @@ func DefaultWorkload() Workload {
 }
 
 // Check names the first parameter of a measurement workload that does
-// not fit the others (each one's own range is checked apart).
+// not fit the others (each one's own range is checked apart). For the
+// trace kind it reads the trace file, naming its first bad line, and
+// keeps what it read in w (copies of w share it, and Generate replays it
+// without reading the file again).
 func (w *Workload) Check() error {
 	if w.Kind == KindMixed || w.Kind == "" {
 		return nil
@@ -75,6 +84,9 @@ func (w *Workload) Check() error {
 	if total := pages * uint64(w.MRs); total > MaxMTTEntries {
 		return fmt.Errorf("workload.mrs x mr_bytes / page_bytes = %d x %d pages = %d MTT entries: want at most %d (fewer or smaller regions, or larger pages)",
 			w.MRs, pages, total, MaxMTTEntries)
+	}
+	if w.Kind == KindTrace {
+		return w.checkTrace()
 	}
 	if total := w.MRBytes * uint64(w.MRs); w.FootprintBytes > total {
 		return fmt.Errorf("workload.footprint_bytes = %d: want at most mrs x mr_bytes = %d", w.FootprintBytes, total)
@@ -108,11 +120,13 @@ type genKey struct {
 }
 
 // Generate builds a scenario from the workload: its keys and all its
-// operations.
+// operations. A trace workload should have passed Check (as
+// config.Validate does): one that does not has no operations
+// (NewGenerator's Err says why).
 func Generate(w Workload) *scenario.Scenario {
 	g := NewGenerator(w)
 	sc := g.Setup()
-	sc.Ops = g.Next(w.Accesses)
+	sc.Ops = g.Next(g.g.accesses)
 	return sc
 }
 
@@ -120,12 +134,26 @@ func Generate(w Workload) *scenario.Scenario {
 // once, the operations a chunk at a time, so that a run of any length
 // holds one chunk of operations (a soak of ten million operations).
 // Generate(w) is Setup with every operation of Next.
-type Generator struct{ g gen }
+type Generator struct {
+	g   gen
+	err error // a trace workload that does not pass Check
+}
 
-// NewGenerator makes the workload's keys.
+// NewGenerator makes the workload's keys. A trace workload that does not
+// pass Check makes no keys and no operations, and Err says why.
 func NewGenerator(w Workload) *Generator {
-	g := &Generator{g: gen{r: rand.New(rand.NewSource(w.Seed)), w: w}}
+	g := &Generator{g: gen{r: rand.New(rand.NewSource(w.Seed)), w: w, accesses: w.Accesses}}
 	g.g.sc = &scenario.Scenario{QPs: genQPs}
+	if w.Kind == KindTrace {
+		if g.err = rtl.CheckRanges(&w, "workload."); g.err == nil {
+			g.err = w.Check() // reads the file only if no copy of w has
+		}
+		if g.err != nil {
+			g.g.accesses = 0
+			return g
+		}
+		g.g.w, g.g.trace, g.g.accesses = w, w.trace, w.traceAccesses()
+	}
 	if w.Kind != KindMixed && w.Kind != "" {
 		g.g.makeRegions()
 		return g
@@ -136,6 +164,10 @@ func NewGenerator(w Workload) *Generator {
 	return g
 }
 
+// Err is why a trace workload makes nothing (its trace file is missing
+// or bad), nil when it makes its operations.
+func (g *Generator) Err() error { return g.err }
+
 // Setup is the scenario's QPs and initial MKeys, without operations.
 func (g *Generator) Setup() *scenario.Scenario {
 	return &scenario.Scenario{QPs: g.g.sc.QPs, MKeys: g.g.sc.MKeys}
@@ -145,7 +177,7 @@ func (g *Generator) Setup() *scenario.Scenario {
 // workload (and the commands among them), at most the workload's
 // accesses in all; nil when they are done.
 func (g *Generator) Next(n int) []scenario.Op {
-	n = min(n, g.g.w.Accesses-g.g.made)
+	n = min(n, g.g.accesses-g.g.made)
 	if n <= 0 {
 		return nil
 	}
@@ -164,7 +196,10 @@ type gen struct {
 	klms    []*genKey // variable KLM keys, for nested KLM entries
 	stalled []prm.Key // ODP keys that may have stalled accesses, in order
 	made    int       // accesses made
-	meas    *measure  // the measurement workload's state, nil for mixed
+	// accesses is how many to make: w.Accesses, or the trace's length.
+	accesses int
+	trace    *traceFile // the trace kind's accesses, replayed in order
+	meas     *measure   // the measurement workload's state, nil for mixed
 }
 
 var genQPs = []scenario.QP{
@@ -173,6 +208,13 @@ var genQPs = []scenario.QP{
 
 // ops appends operations to g.sc.Ops until n more accesses are made.
 func (g *gen) ops(n int) {
+	if g.trace != nil {
+		for i := range n {
+			a := g.trace.access((g.made + i) % len(g.trace.accesses))
+			g.sc.Ops = append(g.sc.Ops, scenario.Op{Kind: scenario.OpAccess, Access: a})
+		}
+		return
+	}
 	if g.meas != nil {
 		for range n {
 			g.sc.Ops = append(g.sc.Ops, scenario.Op{Kind: scenario.OpAccess, Access: g.meas.next(g.r)})

@@ -104,6 +104,9 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 	name := "default workload"
 	if k := cfg.Workload.Kind; k != tb.KindMixed && k != "" {
 		name = k + " workload"
+		if s := cfg.Workload.TraceSummary(); s != "" {
+			name = s // the file, its length, and whether it wraps around
+		}
 	}
 	if len(args) == 1 {
 		name = args[0]

@@ -159,6 +159,9 @@ func (t *Top) retire(now uint64) {
 // note records statistics and stalls of a finished access.
 func (t *Top) note(e *robEntry, res *scenario.Result, now uint64) {
 	t.stats.Translations++
+	if res.Status == prm.OK {
+		t.stats.TranslatedBytes += uint64(e.acc.Len)
+	}
 	t.Latencies = append(t.Latencies, now-e.start)
 	if t.cov != nil {
 		t.cov.Result(e.acc.Type, e.acc.Len, res.Status, res.Level)

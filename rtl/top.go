@@ -86,6 +86,9 @@ type Top struct {
 type Stats struct {
 	Translations uint64 `counter:"translations" unit:"accesses" help:"access results that left the reorder buffer (a failure or segments; an access run again inside page_fault_resume counts again)"`
 	Commands     uint64 `counter:"commands" unit:"commands" help:"commands (every operation but access) whose result left the command path"`
+	// TranslatedBytes counts only what succeeded: a failed access moves
+	// no data, so throughput in GB/s is made of these bytes.
+	TranslatedBytes uint64 `counter:"translated_bytes" unit:"bytes" help:"the len of every access result with status OK that left the reorder buffer, counted where core.translations is: the bytes the translations let move (a failure adds nothing)"`
 }
 
 // Counters lists the counters under the group core.

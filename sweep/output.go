@@ -12,17 +12,56 @@ import (
 )
 
 // Columns are the CSV columns after the point and the varied parameters:
-// operations, then every figure of the rows (tb.Stats.Figures), by the
-// names 'mkeysim run -stats' uses; mismatches follows when the sweep was
-// checked.
+// operations, then every figure of the rows that is a number
+// (tb.Stats.Figures; latency_histogram, a list, is in sweep.json only),
+// by the names 'mkeysim run -stats' uses, then the Aliases; mismatches
+// follows when the sweep was checked. The rows of sweep.json hold the
+// same keys.
 func (r *Result) Columns() []string {
 	cols := []string{"operations"}
 	if len(r.Rows) > 0 {
 		for _, f := range r.Rows[0].Figures {
-			cols = append(cols, f.Name)
+			if f.Scalar() {
+				cols = append(cols, f.Name)
+			}
 		}
 	}
+	for _, a := range Aliases() {
+		cols = append(cols, a.Name)
+	}
 	return cols
+}
+
+// Alias is a second name of a figure: a column of sweep.csv and a key of
+// sweep.json's rows holding a copy of the figure's value.
+type Alias struct {
+	Name   string // the column's name
+	Figure string // the figure it copies (tb.Stats.Figures)
+}
+
+// Aliases are the columns under the short names issue 11 gives the
+// figures an architect plots most, after every figure under its own
+// name: each is a copy of the figure named, nothing new is computed.
+// (throughput_maps and throughput_gbps need none: they are figures of
+// those names.)
+func Aliases() []Alias {
+	return []Alias{
+		{"latency_p50_ns", "latency_ns.p50"},
+		{"latency_p99_ns", "latency_ns.p99"},
+		{"mkc_hit_rate", "mkc_cache.hit_rate"},
+		{"mtt_hit_rate", "mtt_cache.hit_rate"},
+		{"pcie_reads", "pcie.reads"},
+	}
+}
+
+// aliasOf is the figure an alias names; name itself when it is none.
+func aliasOf(name string) string {
+	for _, a := range Aliases() {
+		if a.Name == name {
+			return a.Figure
+		}
+	}
+	return name
 }
 
 func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
@@ -43,7 +82,9 @@ func csvValue(f tb.Figure) string {
 }
 
 // CSV is one header line and one line per point. Hit rates are fractions
-// (empty when the cache saw no lookup); latencies are in cycles.
+// (empty when the cache saw no lookup); latencies are in cycles
+// (latency_cycles.*) and in ns (latency_ns.*, latency_p50_ns,
+// latency_p99_ns).
 func (r *Result) CSV() []byte {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
@@ -60,6 +101,12 @@ func (r *Result) CSV() []byte {
 		}
 		rec = append(rec, strconv.Itoa(row.Operations))
 		for _, f := range row.Figures {
+			if f.Scalar() {
+				rec = append(rec, csvValue(f))
+			}
+		}
+		for _, a := range Aliases() {
+			f, _ := row.Figure(a.Figure)
 			rec = append(rec, csvValue(f))
 		}
 		if r.Checked && row.Mismatches != nil {

@@ -67,29 +67,37 @@ type Row struct {
 	Differences []string
 }
 
-// Value returns the figure named name as a number; false when the row has
-// no such figure or it is undefined (the hit rate of a cache that saw no
-// lookup).
-func (r *Row) Value(name string) (float64, bool) {
+// Figure returns the figure named name, or named by the alias name
+// (Aliases); false when the row has none.
+func (r *Row) Figure(name string) (tb.Figure, bool) {
+	name = aliasOf(name)
 	for _, f := range r.Figures {
-		if f.Name != name {
-			continue
+		if f.Name == name {
+			return f, true
 		}
-		switch v := f.Value.(type) {
-		case uint64:
-			return float64(v), true
-		case int64:
-			return float64(v), true
-		case float64:
-			return v, true
-		}
-		return 0, false
+	}
+	return tb.Figure{}, false
+}
+
+// Value returns the figure named name (or an alias of it) as a number;
+// false when the row has no such figure or it is undefined (the hit rate
+// of a cache that saw no lookup) or not a number (latency_histogram).
+func (r *Row) Value(name string) (float64, bool) {
+	f, _ := r.Figure(name)
+	switch v := f.Value.(type) {
+	case uint64:
+		return float64(v), true
+	case int64:
+		return float64(v), true
+	case float64:
+		return v, true
 	}
 	return 0, false
 }
 
 // MarshalJSON writes the row as one object: point, params, operations,
-// every figure by its name, and mismatches when checked.
+// every figure by its name (latency_histogram as a list of buckets), the
+// Aliases, and mismatches when checked.
 func (r Row) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, `{"point":%d,"params":`, r.Point)
@@ -99,16 +107,28 @@ func (r Row) MarshalJSON() ([]byte, error) {
 	}
 	b.Write(ps)
 	fmt.Fprintf(&b, `,"operations":%d`, r.Operations)
-	for _, f := range r.Figures {
-		k, _ := json.Marshal(f.Name)
-		v, err := json.Marshal(f.Value)
+	field := func(name string, value any) error {
+		k, _ := json.Marshal(name)
+		v, err := json.Marshal(value)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		b.WriteByte(',')
 		b.Write(k)
 		b.WriteByte(':')
 		b.Write(v)
+		return nil
+	}
+	for _, f := range r.Figures {
+		if err := field(f.Name, f.Value); err != nil {
+			return nil, err
+		}
+	}
+	for _, a := range Aliases() {
+		f, _ := r.Figure(a.Figure)
+		if err := field(a.Name, f.Value); err != nil {
+			return nil, err
+		}
 	}
 	if r.Mismatches != nil {
 		fmt.Fprintf(&b, `,"mismatches":%d`, *r.Mismatches)

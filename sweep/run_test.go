@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"reflect"
 	"slices"
@@ -365,5 +366,76 @@ func TestStopKeepsFinishedPoints(t *testing.T) {
 	}
 	if plots, note, err := res.Plots(); err != nil || len(plots) != 0 || !strings.Contains(note, "interrupted") {
 		t.Errorf("plots of a stopped sweep: %d, %q, %v", len(plots), note, err)
+	}
+}
+
+// TestAliases: sweep.csv and the rows of sweep.json have the columns issue
+// 11 names (throughput_maps, throughput_gbps, latency_p50_ns,
+// latency_p99_ns, mkc_hit_rate, mtt_hit_rate, pcie_reads), each alias
+// equal to the figure it copies, Row.Value reads them, and the latency
+// histogram is in sweep.json only. Varying clock_ps changes no cycle and
+// scales every figure in time.
+func TestAliases(t *testing.T) {
+	s := &Sweep{Base: smallConfig(), Axes: mustVary(t, "clock_ps=1000,4000")}
+	res, err := s.Run(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(bytes.NewReader(res.CSV())).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := recs[0]
+	for _, name := range []string{"throughput_maps", "throughput_gbps", "latency_p50_ns", "latency_p99_ns", "mkc_hit_rate", "mtt_hit_rate", "pcie_reads",
+		"latency_cycles.p95", "latency_ns.p50", "latency_ns.p95", "simulated_ns", "core.translated_bytes"} {
+		if indexOf(head, name) < 0 {
+			t.Errorf("sweep.csv has no column %s: %v", name, head)
+		}
+	}
+	if indexOf(head, "latency_histogram") >= 0 {
+		t.Errorf("sweep.csv has a latency_histogram column")
+	}
+	var doc struct{ Rows []map[string]any }
+	if err := json.Unmarshal(res.JSON(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for i, row := range res.Rows {
+		for _, a := range Aliases() {
+			col, fcol := indexOf(head, a.Name), indexOf(head, a.Figure)
+			if fcol < 0 || recs[i+1][col] != recs[i+1][fcol] || recs[i+1][col] == "" {
+				t.Errorf("point %d: sweep.csv %s = %q, %s = %q", i, a.Name, recs[i+1][col], a.Figure, recs[i+1][fcol])
+			}
+			if got, want := doc.Rows[i][a.Name], doc.Rows[i][a.Figure]; got == nil || got != want {
+				t.Errorf("point %d: sweep.json %s = %v, %s = %v", i, a.Name, got, a.Figure, want)
+			}
+			v, ok1 := row.Value(a.Name)
+			w, ok2 := row.Value(a.Figure)
+			if !ok1 || !ok2 || v != w {
+				t.Errorf("point %d: Value(%s) = %v, Value(%s) = %v", i, a.Name, v, a.Figure, w)
+			}
+		}
+		if h, ok := doc.Rows[i]["latency_histogram"].([]any); !ok || len(h) == 0 {
+			t.Errorf("point %d: sweep.json latency_histogram = %v", i, doc.Rows[i]["latency_histogram"])
+		}
+	}
+	// 1000 ps against 4000 ps: the same cycles; ns 4 times as many, the
+	// throughputs a quarter.
+	for _, c := range []struct {
+		name   string
+		factor float64 // the 4000 ps point's value over the 1000 ps point's
+	}{
+		{"cycles", 1}, {"latency_cycles.p99", 1}, {"core.translated_bytes", 1},
+		{"simulated_ns", 4}, {"latency_p50_ns", 4}, {"latency_p99_ns", 4}, {"latency_ns.max", 4},
+		{"throughput_maps", 0.25}, {"throughput_gbps", 0.25},
+	} {
+		a, ok1 := res.Rows[0].Value(c.name)
+		b, ok2 := res.Rows[1].Value(c.name)
+		if !ok1 || !ok2 || a == 0 || math.Abs(b-a*c.factor) > 1e-9*b {
+			t.Errorf("%s: %v at 1000 ps, %v at 4000 ps; want a factor %v", c.name, a, b, c.factor)
+		}
+	}
+	p50, _ := res.Rows[0].Value("latency_cycles.p50")
+	if ns, _ := res.Rows[0].Value("latency_p50_ns"); ns != p50 {
+		t.Errorf("at 1000 ps latency_p50_ns %v, latency_cycles.p50 %v: want equal", ns, p50)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,8 +21,49 @@ import (
 type Latency struct {
 	P50 float64 `json:"p50"`
 	P90 float64 `json:"p90"`
+	P95 float64 `json:"p95"`
 	P99 float64 `json:"p99"`
 	Max float64 `json:"max"`
+}
+
+// LatencyBucket is one bucket of the latency histogram: Count accesses
+// took from Lo to Hi cycles, both included. Buckets are powers of two:
+// [1, 1], [2, 3], [4, 7], ... ([0, 0] comes first only when an access
+// took no cycle).
+type LatencyBucket struct {
+	Lo    uint64 `json:"lo"`
+	Hi    uint64 `json:"hi"`
+	Count uint64 `json:"count"`
+}
+
+// LatencyHistogram counts latencies (in cycles) in power-of-two buckets,
+// from [1, 1] up to the bucket of the largest, every bucket in between
+// listed even when empty, so that the buckets are contiguous; [0, 0]
+// leads only when a latency is 0. No latency gives an empty histogram.
+func LatencyHistogram(lat []uint64) []LatencyBucket {
+	h := []LatencyBucket{}
+	if len(lat) == 0 {
+		return h
+	}
+	zeros, top := uint64(0), 1
+	counts := make([]uint64, 65) // counts[k]: latencies in [2^k, 2^(k+1)-1]
+	for _, v := range lat {
+		if v == 0 {
+			zeros++
+			continue
+		}
+		k := bits.Len64(v) - 1
+		counts[k]++
+		top = max(top, k+1)
+	}
+	if zeros > 0 {
+		h = append(h, LatencyBucket{0, 0, zeros})
+	}
+	for k := range top {
+		lo := uint64(1) << k
+		h = append(h, LatencyBucket{lo, lo + (lo - 1), counts[k]})
+	}
+	return h
 }
 
 // Stats is a run's summary, the statistics contract of architecture.md:
@@ -37,13 +79,20 @@ type Stats struct {
 	Translations  uint64
 	Counters      []sim.Counter // in unit order (sim.Engine.Counters)
 	LatencyCycles Latency
-	Seed          int64
-	Config        json.RawMessage // every parameter in force
+	// LatencyHistogram counts the retired accesses' latencies in
+	// power-of-two buckets of cycles (LatencyHistogram).
+	LatencyHistogram []LatencyBucket
+	// ClockPS is the model's clock period in picoseconds (clock_ps): the
+	// figures in time (ns, M accesses/s, GB/s) are the cycles at it.
+	ClockPS uint64
+	Seed    int64
+	Config  json.RawMessage // every parameter in force
 }
 
 // Stats gathers the bench's statistics after a run of wall duration.
 func (b *Bench) Stats(wall time.Duration) Stats {
-	s := Stats{Cycles: b.Eng.Now(), WallSeconds: wall.Seconds(), Translations: b.Top.Translations(), Counters: b.Eng.Counters()}
+	s := Stats{Cycles: b.Eng.Now(), WallSeconds: wall.Seconds(), Translations: b.Top.Translations(), Counters: b.Eng.Counters(),
+		ClockPS: b.Top.Config().ClockPS, LatencyHistogram: LatencyHistogram(b.Top.Latencies)}
 	if s.WallSeconds > 0 {
 		s.CyclesPerSecond = float64(s.Cycles) / s.WallSeconds
 	}
@@ -56,6 +105,7 @@ func (b *Bench) Stats(wall time.Duration) Stats {
 		s.LatencyCycles = Latency{
 			P50: stat.Quantile(0.50, stat.Empirical, lat, nil),
 			P90: stat.Quantile(0.90, stat.Empirical, lat, nil),
+			P95: stat.Quantile(0.95, stat.Empirical, lat, nil),
 			P99: stat.Quantile(0.99, stat.Empirical, lat, nil),
 			Max: lat[len(lat)-1],
 		}
@@ -85,8 +135,9 @@ func (s *Stats) HitRate(cache string) (float64, bool) {
 
 // Figure is one number of the statistics with its definition: a counter
 // declared by a unit, or a figure defined here from the run or from
-// counters. Value is a uint64 (a count), a float64, or nil (undefined in
-// this run, such as the hit rate of a cache that saw no lookup).
+// counters. Value is a uint64 (a count), a float64, nil (undefined in
+// this run, such as the hit rate of a cache that saw no lookup), or, for
+// latency_histogram alone, a []LatencyBucket (Scalar tells which).
 type Figure struct {
 	Name  string
 	Unit  string
@@ -94,13 +145,35 @@ type Figure struct {
 	Value any
 }
 
+// Scalar reports whether the figure's value is a number (or undefined)
+// rather than a list: tables and the summary show only these.
+func (f Figure) Scalar() bool {
+	switch f.Value.(type) {
+	case nil, uint64, int64, float64:
+		return true
+	}
+	return false
+}
+
+// ns converts cycles at the stats' clock to nanoseconds: cycles x
+// clock_ps / 1000, exact to the picosecond (three decimals).
+func (s *Stats) ns(cycles float64) float64 { return cycles * float64(s.ClockPS) / 1000 }
+
 // Figures lists every number of the statistics in print order: the run,
-// the counters of each group (with its hit rate for a cache), latency.
+// the counters of each group (with its hit rate for a cache), latency in
+// cycles and in ns, and the latency histogram.
 func (s *Stats) Figures() []Figure {
+	okBytes, _ := s.Count("core.translated_bytes")
+	// Simulated time in ps is cycles x clock_ps: accesses per us is
+	// translations x 10^6 / ps, bytes per ns (GB/s) bytes x 10^3 / ps.
+	ps := float64(s.Cycles) * float64(s.ClockPS)
 	f := []Figure{
 		{"cycles", "cycles", "core clock cycles from the first operation entering the model to the last result leaving it", s.Cycles},
+		{"simulated_ns", "ns", "cycles x clock_ps / 1000: the simulated time the cycles stand for at the model's clock period (config clock_ps)", s.ns(float64(s.Cycles))},
 		{"translations", "accesses", "the same as core.translations", s.Translations},
 		{"translations_per_cycle", "accesses/cycle", "translations / cycles", ratio(float64(s.Translations), float64(s.Cycles))},
+		{"throughput_maps", "M accesses/s", "translations per microsecond of simulated time: translations / (cycles x clock_ps x 10^-12) / 10^6 (0 when cycles is 0)", ratio(float64(s.Translations)*1e6, ps)},
+		{"throughput_gbps", "GB/s", "bytes of the accesses translated with status OK per second of simulated time, in 10^9 bytes: core.translated_bytes / (cycles x clock_ps x 10^-12) / 10^9 (0 when cycles is 0)", ratio(float64(okBytes)*1e3, ps)},
 		{"wall_seconds", "s", "wall time the simulation loop took (not part of the model: varies from run to run)", s.WallSeconds},
 		{"cycles_per_second", "cycles/s", "cycles / wall_seconds: the simulator's speed", s.CyclesPerSecond},
 	}
@@ -123,24 +196,46 @@ func (s *Stats) Figures() []Figure {
 		}
 	}
 	const lat = "cycles from an access entering the reorder buffer to its result leaving it, over the accesses retired"
-	f = append(f,
-		Figure{"latency_cycles.p50", "cycles", "median of " + lat, s.LatencyCycles.P50},
-		Figure{"latency_cycles.p90", "cycles", "90th percentile of " + lat, s.LatencyCycles.P90},
-		Figure{"latency_cycles.p99", "cycles", "99th percentile of " + lat, s.LatencyCycles.P99},
-		Figure{"latency_cycles.max", "cycles", "the longest of " + lat, s.LatencyCycles.Max},
-	)
+	const pct = " (the empirical percentile: the least latency that at least that fraction of the accesses do not exceed; 0 when no access was retired)"
+	l := &s.LatencyCycles
+	pcts := []struct {
+		name, help string
+		cycles     float64
+	}{
+		{"p50", "median of " + lat + pct, l.P50},
+		{"p90", "90th percentile of " + lat + pct, l.P90},
+		{"p95", "95th percentile of " + lat + pct, l.P95},
+		{"p99", "99th percentile of " + lat + pct, l.P99},
+		{"max", "the longest of " + lat + " (0 when none was retired)", l.Max},
+	}
+	for _, p := range pcts {
+		f = append(f, Figure{"latency_cycles." + p.name, "cycles", p.help, p.cycles})
+	}
+	for _, p := range pcts {
+		f = append(f, Figure{"latency_ns." + p.name, "ns", "latency_cycles." + p.name + " x clock_ps / 1000: the same latency in simulated time", s.ns(p.cycles)})
+	}
+	hist := s.LatencyHistogram
+	if hist == nil {
+		hist = []LatencyBucket{}
+	}
+	f = append(f, Figure{"latency_histogram", "accesses",
+		"the retired accesses counted by latency (as in latency_cycles) in power-of-two buckets of cycles: a list of {lo, hi, count}, count accesses of lo to hi cycles, for [1, 1], [2, 3], [4, 7], ... up to the bucket of latency_cycles.max, empty buckets included ([0, 0] first only if an access took 0 cycles; [] when none retired); in the statistics JSON and sweep.json only, not in the summary or a table",
+		hist})
 	return f
 }
 
-// Figure returns the figure named name.
-func (s *Stats) Figure(name string) (Figure, bool) {
-	for _, f := range s.Figures() {
+// findFigure returns the figure of fs named name.
+func findFigure(fs []Figure, name string) (Figure, bool) {
+	for _, f := range fs {
 		if f.Name == name {
 			return f, true
 		}
 	}
 	return Figure{}, false
 }
+
+// Figure returns the figure named name.
+func (s *Stats) Figure(name string) (Figure, bool) { return findFigure(s.Figures(), name) }
 
 func ratio(a, b float64) float64 {
 	if b == 0 {
@@ -253,8 +348,9 @@ func (n *node) write(b *bytes.Buffer) error {
 }
 
 // FormatValue writes a figure's value as the summary and tables show it:
-// counts in full, hit rates as percentages, other fractions with three
-// decimals, "-" when undefined.
+// counts in full, hit rates as percentages, times in ns with every digit
+// (at most three decimals: a picosecond), other reals with three decimals
+// below 1000 and none above, "-" when undefined.
 func FormatValue(f Figure) string {
 	switch v := f.Value.(type) {
 	case nil:
@@ -267,6 +363,8 @@ func FormatValue(f Figure) string {
 		switch {
 		case f.Unit == "fraction":
 			return strconv.FormatFloat(100*v, 'f', 1, 64) + "%"
+		case f.Unit == "ns":
+			return strconv.FormatFloat(v, 'f', -1, 64)
 		case v == math.Trunc(v) && math.Abs(v) < 1e15:
 			return strconv.FormatFloat(v, 'f', 0, 64)
 		case math.Abs(v) >= 1000:
@@ -278,10 +376,11 @@ func FormatValue(f Figure) string {
 	return fmt.Sprint(f.Value)
 }
 
-// WriteSummary prints the statistics for people: the run's line, one line
-// per group of summaryGroups with every counter of it, the latency line;
-// each number follows its figure's name as the JSON and sweep tables
-// spell it.
+// WriteSummary prints the statistics for people: the run's line (the
+// figures without a dot), one line per counter group (summaryGroups
+// first) with every counter of it, the latency lines in cycles and in
+// ns; each number follows its figure's name as the JSON and sweep tables
+// spell it. The latency histogram is left to the JSON.
 func (s *Stats) WriteSummary(w io.Writer) {
 	figs := s.Figures()
 	line := func(prefix string, names []Figure) {
@@ -295,7 +394,13 @@ func (s *Stats) WriteSummary(w io.Writer) {
 			fmt.Fprintln(w, strings.Join(parts, ", "))
 		}
 	}
-	line("", figs[:5])
+	var run []Figure
+	for _, f := range figs {
+		if !strings.Contains(f.Name, ".") && f.Scalar() {
+			run = append(run, f)
+		}
+	}
+	line("", run)
 	for _, g := range groupOrder(s.Counters) {
 		var fs []Figure
 		var rate []Figure
@@ -312,13 +417,15 @@ func (s *Stats) WriteSummary(w io.Writer) {
 			line(g+".", append(rate, fs...))
 		}
 	}
-	var lat []Figure
-	for _, f := range figs {
-		if strings.HasPrefix(f.Name, "latency_cycles.") {
-			lat = append(lat, f)
+	for _, prefix := range []string{"latency_cycles.", "latency_ns."} {
+		var lat []Figure
+		for _, f := range figs {
+			if strings.HasPrefix(f.Name, prefix) {
+				lat = append(lat, f)
+			}
 		}
+		line(prefix, lat)
 	}
-	line("latency_cycles.", lat)
 }
 
 // WriteCountersDoc writes the definition of every figure of s as a

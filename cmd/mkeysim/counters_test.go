@@ -3,27 +3,44 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
-	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
+
+	"mkeysim/tb"
 )
 
 // handCounts is an examples/counters/NAME.counts.json file: the counter
-// values of NAME.json derived by hand (examples/counters/README.md), and
-// the flags it runs with.
+// values of NAME.json derived by hand (examples/counters/README.md), the
+// latency histogram when derived too, and the flags it runs with.
 type handCounts struct {
-	Counts map[string]float64 `json:"counts"`
-	Flags  []string           `json:"flags"`
+	Counts    map[string]float64 `json:"counts"`
+	Histogram []tb.LatencyBucket `json:"latency_histogram"`
+	Flags     []string           `json:"flags"`
+}
+
+// near reports whether got is want, to the last digit of a number
+// printed with as many decimals as text has (a summary prints 3), or to
+// a part in 10^12 when text is "" (JSON and CSV carry every digit).
+func near(got, want float64, text string) bool {
+	tol := 1e-12 * math.Abs(want)
+	if _, dec, ok := strings.Cut(text, "."); ok {
+		tol = max(tol, 0.5*math.Pow(10, -float64(len(dec))))
+	}
+	return math.Abs(got-want) <= tol+1e-12
 }
 
 // TestHandCountedTraces runs each hand-counted trace of examples/counters
 // through 'mkeysim run' and 'mkeysim sweep' and checks that the summary,
-// the -stats JSON and the sweep table all give exactly the counts derived
-// by hand, under the same names: all hits, all misses, merged misses,
-// evictions and invalidations.
+// the -stats JSON and the sweep table all give the counts derived by
+// hand, under the same names: all hits, all misses, merged misses,
+// evictions, invalidations, and the figures in time (throughput in
+// M accesses/s and GB/s, latency in ns, the latency histogram). Counts
+// match exactly; reals to the digits each output prints.
 func TestHandCountedTraces(t *testing.T) {
 	files, _ := filepath.Glob("../../examples/counters/*.counts.json")
 	if len(files) < 5 {
@@ -69,40 +86,63 @@ func TestHandCountedTraces(t *testing.T) {
 					m, _ := v.(map[string]any)
 					v = m[part]
 				}
-				if got, ok := v.(float64); !ok || got != want {
+				if got, ok := v.(float64); !ok || !near(got, want, "") {
 					t.Errorf("stats JSON %s = %v, want %v", key, v, want)
 				}
-				// The summary prints "figure value" on its group's line.
-				group, fig := key[:strings.LastIndexByte(key, '.')], key[strings.LastIndexByte(key, '.')+1:]
-				text := fmt.Sprintf("%s %v", fig, want)
-				if fig == "hit_rate" {
-					text = fmt.Sprintf("%s %.1f%%", fig, 100*want)
+				// The summary prints "figure value" on its group's line
+				// (a figure without a dot on the run's line).
+				group, fig := "", key
+				if i := strings.LastIndexByte(key, '.'); i >= 0 {
+					group, fig = key[:i], key[i+1:]
 				}
-				if !summaryHas(stderr, group, text) {
-					t.Errorf("summary has no %q on its %s line:\n%s", text, group, stderr)
+				text, ok := summaryItem(stderr, group, fig)
+				num, scale := text, 1.0
+				if pct, isPct := strings.CutSuffix(text, "%"); isPct {
+					num, scale = pct, 100 // a hit rate, in percent
+				}
+				got, err := strconv.ParseFloat(num, 64)
+				if !ok || err != nil || !near(got, want*scale, num) {
+					t.Errorf("summary has %s %q on its %q line, want %v:\n%s", fig, text, group, want, stderr)
 				}
 				// The sweep table has a column of that name.
-				if got := table[key]; got != strconv.FormatFloat(want, 'g', -1, 64) {
-					t.Errorf("sweep.csv %s = %q, want %v", key, got, want)
+				if got, err := strconv.ParseFloat(table[key], 64); err != nil || !near(got, want, "") {
+					t.Errorf("sweep.csv %s = %q, want %v", key, table[key], want)
+				}
+			}
+			if hc.Histogram != nil {
+				var got struct {
+					H []tb.LatencyBucket `json:"latency_histogram"`
+				}
+				if err := json.Unmarshal(raw, &got); err != nil || !reflect.DeepEqual(got.H, hc.Histogram) {
+					t.Errorf("stats JSON latency_histogram = %+v (%v), want %+v", got.H, err, hc.Histogram)
+				}
+				if strings.Contains(stderr, "histogram") {
+					t.Errorf("the summary prints the histogram:\n%s", stderr)
 				}
 			}
 		})
 	}
 }
 
-// summaryHas reports whether the summary line of group contains text as
-// one of its comma-separated items.
-func summaryHas(summary, group, text string) bool {
+// summaryItem returns the value the summary prints after fig on the line
+// of group (group "": the run's line, the one without a group), as
+// "fig VALUE" among the line's comma-separated items.
+func summaryItem(summary, group, fig string) (string, bool) {
 	for _, l := range strings.Split(summary, "\n") {
-		if rest, ok := strings.CutPrefix(l, group+": "); ok {
-			for _, item := range strings.Split(rest, ", ") {
-				if item == text {
-					return true
-				}
+		rest, ok := strings.CutPrefix(l, group+": ")
+		if group == "" {
+			rest, ok = l, !strings.Contains(l, ": ")
+		}
+		if !ok {
+			continue
+		}
+		for _, item := range strings.Split(rest, ", ") {
+			if v, ok := strings.CutPrefix(item, fig+" "); ok {
+				return v, true
 			}
 		}
 	}
-	return false
+	return "", false
 }
 
 // readCSV returns the first row of a sweep.csv by column name.

@@ -21,7 +21,11 @@ sweep.md (also printed on standard output) and PNG plots against the first
 (translations per cycle) and latency.png (p50 and p99 in cycles). With two
 or more --vary, each plot has one line per value of the others. The
 figures are those of 'mkeysim run --stats', under the same names
-(docs/counters.md).
+(docs/counters.md), in cycles and in time at clock_ps (throughput_maps,
+throughput_gbps, latency_ns.*); sweep.csv and sweep.json also give
+latency_p50_ns, latency_p99_ns, mkc_hit_rate, mtt_hit_rate and pcie_reads,
+copies of latency_ns.p50, latency_ns.p99, mkc_cache.hit_rate,
+mtt_cache.hit_rate and pcie.reads (docs/sweep.md).
 
 PARAM is a parameter of 'mkeysim config --defaults' (mkc_cache.ways,
 pcie.link_latency_cycles, workload.hot_keys; - for _ works too). Values are

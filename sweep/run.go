@@ -383,6 +383,7 @@ func (s *Sweep) runPoint(p Point, stop <-chan struct{}) (Row, error) {
 	if err != nil {
 		return Row{}, &InputError{Msg: fmt.Sprintf("%s: %v", where, err)}
 	}
+	bench.Warmup(cfg.Workload.WarmupAccesses)
 	if err := bench.Load(sc); err != nil {
 		return Row{}, &InputError{Msg: fmt.Sprintf("%s: %s: %v", where, s.Describe(), err)}
 	}

@@ -30,6 +30,40 @@ type Bench struct {
 	// pending after which Stream gives up and names the stuck unit (0:
 	// WatchdogCycles of the configuration).
 	Watchdog uint64
+
+	warm warmup // where the measurement starts (Warmup)
+}
+
+// warmup is the state of the bench at the end of the warm-up, which Stats
+// subtracts.
+type warmup struct {
+	after        int  // access results before the measurement starts; 0: none
+	done         bool // the snapshot is taken
+	cycle        uint64
+	translations uint64
+	counters     []sim.Counter
+	latencies    int // Top.Latencies before the measurement
+}
+
+// Warmup makes Stats count only what follows the moment the first
+// accesses access results have left the model (across every Stream of
+// the run): cycles, counters and latencies then measure a warm model.
+// High-water marks (kind max) keep the whole run's value. 0 measures the
+// whole run. Call it before the run.
+func (b *Bench) Warmup(accesses int) { b.warm = warmup{after: accesses} }
+
+// Warmed returns the warm-up's accesses and cycles, and whether it ended
+// (false also when there was none).
+func (b *Bench) Warmed() (accesses int, cycles uint64, ok bool) {
+	return b.warm.after, b.warm.cycle, b.warm.done
+}
+
+// takeWarm ends the warm-up: what the bench has counted so far is
+// subtracted from the statistics.
+func (b *Bench) takeWarm() {
+	b.warm.done = true
+	b.warm.cycle, b.warm.translations = b.Eng.Now(), b.Top.Translations()
+	b.warm.counters, b.warm.latencies = b.Eng.Counters(), len(b.Top.Latencies)
 }
 
 // New builds the bench. Logging goes to log's sub-loggers ("tb", "top",
@@ -163,6 +197,9 @@ func (b *Bench) Stream(ops []scenario.Op, opt RunOptions) error {
 			default:
 			}
 		}
+		if b.warm.after > 0 && !b.warm.done && b.sink.accesses >= b.warm.after {
+			b.takeWarm() // between two cycles
+		}
 		if n := b.sink.n; n != lastN {
 			lastN = n
 			if opt.Progress != nil && n%4096 == 0 {
@@ -286,6 +323,7 @@ type sink struct {
 	n        int // results taken
 	inOrder  bool
 	err      error
+	accesses int // access results taken, over every Stream of the run
 }
 
 func (s *sink) Name() string { return "tb.sink" }
@@ -320,6 +358,9 @@ func (s *sink) Eval(now uint64) bool {
 	}
 	s.seen[i] = true
 	s.n++
+	if r.Op == scenario.OpAccess {
+		s.accesses++
+	}
 	if s.onResult != nil {
 		if err := s.onResult(r); err != nil {
 			s.err = err

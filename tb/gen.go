@@ -34,14 +34,16 @@ type Workload struct {
 	// The measurement workloads (docs/workloads.md): Kind other than
 	// mixed makes MRs MTT keys of MRBytes each and only accesses, every
 	// one of which passes.
-	Kind           string  `toml:"kind" json:"kind" range:"mixed, uniform, zipf, sequential, strided or trace" help:"mixed: the constrained-random stress of every mode and command (the parameters above); uniform, zipf, sequential, strided: measurement workloads of accesses only, over mrs MTT keys (the parameters below); trace: the accesses of trace_file over the same keys"`
-	MRs            int     `toml:"mrs" json:"mrs" range:"1..2^20" help:"memory regions (MTT keys) of a measurement workload"`
-	MRBytes        uint64  `toml:"mr_bytes" json:"mr_bytes" range:"1..2^40" help:"bytes of each memory region"`
-	PageBytes      uint64  `toml:"page_bytes" json:"page_bytes" range:"power of two in 4096..2^31" help:"page size of the regions' MTT entries (log_entity_size)"`
-	FootprintBytes uint64  `toml:"footprint_bytes" json:"footprint_bytes" range:"0..2^60" help:"bytes the accesses fall in, spread evenly over the regions (each region's first footprint_bytes / mrs); 0: all of every region"`
-	AccessBytes    uint32  `toml:"access_bytes" json:"access_bytes" range:"1..2^30" help:"bytes of each access of a measurement workload"`
-	AccessType     string  `toml:"access_type" json:"access_type" range:"LOCAL_READ, LOCAL_WRITE, REMOTE_READ, REMOTE_WRITE or REMOTE_ATOMIC" help:"access type of a measurement workload"`
-	StrideBytes    uint64  `toml:"stride_bytes" json:"stride_bytes" range:"1..2^40" help:"distance between consecutive accesses of the strided workload, in the footprint taken as one range"`
+	Kind           string `toml:"kind" json:"kind" range:"mixed, uniform, zipf, sequential, strided or trace" help:"mixed: the constrained-random stress of every mode and command (the parameters above); uniform, zipf, sequential, strided: measurement workloads of accesses only, over mrs MTT keys (the parameters below); trace: the accesses of trace_file over the same keys"`
+	MRs            int    `toml:"mrs" json:"mrs" range:"1..2^20" help:"memory regions (MTT keys) of a measurement workload"`
+	MRBytes        uint64 `toml:"mr_bytes" json:"mr_bytes" range:"1..2^40" help:"bytes of each memory region"`
+	PageBytes      uint64 `toml:"page_bytes" json:"page_bytes" range:"power of two in 4096..2^31" help:"page size of the regions' MTT entries (log_entity_size)"`
+	FootprintBytes uint64 `toml:"footprint_bytes" json:"footprint_bytes" range:"0..2^60" help:"bytes the accesses fall in, spread evenly over the regions (each region's first footprint_bytes / mrs); 0: all of every region"`
+	AccessBytes    uint32 `toml:"access_bytes" json:"access_bytes" range:"1..2^30" help:"bytes of each access of a measurement workload"`
+	AccessType     string `toml:"access_type" json:"access_type" range:"LOCAL_READ, LOCAL_WRITE, REMOTE_READ, REMOTE_WRITE or REMOTE_ATOMIC" help:"access type of a measurement workload"`
+	StrideBytes    uint64 `toml:"stride_bytes" json:"stride_bytes" range:"1..2^40" help:"distance between consecutive accesses of the strided workload, in the footprint taken as one range"`
+	// WarmupAccesses is how many access results the statistics skip.
+	WarmupAccesses int     `toml:"warmup_accesses" json:"warmup_accesses" range:"0..10_000_000" help:"access results that leave the model before the statistics start (a warm-up): cycles, counters and latencies count only what follows; high-water marks keep the whole run; 0: the whole run"`
 	ZipfS          float64 `toml:"zipf_s" json:"zipf_s" range:"real in 0.01..10" help:"exponent of the zipf workload: the block of rank k is drawn with probability proportional to k^-zipf_s"`
 	// TraceFile is the trace kind's file of accesses (tracefile.go).
 	TraceFile string `toml:"trace_file" json:"trace_file" range:"any string" help:"the trace kind's accesses: a CSV (qpn,key,addr,len,type) or JSON-lines file over the mrs regions (docs/workloads.md), replayed from its start, wrapping around to make accesses (0: the file once); read only when kind = trace"`
@@ -77,6 +79,9 @@ func DefaultWorkload() Workload {
 // keeps what it read in w (copies of w share it, and Generate replays it
 // without reading the file again).
 func (w *Workload) Check() error {
+	if w.Accesses > 0 && w.WarmupAccesses >= w.Accesses {
+		return fmt.Errorf("workload.warmup_accesses = %d: want fewer than accesses = %d (nothing would be measured)", w.WarmupAccesses, w.Accesses)
+	}
 	if w.Kind == KindMixed || w.Kind == "" {
 		return nil
 	}

@@ -182,3 +182,84 @@ func TestMeasurementReach(t *testing.T) {
 		})
 	}
 }
+
+// TestWarmup: with a warm-up, the statistics are the whole run's minus
+// the state at the end of the warm-up (cycles, every counter but the
+// high-water marks, the latencies), the results are unchanged, and a warm
+// footprint inside the MTT cache's reach shows no miss at all; the
+// warm-up counts access results across the chunks of a streamed run.
+func TestWarmup(t *testing.T) {
+	w := measWorkload(KindUniform, 6000, func(w *Workload) { w.MRs, w.MRBytes, w.FootprintBytes = 1, 64<<20, 1<<20 })
+	run := func(warm int, chunks int) (*Bench, []scenario.Result) {
+		g := NewGenerator(w)
+		sc := g.Setup()
+		b, err := New(rtl.DefaultConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Warmup(warm)
+		if err := b.Load(sc); err != nil {
+			t.Fatal(err)
+		}
+		var res []scenario.Result
+		base := 0
+		for ops := g.Next(w.Accesses / chunks); ops != nil; ops = g.Next(w.Accesses / chunks) {
+			err := b.Stream(ops, RunOptions{SeqBase: base, OnResult: func(r *scenario.Result) error {
+				res = append(res, r.Clone())
+				return nil
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			base += len(ops)
+		}
+		return b, res
+	}
+	for _, chunks := range []int{1, 3} {
+		full, fullRes := run(0, chunks)
+		warm, warmRes := run(2000, chunks)
+		if len(warmRes) != len(fullRes) {
+			t.Fatalf("%d chunks: %d results with the warm-up, %d without", chunks, len(warmRes), len(fullRes))
+		}
+		for i := range fullRes {
+			if d := scenario.Diff(&warmRes[i], &fullRes[i]); d != "" {
+				t.Fatalf("%d chunks: the warm-up changed result %d: %s", chunks, i, d)
+			}
+		}
+		n, cycles, ok := warm.Warmed()
+		if !ok || n != 2000 || cycles == 0 {
+			t.Fatalf("%d chunks: Warmed() = %d, %d, %v", chunks, n, cycles, ok)
+		}
+		fs, ws := full.Stats(0), warm.Stats(0)
+		if ws.Cycles != fs.Cycles-cycles {
+			t.Errorf("%d chunks: %d cycles measured, want %d - %d", chunks, ws.Cycles, fs.Cycles, cycles)
+		}
+		snap := warm.warm.counters
+		for i, c := range ws.Counters {
+			want := fs.Counters[i].Value - snap[i].Value
+			if c.Max {
+				want = fs.Counters[i].Value
+			}
+			if c.Value != want {
+				t.Errorf("%d chunks: %s = %d after the warm-up, want %d", chunks, c.Name, c.Value, want)
+			}
+		}
+		var hist uint64
+		for _, b := range ws.LatencyHistogram {
+			hist += b.Count
+		}
+		if want := uint64(len(full.Top.Latencies) - warm.warm.latencies); hist != want || want == 0 {
+			t.Errorf("%d chunks: %d latencies measured, want %d", chunks, hist, want)
+		}
+		if m, _ := ws.Count("mtt_cache.misses"); m != 0 {
+			t.Errorf("%d chunks: %d MTT misses after warming a 1 MiB footprint (reach 8 MiB)", chunks, m)
+		}
+		if m, _ := fs.Count("mtt_cache.misses"); m == 0 {
+			t.Errorf("the cold run has no MTT miss: the test shows nothing")
+		}
+	}
+	w.WarmupAccesses = w.Accesses
+	if err := w.Check(); err == nil || !strings.Contains(err.Error(), "workload.warmup_accesses = 6000: want fewer than accesses = 6000") {
+		t.Errorf("warm-up as long as the run: %v", err)
+	}
+}

@@ -91,13 +91,26 @@ type Stats struct {
 
 // Stats gathers the bench's statistics after a run of wall duration.
 func (b *Bench) Stats(wall time.Duration) Stats {
+	lats := b.Top.Latencies
 	s := Stats{Cycles: b.Eng.Now(), WallSeconds: wall.Seconds(), Translations: b.Top.Translations(), Counters: b.Eng.Counters(),
-		ClockPS: b.Top.Config().ClockPS, LatencyHistogram: LatencyHistogram(b.Top.Latencies)}
+		ClockPS: b.Top.Config().ClockPS}
+	if w := &b.warm; w.done {
+		// Measured from the end of the warm-up (Bench.Warmup).
+		s.Cycles -= w.cycle
+		s.Translations -= w.translations
+		for i := range s.Counters {
+			if c := &s.Counters[i]; !c.Max && i < len(w.counters) && w.counters[i].Name == c.Name {
+				c.Value -= w.counters[i].Value
+			}
+		}
+		lats = lats[w.latencies:]
+	}
+	s.LatencyHistogram = LatencyHistogram(lats)
 	if s.WallSeconds > 0 {
 		s.CyclesPerSecond = float64(s.Cycles) / s.WallSeconds
 	}
-	lat := make([]float64, len(b.Top.Latencies))
-	for i, v := range b.Top.Latencies {
+	lat := make([]float64, len(lats))
+	for i, v := range lats {
 		lat[i] = float64(v)
 	}
 	if len(lat) > 0 {

@@ -173,6 +173,7 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 		return fail("%v", err)
 	}
 	bench.Top.SetCoverage(clockedCov)
+	bench.Warmup(cfg.Workload.WarmupAccesses)
 	if err := bench.Load(sc); err != nil {
 		return fail("%s: %v", name, err)
 	}
@@ -270,7 +271,13 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 		}
 	}
 	if !rf.noSummary {
-		fmt.Fprintf(stderr, "%s: %d operations\n", name, len(sc.Ops))
+		fmt.Fprintf(stderr, "%s: %d operations", name, len(sc.Ops))
+		if n, cycles, ok := bench.Warmed(); ok {
+			fmt.Fprintf(stderr, "; measured after a warm-up of %d accesses (%d cycles)", n, cycles)
+		} else if n > 0 {
+			fmt.Fprintf(stderr, "; the warm-up of %d accesses did not end: the whole run is measured", n)
+		}
+		fmt.Fprintln(stderr)
 		st.WriteSummary(stderr)
 		if coverage != nil {
 			writeCoverageSummary(stderr, coverage)

@@ -384,6 +384,7 @@ func (s *Sweep) runPoint(p Point, stop <-chan struct{}) (Row, error) {
 		return Row{}, &InputError{Msg: fmt.Sprintf("%s: %v", where, err)}
 	}
 	bench.Warmup(cfg.Workload.WarmupAccesses)
+	bench.InterArrival(cfg.Workload.InterArrivalCycles)
 	if err := bench.Load(sc); err != nil {
 		return Row{}, &InputError{Msg: fmt.Sprintf("%s: %s: %v", where, s.Describe(), err)}
 	}

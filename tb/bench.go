@@ -52,6 +52,13 @@ type warmup struct {
 // whole run. Call it before the run.
 func (b *Bench) Warmup(accesses int) { b.warm = warmup{after: accesses} }
 
+// InterArrival sets the offered load: the bench hands the model an
+// operation at most every cycles cycles (a later one if the model does
+// not take it then); 0 or 1 hands them as fast as the model takes them.
+// Latencies count from the reorder buffer, so an operation that waits to
+// enter does not count its wait. Call it before the run.
+func (b *Bench) InterArrival(cycles uint64) { b.src.gap = cycles }
+
 // Warmed returns the warm-up's accesses and cycles, and whether it ended
 // (false also when there was none).
 func (b *Bench) Warmed() (accesses int, cycles uint64, ok bool) {
@@ -286,6 +293,9 @@ type source struct {
 	ops  []scenario.Op
 	next int
 	base int // the number of ops[0]
+	// gap is the offered load: at least gap cycles between two pushes (0:
+	// as fast as the model takes them); nextAt the first cycle of the next.
+	gap, nextAt uint64
 }
 
 func (s *source) Name() string { return "tb.source" }
@@ -303,9 +313,20 @@ func (s *source) Describe() sim.Description {
 // Eval pushes the next operation when the input has room; a push wakes it
 // the next cycle, a pop of the input when it was full.
 func (s *source) Eval(now uint64) bool {
+	if s.next < len(s.ops) && now < s.nextAt {
+		s.WakeAt(s.nextAt) // offered load: not yet
+		return false
+	}
 	if s.next < len(s.ops) && s.out.Ready() {
 		s.out.Push(rtl.Op{Seq: s.base + s.next, Op: &s.ops[s.next]})
 		s.next++
+		if s.gap > 1 {
+			s.nextAt = now + s.gap
+			if s.next < len(s.ops) {
+				s.WakeAt(s.nextAt)
+			}
+			return false
+		}
 		return s.next < len(s.ops) // more to push next cycle
 	}
 	return false // done, or refused: woken when top.in takes again

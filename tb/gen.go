@@ -42,6 +42,8 @@ type Workload struct {
 	AccessBytes    uint32 `toml:"access_bytes" json:"access_bytes" range:"1..2^30" help:"bytes of each access of a measurement workload"`
 	AccessType     string `toml:"access_type" json:"access_type" range:"LOCAL_READ, LOCAL_WRITE, REMOTE_READ, REMOTE_WRITE or REMOTE_ATOMIC" help:"access type of a measurement workload"`
 	StrideBytes    uint64 `toml:"stride_bytes" json:"stride_bytes" range:"1..2^40" help:"distance between consecutive accesses of the strided workload, in the footprint taken as one range"`
+	// InterArrivalCycles is the offered load (Bench.InterArrival).
+	InterArrivalCycles uint64 `toml:"inter_arrival_cycles" json:"inter_arrival_cycles" range:"0..2^24" help:"offered load: at least this many cycles between two operations entering the model (0: as fast as it takes them); latencies count from the reorder buffer, not the wait before it"`
 	// WarmupAccesses is how many access results the statistics skip.
 	WarmupAccesses int     `toml:"warmup_accesses" json:"warmup_accesses" range:"0..10_000_000" help:"access results that leave the model before the statistics start (a warm-up): cycles, counters and latencies count only what follows; high-water marks keep the whole run; 0: the whole run"`
 	ZipfS          float64 `toml:"zipf_s" json:"zipf_s" range:"real in 0.01..10" help:"exponent of the zipf workload: the block of rank k is drawn with probability proportional to k^-zipf_s"`

@@ -263,3 +263,50 @@ func TestWarmup(t *testing.T) {
 		t.Errorf("warm-up as long as the run: %v", err)
 	}
 }
+
+// TestInterArrival: with an offered load of one operation every g cycles
+// a warm model retires exactly one access every g cycles, the results are
+// those of the unthrottled run, and the schedule (idle cycles skipped)
+// gives what evaluating every unit every cycle gives.
+func TestInterArrival(t *testing.T) {
+	w := measWorkload(KindUniform, 3000, func(w *Workload) { w.MRs, w.MRBytes, w.FootprintBytes = 1, 64<<20, 1<<20 })
+	sc := Generate(w)
+	run := func(gap uint64, noSkip bool) (Stats, []scenario.Result) {
+		b, err := New(rtl.DefaultConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Eng.NoSkip = noSkip
+		b.Warmup(1000)
+		b.InterArrival(gap)
+		if err := b.Load(sc); err != nil {
+			t.Fatal(err)
+		}
+		res, err := b.Run(sc.Ops, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b.Stats(0), res
+	}
+	_, base := run(0, false)
+	for _, gap := range []uint64{2, 3, 7, 50} {
+		st, res := run(gap, false)
+		for i := range base {
+			if d := scenario.Diff(&res[i], &base[i]); d != "" {
+				t.Fatalf("gap %d: result %d differs from the unthrottled run: %s", gap, i, d)
+			}
+		}
+		if got, want := float64(st.Cycles)/float64(st.Translations), float64(gap); got < want*0.99 || got > want*1.01 {
+			t.Errorf("gap %d: %.3f cycles an access once warm, want %d", gap, got, gap)
+		}
+		all, allRes := run(gap, true)
+		if all.Cycles != st.Cycles || fmt.Sprint(all.Counters) != fmt.Sprint(st.Counters) {
+			t.Errorf("gap %d: evaluating every cycle gives %d cycles, the schedule %d (or counters differ)", gap, all.Cycles, st.Cycles)
+		}
+		for i := range allRes {
+			if allRes[i].Cycle != res[i].Cycle {
+				t.Fatalf("gap %d: result %d at cycle %d evaluating all, %d scheduled", gap, i, allRes[i].Cycle, res[i].Cycle)
+			}
+		}
+	}
+}

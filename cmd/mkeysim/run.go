@@ -174,6 +174,7 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 	}
 	bench.Top.SetCoverage(clockedCov)
 	bench.Warmup(cfg.Workload.WarmupAccesses)
+	bench.InterArrival(cfg.Workload.InterArrivalCycles)
 	if err := bench.Load(sc); err != nil {
 		return fail("%s: %v", name, err)
 	}

@@ -17,17 +17,7 @@ func TestCacheGeometryMonotonic(t *testing.T) {
 	rate := func(sets, ways int) float64 {
 		cfg := rtl.DefaultConfig()
 		cfg.MKCCache.Sets, cfg.MKCCache.Ways = sets, ways
-		b, err := New(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := b.Load(sc); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := b.Run(sc.Ops, nil); err != nil {
-			t.Fatal(err)
-		}
-		s := b.Stats(time.Second)
+		s := runBench(t, cfg, sc).Stats(time.Second)
 		r, _ := s.HitRate("mkc_cache")
 		return r
 	}

@@ -163,18 +163,7 @@ func TestMeasurementReach(t *testing.T) {
 	} {
 		t.Run(fmt.Sprint(tc.footprint>>20, "MB"), func(t *testing.T) {
 			w := measWorkload(KindUniform, 20000, func(w *Workload) { w.MRs, w.MRBytes, w.FootprintBytes = 1, 64<<20, tc.footprint })
-			sc := Generate(w)
-			b, err := New(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := b.Load(sc); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := b.Run(sc.Ops, nil); err != nil {
-				t.Fatal(err)
-			}
-			st := b.Stats(0)
+			st := runBench(t, cfg, Generate(w)).Stats(0)
 			rate, _ := st.HitRate("mtt_cache")
 			if rate < tc.lo || rate > tc.hi {
 				t.Errorf("footprint %d MB, reach %d MB: MTT hit rate %.3f, want %.3f..%.3f", tc.footprint>>20, reach>>20, rate, tc.lo, tc.hi)

@@ -177,27 +177,12 @@ func TestNewCounterShowsEverywhere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := New(rtl.DefaultConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &probe{out: b.Top.Out}
-	b.Eng.Add(p)
-	if err := b.Load(sc); err != nil {
-		t.Fatal(err)
-	}
-	var wave bytes.Buffer
-	tr, err := Trace(b, &wave, vcd.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := b.Run(sc.Ops, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := tr.Close(); err != nil {
-		t.Fatal(err)
-	}
+	var b *Bench
+	var p *probe
+	f, _, res, tr := tracedRun(t, sc, rtl.DefaultConfig(), vcd.Options{}, func(bench *Bench) {
+		b, p = bench, &probe{out: bench.Top.Out}
+		bench.Eng.Add(p)
+	}, nil)
 	want := uint64(len(res))
 	if p.stats.Seen != want {
 		t.Fatalf("the probe saw %d results, the run has %d", p.stats.Seen, want)
@@ -214,10 +199,6 @@ func TestNewCounterShowsEverywhere(t *testing.T) {
 	st.WriteSummary(&sum)
 	if wantSum := fmt.Sprintf("probe: seen %d\n", want); !strings.Contains(sum.String(), wantSum) {
 		t.Errorf("the summary lacks %q:\n%s", wantSum, sum.String())
-	}
-	f, err := vcd.Parse(bytes.NewReader(wave.Bytes()))
-	if err != nil {
-		t.Fatal(err)
 	}
 	_, mult := tr.Writer().Timescale()
 	if got := value(t, f, "top.counters.probe.seen", b.Eng.Now()-1, mult); got != want {
@@ -336,17 +317,7 @@ func TestTimeFigures(t *testing.T) {
 			}
 			cfg := rtl.DefaultConfig()
 			cfg.ClockPS = c.clockPS
-			b, err := New(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := b.Load(sc); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := b.Run(sc.Ops, nil); err != nil {
-				t.Fatal(err)
-			}
-			st := b.Stats(time.Second)
+			st := runBench(t, cfg, sc).Stats(time.Second)
 			for name, want := range c.want {
 				f, ok := st.Figure(name)
 				if got, isNum := toFloat(f.Value); !ok || !isNum || math.Abs(got-want) > 1e-12*math.Abs(want) {

@@ -334,6 +334,13 @@ func (e *Engine) Step() bool {
 			c.Commit()
 		}
 	}
+	e.endCycle(ranAny)
+	return !e.due.empty() || e.legacyBusy
+}
+
+// endCycle commits the channels touched in the cycle, moves to the next
+// one and takes the wakes due then: the end of Step and of stepDue.
+func (e *Engine) endCycle(ranAny bool) {
 	for _, p := range e.dirty {
 		p.commit()
 	}
@@ -343,7 +350,6 @@ func (e *Engine) Step() bool {
 	e.due, e.next = e.next, e.due
 	e.next.clear()
 	e.takeDue()
-	return !e.due.empty() || e.legacyBusy
 }
 
 // stepDue is Step when every component follows the wake rules and
@@ -379,15 +385,7 @@ func (e *Engine) stepDue() bool {
 			}
 		}
 	}
-	for _, p := range e.dirty {
-		p.commit()
-	}
-	e.stepNext = len(e.hooks) > 0 && (ranAny || len(e.dirty) > 0)
-	e.dirty = e.dirty[:0]
-	e.now++
-	e.due, e.next = e.next, e.due
-	e.next.clear()
-	e.takeDue()
+	e.endCycle(ranAny)
 	return !e.due.empty()
 }
 

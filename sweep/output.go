@@ -147,9 +147,28 @@ func (r *Result) Caption() string {
 	}
 	points := fmt.Sprintf("%d points", len(r.Rows))
 	if r.Stopped {
-		points = fmt.Sprintf("%d of %d points (interrupted)", len(r.Rows), Count(r.Axes))
+		points = fmt.Sprintf("%d of %d points (interrupted)", len(r.Rows), r.expected())
+	}
+	if r.Slice != nil {
+		points += fmt.Sprintf(" of slice %s (of %d points)", r.Slice.Shard(), r.Slice.GridPoints)
 	}
 	return fmt.Sprintf("Sweep of %s: %s, %s.", strings.Join(axes, " × "), points, r.Workload)
+}
+
+// expected is the number of points the result would hold had it run to
+// the end: the grid's, or its slice's.
+func (r *Result) expected() int {
+	n := Count(r.Axes)
+	if r.Slice == nil {
+		return n
+	}
+	k := 0
+	for i := range n {
+		if r.Slice.Shard().Has(i) {
+			k++
+		}
+	}
+	return k
 }
 
 // MarkdownFigures are the figures of the Markdown table, by their names

@@ -28,6 +28,9 @@ type Sweep struct {
 	ScenarioName string
 	// Check compares every result with the golden model.
 	Check bool
+	// Shard, if not zero, runs only that slice of the grid (Merge joins
+	// the slices' results).
+	Shard Shard
 }
 
 // Options are how to run a sweep; they change no result.
@@ -172,15 +175,31 @@ type Result struct {
 	Workload string          `json:"workload"` // what ran at every point
 	Checked  bool            `json:"checked"`  // compared with the golden model
 	Config   json.RawMessage `json:"config"`   // the base configuration
-	Rows     []Row           `json:"rows"`
+	// Slice says which slice of the grid Rows hold when the sweep was
+	// sharded (Sweep.Shard); nil for the whole grid.
+	Slice *Slice `json:"slice,omitempty"`
+	Rows  []Row  `json:"rows"`
 	// Stopped says the sweep was interrupted (Options.Stop): Rows holds
 	// only the points that finished, in point order.
 	Stopped bool   `json:"stopped,omitempty"`
 	Axes    []Axis `json:"-"`
 }
 
-// Points is the sweep's grid.
-func (s *Sweep) Points() []Point { return Grid(s.Axes) }
+// Points is the sweep's grid, or the points of its slice of the grid
+// when Shard is set.
+func (s *Sweep) Points() []Point {
+	pts := Grid(s.Axes)
+	if s.Shard.Count == 0 {
+		return pts
+	}
+	var mine []Point
+	for _, p := range pts {
+		if s.Shard.Has(p.Index) {
+			mine = append(mine, p)
+		}
+	}
+	return mine
+}
 
 // Describe names the workload every point runs.
 func (s *Sweep) Describe() string {
@@ -223,14 +242,15 @@ func (s *Sweep) Describe() string {
 }
 
 // Validate checks every point's configuration, naming the first bad
-// point, and the scenario's syntax.
+// point, and the scenario's syntax. It checks the whole grid even when
+// the sweep is sharded, so that every slice refuses the same input.
 func (s *Sweep) Validate() error {
 	if s.Scenario != nil {
 		if _, err := s.scenario(); err != nil {
 			return err
 		}
 	}
-	for _, p := range s.Points() {
+	for _, p := range Grid(s.Axes) {
 		if _, err := s.config(p); err != nil {
 			return err
 		}
@@ -272,7 +292,7 @@ func (s *Sweep) Run(opt Options) (*Result, error) {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = min(workers, len(pts))
-	res := &Result{Workload: s.Describe(), Checked: s.Check, Config: s.Base.JSON(), Axes: s.Axes, Rows: make([]Row, len(pts))}
+	res := &Result{Workload: s.Describe(), Checked: s.Check, Config: s.Base.JSON(), Axes: s.Axes, Slice: s.slice(), Rows: make([]Row, len(pts))}
 	for _, a := range s.Axes {
 		res.Varied = append(res.Varied, a.Label())
 		res.Values = append(res.Values, a.Values)

@@ -265,6 +265,7 @@ complete -p mkeysim
 compopt() { :; } # only readline's completion may call the builtin
 tab() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}; COMPREPLY=(); __start_mkeysim; echo "[$*] ${COMPREPLY[*]}"; }
 tab mkeysim ru
+tab mkeysim mer
 tab mkeysim run --mkc-cache.wa
 tab mkeysim sweep --vary mkc_cache.wa
 tab mkeysim vectors --unit mp
@@ -277,6 +278,7 @@ tab mkeysim run --log-level de
 	for _, want := range []string{
 		"complete -o default -F __start_mkeysim mkeysim",
 		"[mkeysim ru] run",
+		"[mkeysim mer] merge",
 		"[mkeysim run --mkc-cache.wa] --mkc-cache.ways",
 		"[mkeysim sweep --vary mkc_cache.wa] mkc_cache.ways=",
 		"[mkeysim vectors --unit mp] mptcache",
@@ -331,6 +333,13 @@ func TestExitStatus(t *testing.T) {
 		{[]string{"mkc", "pack", "/no/such.json"}, 2, false},
 		{[]string{"sweep", "--vary", "mkc_cache.ways=1,2", "--scenario", f, "--quiet", "--out", filepath.Join(dir, "sw")}, 0, false},
 		{[]string{"sweep", "--vary", "mkc_cache.wayz=1,2", "--out", filepath.Join(dir, "sw")}, 2, false},
+		{[]string{"sweep", "--vary", "mkc_cache.ways=1,2", "--scenario", f, "--quiet", "--shard", "2/2", "--out", filepath.Join(dir, "sw2")}, 0, false},
+		{[]string{"sweep", "--vary", "mkc_cache.ways=1,2", "--shard", "3/2", "--out", filepath.Join(dir, "sw2")}, 2, false},
+		{[]string{"sweep", "--vary", "mkc_cache.ways=1,2", "--scenario", f, "--quiet", "--shard", "1/2", "--out", filepath.Join(dir, "sw1")}, 0, false},
+		{[]string{"merge", filepath.Join(dir, "swm"), filepath.Join(dir, "sw1"), filepath.Join(dir, "sw2")}, 0, false},
+		{[]string{"merge", filepath.Join(dir, "swm2"), filepath.Join(dir, "sw1"), filepath.Join(dir, "sw2")}, 1, true},
+		{[]string{"merge", filepath.Join(dir, "swm"), filepath.Join(dir, "sw1")}, 2, false},
+		{[]string{"merge", filepath.Join(dir, "swm")}, 2, false},
 		{[]string{"vectors", "--unit", "protcheck", "--count", "10", "--examples", "", "--out", filepath.Join(dir, "v")}, 0, false},
 		{[]string{"vectors", "--unit", "tlb", "--out", filepath.Join(dir, "v")}, 2, false},
 		{[]string{"vectors", "--unit", "protcheck", "--count", "10", "--examples", "", "--out", filepath.Join(dir, "v2")}, 1, true},

@@ -56,6 +56,8 @@ func addCompletions(root *cobra.Command) {
 			c.ValidArgsFunction = files("json")
 		case "unpack", "version", "config", "sweep", "vectors":
 			c.ValidArgsFunction = cobra.NoFileCompletions
+		case "merge":
+			c.ValidArgsFunction = dirs
 		}
 		for _, sub := range c.Commands() {
 			visit(sub)

@@ -3,6 +3,7 @@
 //	mkeysim run [SCENARIO.json]    clocked model (default workload without a file)
 //	mkeysim ref SCENARIO.json      golden model: one result line per operation
 //	mkeysim sweep --vary P=V1,V2   the clocked model over a grid of parameters
+//	mkeysim merge OUT SLICE...     join the slices of a sweep run with --shard
 //	mkeysim vectors --unit U       golden vectors for a Verilog DUT
 //	mkeysim config --defaults      every parameter with its default
 //	mkeysim mkc pack|unpack        MKey Context fields <-> 128 hex digits
@@ -137,7 +138,7 @@ differ or a run failed, 2 bad input, 130 interrupted.`,
 	root.SetGlobalNormalizationFunc(config.NormalizeFlag)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err.Error()} })
 	root.CompletionOptions.HiddenDefaultCmd = false
-	root.AddCommand(newRunCmd(), newRefCmd(), newSweepCmd(), newVectorsCmd(), newConfigCmd(),
+	root.AddCommand(newRunCmd(), newRefCmd(), newSweepCmd(), newMergeCmd(), newVectorsCmd(), newConfigCmd(),
 		newMKCCmd(), newCompareCmd(), newVersionCmd())
 	// cobra's own help and completion commands, made now so that their
 	// help can show examples too.

@@ -41,11 +41,18 @@ parameter flags, as 'mkeysim run' takes them. Points run in parallel
 (wall time aside). Results are checked against the golden model unless
 --check=false; a difference is reported and the exit status is 1.
 
+--shard I/N runs only slice I of N of the grid (the points whose index in
+grid order is I-1, I-1+N, I-1+2N, ...), for running a large sweep as N
+processes or jobs: the slice writes sweep.csv, sweep.json and sweep.md of
+its rows (each with its point's index in the grid), no plots, and 'mkeysim
+merge OUT_DIR SLICE_DIR...' joins the slices into the files of an
+unsharded run.
+
 Bad input (an unknown parameter, a bad value, an empty list, an invalid
-point, more than --max-points points, an unwritable --out) ends with exit
-status 2 and nothing written. SIGINT or SIGTERM stops the sweep: the
-points that finished are written as tables (no plots), and the exit status
-is 130.`
+point, more than --max-points points, a bad --shard, an unwritable --out)
+ends with exit status 2 and nothing written. SIGINT or SIGTERM stops the
+sweep: the points that finished are written as tables (no plots), and the
+exit status is 130.`
 
 const sweepExample = `  mkeysim sweep --vary mkc_cache.ways=1,2,4,8,16 --workload.accesses 20000 --out out/ways
   mkeysim sweep --vary mkc_cache.sets=16..512*2 --vary mkc_cache.ways=2,8 --out out/mkc
@@ -60,6 +67,7 @@ type sweepFlags struct {
 	workers, maxPoints     int
 	check, quiet, progress bool
 	noSummary              bool
+	shard                  string
 }
 
 // newSweepCmd is 'mkeysim sweep'.
@@ -87,6 +95,7 @@ func newSweepCmd() *cobra.Command {
 	f.BoolVar(&sf.quiet, "quiet", false, "no progress bar, even on a terminal")
 	f.BoolVar(&sf.noSummary, "no-summary", false, "no summary lines on standard error")
 	f.BoolVar(&sf.progress, "progress", false, "show the progress bar even when standard error is not a terminal")
+	f.StringVar(&sf.shard, "shard", "", "run only slice `I/N` of the grid (points I-1, I-1+N, ...): tables, no plots; 'mkeysim merge' joins the slices")
 	cfg.RegisterFlags(f)
 	return c
 }
@@ -134,6 +143,16 @@ func sweepMain(c *cobra.Command, sf *sweepFlags, cfg config.Config) error {
 		}
 		return fail("--vary: %d points (%s) is more than --max-points %d", n, strings.Join(sizes, " × "), sf.maxPoints)
 	}
+	if c.Flags().Changed("shard") {
+		sh, err := sweep.ParseShard(sf.shard)
+		if err != nil {
+			return fail("--shard %q: %v", sf.shard, err)
+		}
+		if n := sweep.Count(s.Axes); sh.Count > n {
+			return fail("--shard %q: %d slices of a grid of %d points: want at most %d", sf.shard, sh.Count, n, n)
+		}
+		s.Shard = sh
+	}
 	if sf.out == "" {
 		return fail("want --out DIR for the tables and plots")
 	}
@@ -160,9 +179,13 @@ func sweepMain(c *cobra.Command, sf *sweepFlags, cfg config.Config) error {
 		}
 	}
 
-	total := sweep.Count(s.Axes)
+	total := len(s.Points())
 	if !sf.noSummary {
-		fmt.Fprintf(stderr, "%s %d points, %d at a time; %s\n", me, total, min(sf.workers, total), s.Describe())
+		of := ""
+		if s.Shard.Count > 0 {
+			of = fmt.Sprintf(" (slice %s of %d points)", s.Shard, sweep.Count(s.Axes))
+		}
+		fmt.Fprintf(stderr, "%s %d points%s, %d at a time; %s\n", me, total, of, min(sf.workers, total), s.Describe())
 	}
 	start := time.Now()
 	bar := newProgress(stderr, total, "points", sf.quiet, sf.progress)
@@ -195,13 +218,21 @@ func sweepMain(c *cobra.Command, sf *sweepFlags, cfg config.Config) error {
 		return status(exitFail)
 	}
 	files := []sweep.File{{Name: "sweep.csv", Data: res.CSV()}, {Name: "sweep.json", Data: res.JSON()}, {Name: "sweep.md", Data: res.Markdown()}}
-	plots, note, err := res.Plots()
-	if err != nil {
-		cleanup()
-		fmt.Fprintln(stderr, me, "plots:", err)
-		return status(exitFail)
+	var note string
+	if s.Shard.Count == 0 {
+		var plots []sweep.File
+		plots, note, err = res.Plots()
+		if err != nil {
+			cleanup()
+			fmt.Fprintln(stderr, me, "plots:", err)
+			return status(exitFail)
+		}
+		files = append(files, plots...)
+	} else {
+		// A slice's points are scattered over the grid: plots of them
+		// would draw lines through holes. merge draws the whole grid's.
+		note = fmt.Sprintf("slice %s: no plots; 'mkeysim merge OUT_DIR SLICE_DIR...' joins the slices and draws them", s.Shard)
 	}
-	files = append(files, plots...)
 	if err := sweep.WriteFiles(sf.out, files, sweep.PlotFiles); err != nil {
 		cleanup()
 		fmt.Fprintln(stderr, me, err)

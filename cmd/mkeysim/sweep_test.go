@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/csv"
+	"fmt"
 	"image/png"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -191,5 +193,174 @@ func TestSweepDocErrors(t *testing.T) {
 	}
 	if _, err := os.Stat("out/x"); err == nil {
 		t.Errorf("a refused sweep made out/x")
+	}
+}
+
+// dropWall removes the columns that vary from run to run from CSV text
+// and the lines that hold them from JSON text.
+func dropWall(t *testing.T, name string, data []byte) string {
+	t.Helper()
+	if strings.HasSuffix(name, ".json") {
+		var keep []string
+		for _, l := range strings.Split(string(data), "\n") {
+			if !strings.Contains(l, `"wall_seconds"`) && !strings.Contains(l, `"cycles_per_second"`) {
+				keep = append(keep, l)
+			}
+		}
+		return strings.Join(keep, "\n")
+	}
+	recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, r := range recs {
+		var keep []string
+		for i, v := range r {
+			if h := recs[0][i]; h != "wall_seconds" && h != "cycles_per_second" {
+				keep = append(keep, v)
+			}
+		}
+		lines = append(lines, strings.Join(keep, ","))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// TestCLIShardMerge: a sweep run as 3 slices (tables, no plots) and
+// merged writes the files of the unsharded run, the same bytes but for
+// wall time, and the same plots.
+func TestCLIShardMerge(t *testing.T) {
+	dir := t.TempDir()
+	grid := append([]string{"--quiet", "--vary", "mkc_cache.ways=1,2,4", "--vary", "mtt.walkers=1,2", "--workload.accesses", "2000"}, small[:2]...)
+	whole := filepath.Join(dir, "whole")
+	if code, _, stderr := runSweep(append(grid, "--out", whole)...); code != 0 {
+		t.Fatalf("unsharded: exit %d, %s", code, stderr)
+	}
+	var slices []string
+	points := 0
+	for i := 1; i <= 3; i++ {
+		out := filepath.Join(dir, fmt.Sprintf("s%d", i))
+		code, stdout, stderr := runSweep(append(grid, "--shard", fmt.Sprintf("%d/3", i), "--out", out)...)
+		if code != 0 || !strings.Contains(stderr, fmt.Sprintf("slice %d/3: no plots", i)) || !strings.Contains(stdout, fmt.Sprintf("2 points of slice %d/3 (of 6 points)", i)) {
+			t.Fatalf("slice %d: exit %d, stdout %q, stderr %q", i, code, stdout, stderr)
+		}
+		if got := listDir(t, out); !reflect.DeepEqual(got, []string{"sweep.csv", "sweep.json", "sweep.md"}) {
+			t.Errorf("slice %d wrote %v", i, got)
+		}
+		data, _ := os.ReadFile(filepath.Join(out, "sweep.csv"))
+		recs, _ := csv.NewReader(bytes.NewReader(data)).ReadAll()
+		for _, r := range recs[1:] {
+			if r[0] != fmt.Sprint(i-1) && r[0] != fmt.Sprint(i+2) {
+				t.Errorf("slice %d holds point %s", i, r[0])
+			}
+			points++
+		}
+		slices = append(slices, out)
+	}
+	if points != 6 {
+		t.Errorf("the slices hold %d points; want 6", points)
+	}
+	merged := filepath.Join(dir, "merged")
+	code, stdout, stderr := runCLI(append([]string{"merge", merged}, slices[2], slices[0], slices[1])...)
+	if code != 0 || !strings.Contains(stderr, "6 points from 3 slices") {
+		t.Fatalf("merge: exit %d, stderr %q", code, stderr)
+	}
+	if got, want := listDir(t, merged), listDir(t, whole); !reflect.DeepEqual(got, want) {
+		t.Errorf("merge wrote %v; want %v", got, want)
+	}
+	md, _ := os.ReadFile(filepath.Join(merged, "sweep.md"))
+	if stdout != string(md) {
+		t.Errorf("stdout is not sweep.md")
+	}
+	for _, name := range listDir(t, whole) {
+		a, _ := os.ReadFile(filepath.Join(whole, name))
+		b, _ := os.ReadFile(filepath.Join(merged, name))
+		switch name {
+		case "sweep.csv", "sweep.json":
+			if dropWall(t, name, a) != dropWall(t, name, b) {
+				t.Errorf("%s differs:\n%s\n---\n%s", name, a, b)
+			}
+		case "sweep.md":
+			cut := regexp.MustCompile(`[0-9.]+ \|\n`)
+			if cut.ReplaceAllString(string(a), "\n") != cut.ReplaceAllString(string(b), "\n") {
+				t.Errorf("%s differs:\n%s\n---\n%s", name, a, b)
+			}
+		default:
+			if !bytes.Equal(a, b) {
+				t.Errorf("%s differs", name)
+			}
+		}
+	}
+}
+
+// TestCLIShardErrors: a bad --shard is refused with exit 2, naming the
+// flag and the value, and nothing is written.
+func TestCLIShardErrors(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	for shard, want := range map[string]string{
+		"0/4": "slice 0 of 4", "5/4": "slice 5 of 4", "x/y": "want I/N", "1/0": "at least 1 slice",
+		"2": "want I/N", "": "want I/N", "1/5": "5 slices of a grid of 4 points",
+	} {
+		code, stdout, stderr := runSweep("--vary", "mkc_cache.ways=1,2,4,8", "--shard", shard, "--out", out)
+		if code != exitUsage || stdout != "" || !strings.Contains(stderr, fmt.Sprintf("--shard %q: ", shard)) || !strings.Contains(stderr, want) {
+			t.Errorf("--shard %q: exit %d, stdout %q, stderr %q; want 2 and %q", shard, code, stdout, stderr, want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("--shard %q made %s", shard, out)
+			os.RemoveAll(out)
+		}
+	}
+}
+
+// TestCLIMergeErrors: merge refuses, with exit 2, naming the directory
+// and the reason and writing nothing, what is not the slices of one
+// sweep.
+func TestCLIMergeErrors(t *testing.T) {
+	dir := t.TempDir()
+	slice := func(name, shard string, more ...string) string {
+		out := filepath.Join(dir, name)
+		args := append([]string{"--quiet", "--vary", "mkc_cache.ways=1,2,4", "--workload.accesses", "300", "--shard", shard, "--out", out}, small[:2]...)
+		if code, _, stderr := runSweep(append(args, more...)...); code != 0 {
+			t.Fatalf("%s: exit %d, %s", name, code, stderr)
+		}
+		return out
+	}
+	a1, a2 := slice("a1", "1/2"), slice("a2", "2/2")
+	b2 := slice("b2", "2/2", "--mtt.walkers", "3")
+	c3 := slice("c3", "3/3")
+	notSlice := filepath.Join(dir, "whole")
+	if code, _, _ := runSweep("--quiet", "--vary", "mkc_cache.ways=1,2", "--workload.accesses", "300", "--out", notSlice); code != 0 {
+		t.Fatal("unsharded sweep failed")
+	}
+	empty := filepath.Join(dir, "empty")
+	os.Mkdir(empty, 0o755)
+	out := filepath.Join(dir, "out")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{out}, "want OUT_DIR and at least one SLICE_DIR"},
+		{[]string{}, "want OUT_DIR and at least one SLICE_DIR"},
+		{[]string{out, a1}, "point 1 (mkc_cache.ways=2) is in no slice given: it is of slice 2/2; given 1/2 in " + a1},
+		{[]string{out, a1, a2, a2}, a2 + ": point 1 (mkc_cache.ways=2) is also in " + a2},
+		{[]string{out, a1, c3}, c3 + ": point 2 (mkc_cache.ways=4) is also in " + a1},
+		{[]string{out, a1, b2}, b2 + ": not a slice of the same sweep as " + a1 + ": its base configuration differs: mtt.walkers = 3, not 8"},
+		{[]string{out, a1, notSlice}, notSlice + ": not a slice"},
+		{[]string{out, a1, empty}, empty + ": not a sweep output: no sweep.json"},
+		{[]string{out, filepath.Join(dir, "nosuch")}, "nosuch: no such file or directory"},
+		{[]string{a1, a1, a2}, "OUT_DIR " + a1 + " is also a SLICE_DIR"},
+	} {
+		code, stdout, stderr := runCLI(append([]string{"merge"}, c.args...)...)
+		if code != exitUsage || stdout != "" || !strings.Contains(stderr, c.want) {
+			t.Errorf("merge %q: exit %d, stdout %q, stderr %q; want 2 and %q", c.args, code, stdout, stderr, c.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("merge %q made %s", c.args, out)
+			os.RemoveAll(out)
+		}
+	}
+	if code, _, stderr := runCLI("merge", "--no-summary", out, a2, a1); code != 0 || stderr != "" {
+		t.Errorf("merge of the good slices: exit %d, %q", code, stderr)
 	}
 }

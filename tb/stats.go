@@ -135,6 +135,9 @@ func (s *Stats) Count(name string) (uint64, bool) {
 // cacheGroups are the caches whose hit rate is a figure.
 var cacheGroups = []string{"mkc_cache", "mtt_cache", "klm_cache"}
 
+// linkGroups are the link directions whose utilization is a figure.
+var linkGroups = []string{"pcie.up", "pcie.down"}
+
 // HitRate is the cache's hits / (hits + misses); false when the cache saw
 // no lookup (or has no such counters).
 func (s *Stats) HitRate(cache string) (float64, bool) {
@@ -206,6 +209,13 @@ func (s *Stats) Figures() []Figure {
 				v = r
 			}
 			f = append(f, Figure{g + ".hit_rate", "fraction", g + ".hits / (" + g + ".hits + " + g + ".misses); null in the JSON (- in the summary, empty in a sweep CSV) when the cache saw no lookup", v})
+		}
+		if slices.Contains(linkGroups, g) {
+			var v float64
+			if busy, ok := s.Count(g + ".busy_cycles"); ok && s.Cycles > 0 {
+				v = float64(busy) / float64(s.Cycles)
+			}
+			f = append(f, Figure{g + ".utilization", "fraction", g + ".busy_cycles / cycles: the share of the run the link's serializer was sending (1: the link is the bottleneck); 0 when no cycle ran", v})
 		}
 	}
 	const lat = "cycles from an access entering the reorder buffer to its result leaving it, over the accesses retired"

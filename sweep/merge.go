@@ -16,11 +16,11 @@ import (
 	"mkeysim/tb"
 )
 
-// MergeError is why Merge or ReadSlice refused a directory: it is not
-// the output of a sharded sweep, or not a slice of the same sweep as the
-// others, or a point is missing or given twice.
+// MergeError is why Merge, ReadSlice or Read refused a directory: it is
+// not the output of a (sharded) sweep, or not a slice of the same sweep
+// as the others, or a point is missing or given twice.
 type MergeError struct {
-	Dir string // the slice's directory; "" for the slices as a whole
+	Dir string // the slice's directory (Read: the path read); "" for the slices as a whole
 	Msg string
 }
 
@@ -48,15 +48,48 @@ type sliceDoc struct {
 // a run makes them, so that the tables and plots made from them are
 // those of the run.
 func ReadSlice(dir string) (*Result, error) {
-	bad := func(format string, a ...any) error {
-		return &MergeError{Dir: dir, Msg: fmt.Sprintf(format, a...)}
-	}
 	if st, err := os.Stat(dir); err != nil {
-		return nil, bad("%v", errors.Unwrap(err))
+		return nil, &MergeError{Dir: dir, Msg: fmt.Sprint(errors.Unwrap(err))}
 	} else if !st.IsDir() {
-		return nil, bad("not a directory")
+		return nil, &MergeError{Dir: dir, Msg: "not a directory"}
 	}
-	data, err := os.ReadFile(filepath.Join(dir, "sweep.json"))
+	return readResult(dir, filepath.Join(dir, "sweep.json"), true)
+}
+
+// Read reads back the output of any sweep, whole, sliced or interrupted:
+// path is its directory or its sweep.json. The rows are typed as a run
+// makes them (each figure with its unit), as ReadSlice reads them; errors
+// are MergeErrors naming path.
+func Read(path string) (*Result, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, &MergeError{Dir: path, Msg: fmt.Sprint(errors.Unwrap(err))}
+	}
+	file := path
+	if st.IsDir() {
+		file = filepath.Join(path, "sweep.json")
+	}
+	res, err := readResult(path, file, false)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[int]bool{}
+	for _, r := range res.Rows {
+		if seen[r.Point] {
+			return nil, &MergeError{Dir: path, Msg: fmt.Sprintf("sweep.json: point %d given twice", r.Point)}
+		}
+		seen[r.Point] = true
+	}
+	return res, nil
+}
+
+// readResult reads the sweep.json file of the output at path (named in
+// errors); slice says that it must be a slice's.
+func readResult(path, file string, slice bool) (*Result, error) {
+	bad := func(format string, a ...any) error {
+		return &MergeError{Dir: path, Msg: fmt.Sprintf(format, a...)}
+	}
+	data, err := os.ReadFile(file)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, bad("not a sweep output: no sweep.json")
 	} else if err != nil {
@@ -69,7 +102,7 @@ func ReadSlice(dir string) (*Result, error) {
 	if len(doc.Varied) == 0 || len(doc.Varied) != len(doc.Values) || len(doc.Config) == 0 {
 		return nil, bad("not a sweep output: sweep.json lacks varied, values or config")
 	}
-	if doc.Slice == nil {
+	if slice && doc.Slice == nil {
 		return nil, bad("not a slice: its sweep.json is of a whole grid (made without --shard)")
 	}
 	res := &Result{Varied: doc.Varied, Values: doc.Values, Workload: doc.Workload, Checked: doc.Checked,
@@ -82,11 +115,13 @@ func ReadSlice(dir string) (*Result, error) {
 		return nil, bad("not a sweep output of this mkeysim: config: %v", err)
 	}
 	res.Config = base.JSON()
-	if n := Count(res.Axes); n != doc.Slice.GridPoints || n == 0 {
-		return nil, bad("not a sweep output: slice of %d points, but the axes make %d", doc.Slice.GridPoints, n)
-	}
-	if _, err := ParseShard(doc.Slice.Shard().String()); err != nil {
-		return nil, bad("not a sweep output: slice %s: %v", doc.Slice.Shard(), err)
+	if doc.Slice != nil {
+		if n := Count(res.Axes); n != doc.Slice.GridPoints || n == 0 {
+			return nil, bad("not a sweep output: slice of %d points, but the axes make %d", doc.Slice.GridPoints, n)
+		}
+		if _, err := ParseShard(doc.Slice.Shard().String()); err != nil {
+			return nil, bad("not a sweep output: slice %s: %v", doc.Slice.Shard(), err)
+		}
 	}
 	grid := Grid(res.Axes)
 	for k, raw := range doc.Rows {
@@ -94,7 +129,7 @@ func ReadSlice(dir string) (*Result, error) {
 		if err != nil {
 			return nil, bad("sweep.json: row %d: %v", k, err)
 		}
-		if !doc.Slice.Shard().Has(row.Point) {
+		if doc.Slice != nil && !doc.Slice.Shard().Has(row.Point) {
 			return nil, bad("sweep.json: row %d: point %d is not of slice %s", k, row.Point, doc.Slice.Shard())
 		}
 		res.Rows = append(res.Rows, row)

@@ -134,18 +134,28 @@ func newXAxis(a Axis) xAxis {
 			x.ticks = append(x.ticks, plot.Tick{Value: x.pos[i], Label: label(v, x.pos[i])})
 		}
 	} else if x.log {
-		// Powers of two, at most about ten labelled.
-		e0, e1 := int(math.Log2(lo)), int(math.Log2(hi))
-		step := (e1 - e0 + 10) / 10
-		for e := e0; e <= e1; e++ {
-			t := plot.Tick{Value: math.Ldexp(1, e)}
-			if (e-e0)%step == 0 {
-				t.Label = label(strconv.FormatFloat(t.Value, 'f', 0, 64), t.Value)
-			}
-			x.ticks = append(x.ticks, t)
-		}
+		x.ticks = log2Ticks(lo, hi, 10, bytesAxis)
 	}
 	return x
+}
+
+// log2Ticks are ticks at the powers of two from lo to hi, at most about
+// n labelled (as byte sizes if bytes).
+func log2Ticks(lo, hi float64, n int, bytes bool) []plot.Tick {
+	var ticks []plot.Tick
+	e0, e1 := int(math.Ceil(math.Log2(lo))), int(math.Floor(math.Log2(hi)))
+	step := (e1 - e0 + n) / n
+	for e := e0; e <= e1; e++ {
+		t := plot.Tick{Value: math.Ldexp(1, e)}
+		if (e-e0)%step == 0 {
+			t.Label = strconv.FormatFloat(t.Value, 'f', 0, 64)
+			if bytes {
+				t.Label = byteSize(t.Value)
+			}
+		}
+		ticks = append(ticks, t)
+	}
+	return ticks
 }
 
 func (x xAxis) apply(p *plot.Plot) {
@@ -418,7 +428,12 @@ func render(panels []*plot.Plot, leg *plot.Legend, note string) ([]byte, error) 
 	sty := plot.New().Title.TextStyle
 	sty.Font.Size = vg.Points(10)
 	sty.Color = color.Gray{Y: 0x40}
-	dc.FillText(sty, vg.Point{X: (w - lw) / 2, Y: h - vg.Points(6)}, note)
+	// Centred over the panels, or over the whole width when longer.
+	nx := (w - lw) / 2
+	if tw := sty.Width(note); tw/2+vg.Points(4) > nx {
+		nx = max(w/2, tw/2+vg.Points(4))
+	}
+	dc.FillText(sty, vg.Point{X: nx, Y: h - vg.Points(6)}, note)
 	body := draw.Crop(dc, 0, -lw, 0, -bannerH)
 	tiles := draw.Tiles{Rows: 1, Cols: len(panels), PadX: vg.Points(20), PadLeft: vg.Points(6), PadRight: vg.Points(10), PadBottom: vg.Points(6)}
 	canvases := plot.Align([][]*plot.Plot{panels}, tiles, body)

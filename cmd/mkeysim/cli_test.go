@@ -242,8 +242,8 @@ func TestVersion(t *testing.T) {
 
 // TestCompletion: the completion scripts are made for every shell; bash
 // loads its script and, driven as bash drives it on Tab, it completes
-// commands, dotted parameter flags, --vary's parameters and --unit's
-// names. Where bash-completion is not installed a stand-in for the one
+// commands, dotted parameter flags, --vary's parameters, --unit's
+// names and plot's figures. Where bash-completion is not installed a stand-in for the one
 // function of it the script uses is defined.
 func TestCompletion(t *testing.T) {
 	for _, sh := range []string{"bash", "zsh", "fish", "powershell"} {
@@ -270,6 +270,7 @@ tab mkeysim run --mkc-cache.wa
 tab mkeysim sweep --vary mkc_cache.wa
 tab mkeysim vectors --unit mp
 tab mkeysim run --log-level de
+tab mkeysim plot --y mtt_hit
 `
 	code, out := shell(t, workDir(t), prelude)
 	if code != 0 {
@@ -283,6 +284,7 @@ tab mkeysim run --log-level de
 		"[mkeysim sweep --vary mkc_cache.wa] mkc_cache.ways=",
 		"[mkeysim vectors --unit mp] mptcache",
 		"[mkeysim run --log-level de] debug",
+		"[mkeysim plot --y mtt_hit] mtt_hit_rate",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("bash completion: no %q in\n%s", want, out)
@@ -340,6 +342,9 @@ func TestExitStatus(t *testing.T) {
 		{[]string{"merge", filepath.Join(dir, "swm2"), filepath.Join(dir, "sw1"), filepath.Join(dir, "sw2")}, 1, true},
 		{[]string{"merge", filepath.Join(dir, "swm"), filepath.Join(dir, "sw1")}, 2, false},
 		{[]string{"merge", filepath.Join(dir, "swm")}, 2, false},
+		{[]string{"plot", filepath.Join(dir, "swm"), "--x", "mkc_cache.ways", "--y", "cycles", "--out", filepath.Join(dir, "p.png")}, 0, false},
+		{[]string{"plot", filepath.Join(dir, "swm"), "--x", "mkc_cache.wayz", "--y", "cycles", "--out", filepath.Join(dir, "p.png")}, 2, false},
+		{[]string{"plot", filepath.Join(dir, "swm"), "--x", "mkc_cache.ways", "--y", "cycles", "--reference", other, "--out", filepath.Join(dir, "p.png")}, 2, false},
 		{[]string{"vectors", "--unit", "protcheck", "--count", "10", "--examples", "", "--out", filepath.Join(dir, "v")}, 0, false},
 		{[]string{"vectors", "--unit", "tlb", "--out", filepath.Join(dir, "v")}, 2, false},
 		{[]string{"vectors", "--unit", "protcheck", "--count", "10", "--examples", "", "--out", filepath.Join(dir, "v2")}, 1, true},

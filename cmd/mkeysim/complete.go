@@ -7,6 +7,7 @@ import (
 
 	"mkeysim/config"
 	"mkeysim/rtl"
+	"mkeysim/sweep"
 	"mkeysim/vectors"
 )
 
@@ -35,6 +36,7 @@ func addCompletions(root *cobra.Command) {
 		"unit":                  words(append(vectors.Units(), "all")...),
 		"vary":                  completeVary,
 		"examples":              dirs,
+		"reference":             files("csv"),
 	}
 	var visit func(c *cobra.Command)
 	visit = func(c *cobra.Command) {
@@ -58,6 +60,11 @@ func addCompletions(root *cobra.Command) {
 			c.ValidArgsFunction = cobra.NoFileCompletions
 		case "merge":
 			c.ValidArgsFunction = dirs
+		case "plot":
+			c.ValidArgsFunction = dirs
+			c.RegisterFlagCompletionFunc("y", words(sweep.FigureNames()...))
+			c.RegisterFlagCompletionFunc("x", completeAxis)
+			c.RegisterFlagCompletionFunc("group", completeAxis)
 		}
 		for _, sub := range c.Commands() {
 			visit(sub)
@@ -76,4 +83,23 @@ func completeVary(_ *cobra.Command, _ []string, toComplete string) ([]string, co
 		}
 	}
 	return out, cobra.ShellCompDirectiveNoSpace | cobra.ShellCompDirectiveNoFileComp
+}
+
+// completeAxis offers the parameters varied by the sweep whose output
+// 'mkeysim plot' was given (its RESULTS argument), when it can be read.
+func completeAxis(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	if len(args) == 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	res, err := sweep.Read(args[0])
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var out []string
+	for _, a := range res.Axes {
+		if strings.HasPrefix(a.Name, toComplete) {
+			out = append(out, a.Name)
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
 }

@@ -4,6 +4,7 @@
 //	mkeysim ref SCENARIO.json      golden model: one result line per operation
 //	mkeysim sweep --vary P=V1,V2   the clocked model over a grid of parameters
 //	mkeysim merge OUT SLICE...     join the slices of a sweep run with --shard
+//	mkeysim plot DIR --x P --y C   redraw a sweep's figure, with measured data
 //	mkeysim vectors --unit U       golden vectors for a Verilog DUT
 //	mkeysim config --defaults      every parameter with its default
 //	mkeysim mkc pack|unpack        MKey Context fields <-> 128 hex digits
@@ -138,7 +139,7 @@ differ or a run failed, 2 bad input, 130 interrupted.`,
 	root.SetGlobalNormalizationFunc(config.NormalizeFlag)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err.Error()} })
 	root.CompletionOptions.HiddenDefaultCmd = false
-	root.AddCommand(newRunCmd(), newRefCmd(), newSweepCmd(), newMergeCmd(), newVectorsCmd(), newConfigCmd(),
+	root.AddCommand(newRunCmd(), newRefCmd(), newSweepCmd(), newMergeCmd(), newPlotCmd(), newVectorsCmd(), newConfigCmd(),
 		newMKCCmd(), newCompareCmd(), newVersionCmd())
 	// cobra's own help and completion commands, made now so that their
 	// help can show examples too.
@@ -254,7 +255,7 @@ func nArgs(lo, hi int, what string) cobra.PositionalArgs {
 // longFlags rewrites single-dash long flags (-out FILE, -mkc_cache.ways 8:
 // the form before GNU-style flags) as double-dash ones, which is how the
 // old spelling stays a hidden alias: every flag of mkeysim has a long
-// name, and the only short ones are -h and -v. Negative numbers, "-" and
+// name, and the only short ones are -h, -v and plot's -x and -y. Negative numbers, "-" and
 // everything after "--" are left alone.
 func longFlags(args []string) []string {
 	out := make([]string, len(args))

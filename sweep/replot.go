@@ -402,7 +402,7 @@ func (l *Lines) Draw(note string, ref *Reference) ([]byte, error) {
 		sc.Shape = draw.CrossGlyph{}
 		sc.Radius = vg.Points(5)
 		p.Add(sc)
-		leg.Add(ref.Name+" (measured)", sc)
+		leg.Add(ref.Name+" (reference)", sc)
 	}
 	// Y from zero: differences read as proportions.
 	if allPos {

@@ -37,6 +37,7 @@ type sliceDoc struct {
 	Values   [][]string        `json:"values"`
 	Workload string            `json:"workload"`
 	Checked  bool              `json:"checked"`
+	Seeds    int               `json:"seeds"`
 	Config   json.RawMessage   `json:"config"`
 	Slice    *Slice            `json:"slice"`
 	Rows     []json.RawMessage `json:"rows"`
@@ -105,8 +106,11 @@ func readResult(path, file string, slice bool) (*Result, error) {
 	if slice && doc.Slice == nil {
 		return nil, bad("not a slice: its sweep.json is of a whole grid (made without --shard)")
 	}
+	if doc.Seeds < 0 || doc.Seeds == 1 {
+		return nil, bad("not a sweep output: seeds %d", doc.Seeds)
+	}
 	res := &Result{Varied: doc.Varied, Values: doc.Values, Workload: doc.Workload, Checked: doc.Checked,
-		Config: doc.Config, Slice: doc.Slice, Stopped: doc.Stopped}
+		Seeds: doc.Seeds, Config: doc.Config, Slice: doc.Slice, Stopped: doc.Stopped}
 	for i, name := range doc.Varied {
 		res.Axes = append(res.Axes, Axis{Name: name, Values: doc.Values[i]})
 	}
@@ -125,7 +129,7 @@ func readResult(path, file string, slice bool) (*Result, error) {
 	}
 	grid := Grid(res.Axes)
 	for k, raw := range doc.Rows {
-		row, err := readRow(raw, grid, res.Axes, base)
+		row, err := readRow(raw, grid, res.Axes, base, doc.Seeds > 1)
 		if err != nil {
 			return nil, bad("sweep.json: row %d: %v", k, err)
 		}
@@ -171,7 +175,9 @@ func configFromJSON(raw json.RawMessage) (config.Config, error) {
 // readRow decodes one row of sweep.json: its figures take the types and
 // units of the figures of a bench of the point's configuration, its
 // parameters are recomputed from the grid and checked against the row's.
-func readRow(raw json.RawMessage, grid []Point, axes []Axis, base config.Config) (Row, error) {
+// A row of several seeds (seeded) holds means, reals, and each figure's
+// standard deviation, NAME_sd (Aggregate).
+func readRow(raw json.RawMessage, grid []Point, axes []Axis, base config.Config, seeded bool) (Row, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
@@ -247,6 +253,9 @@ func readRow(raw json.RawMessage, grid []Point, axes []Axis, base config.Config)
 	known := map[string]bool{"point": true, "params": true, "operations": true, "mismatches": true}
 	for _, a := range Aliases() {
 		known[a.Name] = true
+		if seeded {
+			known[a.Name+SDSuffix] = true
+		}
 	}
 	st := bench.Stats(0)
 	for _, f := range st.Figures() {
@@ -255,10 +264,32 @@ func readRow(raw json.RawMessage, grid []Point, axes []Axis, base config.Config)
 		if !ok {
 			return Row{}, fmt.Errorf("no figure %s", f.Name)
 		}
-		if f.Value, err = figureValue(f.Value, v); err != nil {
+		like := f.Value
+		if seeded && f.Scalar() {
+			like = 0.0 // a mean
+		}
+		if f.Value, err = figureValue(like, v); err != nil {
 			return Row{}, fmt.Errorf("%s: %v", f.Name, err)
 		}
 		row.Figures = append(row.Figures, f)
+		if !seeded {
+			continue
+		}
+		sd := tb.Figure{Name: f.Name, Unit: f.Unit, Help: f.Help}
+		if !f.Scalar() {
+			sd.Value = []tb.LatencyBucket(nil)
+		} else {
+			name := f.Name + SDSuffix
+			known[name] = true
+			v, ok := vals[name]
+			if !ok {
+				return Row{}, fmt.Errorf("no figure %s", name)
+			}
+			if sd.Value, err = figureValue(0.0, v); err != nil {
+				return Row{}, fmt.Errorf("%s: %v", name, err)
+			}
+		}
+		row.SD = append(row.SD, sd)
 	}
 	for _, k := range order {
 		if !known[k] {
@@ -310,7 +341,7 @@ func Merge(parts []*Result, dirs []string) (*Result, error) {
 	}
 	first, dir0 := parts[0], dirs[0]
 	res := &Result{Varied: first.Varied, Values: first.Values, Workload: first.Workload, Checked: first.Checked,
-		Config: first.Config, Axes: first.Axes}
+		Seeds: first.Seeds, Config: first.Config, Axes: first.Axes}
 	n := Count(first.Axes)
 	rows := make([]*Row, n)
 	from := make([]string, n)
@@ -362,6 +393,8 @@ func differs(a, b *Result) string {
 				return fmt.Sprintf("its values of %s are %s, not %s", a.Varied[i], strings.Join(b.Values[i], ","), strings.Join(a.Values[i], ","))
 			}
 		}
+	case a.Seeds != b.Seeds:
+		return fmt.Sprintf("it ran --seeds %d, not --seeds %d", max(b.Seeds, 1), max(a.Seeds, 1))
 	case a.Workload != b.Workload:
 		return fmt.Sprintf("it ran %q, not %q", b.Workload, a.Workload)
 	case a.Slice.ScenarioSHA256 != b.Slice.ScenarioSHA256:

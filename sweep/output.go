@@ -15,19 +15,27 @@ import (
 // operations, then every figure of the rows that is a number
 // (tb.Stats.Figures; latency_histogram, a list, is in sweep.json only),
 // by the names 'mkeysim run -stats' uses, then the Aliases; mismatches
-// follows when the sweep was checked. The rows of sweep.json hold the
-// same keys.
+// follows when the sweep was checked. With several seeds (Result.Seeds)
+// each figure and alias is followed by its standard deviation,
+// NAME_sd. The rows of sweep.json hold the same keys.
 func (r *Result) Columns() []string {
 	cols := []string{"operations"}
+	sd := func(name string) {
+		if r.Seeds > 1 {
+			cols = append(cols, name+SDSuffix)
+		}
+	}
 	if len(r.Rows) > 0 {
 		for _, f := range r.Rows[0].Figures {
 			if f.Scalar() {
 				cols = append(cols, f.Name)
+				sd(f.Name)
 			}
 		}
 	}
 	for _, a := range Aliases() {
 		cols = append(cols, a.Name)
+		sd(a.Name)
 	}
 	return cols
 }
@@ -100,14 +108,21 @@ func (r *Result) CSV() []byte {
 			rec = append(rec, p.Text)
 		}
 		rec = append(rec, strconv.Itoa(row.Operations))
-		for _, f := range row.Figures {
+		for i, f := range row.Figures {
 			if f.Scalar() {
 				rec = append(rec, csvValue(f))
+				if row.SD != nil {
+					rec = append(rec, csvValue(row.SD[i]))
+				}
 			}
 		}
 		for _, a := range Aliases() {
 			f, _ := row.Figure(a.Figure)
 			rec = append(rec, csvValue(f))
+			if row.SD != nil {
+				sd, _ := row.SDFigure(a.Figure)
+				rec = append(rec, csvValue(sd))
+			}
 		}
 		if r.Checked && row.Mismatches != nil {
 			rec = append(rec, strconv.Itoa(*row.Mismatches))
@@ -152,7 +167,11 @@ func (r *Result) Caption() string {
 	if r.Slice != nil {
 		points += fmt.Sprintf(" of slice %s (of %d points)", r.Slice.Shard(), r.Slice.GridPoints)
 	}
-	return fmt.Sprintf("Sweep of %s: %s, %s.", strings.Join(axes, " × "), points, r.Workload)
+	seeds := ""
+	if r.Seeds > 1 {
+		seeds = fmt.Sprintf("; each figure the mean ± sample standard deviation of %d seeds", r.Seeds)
+	}
+	return fmt.Sprintf("Sweep of %s: %s, %s%s.", strings.Join(axes, " × "), points, r.Workload, seeds)
 }
 
 // expected is the number of points the result would hold had it run to
@@ -238,9 +257,21 @@ func (r *Result) Markdown() []byte {
 }
 
 // mdValue is a figure as the Markdown table shows it: as the run summary
-// does (tb.FormatValue), "–" when undefined, wall time to 0.01 s.
+// does (tb.FormatValue), "–" when undefined, wall time to 0.01 s; with
+// several seeds, "mean ± sd".
 func mdValue(row *Row, name string) string {
-	for _, f := range row.Figures {
+	v := mdOne(row.Figures, name)
+	if row.SD != nil && v != "–" {
+		if sd := mdOne(row.SD, name); sd != "–" {
+			v += " ± " + sd
+		}
+	}
+	return v
+}
+
+// mdOne is the figure named name of figs as the table shows it.
+func mdOne(figs []tb.Figure, name string) string {
+	for _, f := range figs {
 		if f.Name != name {
 			continue
 		}

@@ -272,7 +272,8 @@ func (r *Result) draw(f figure, x xAxis, groups []series) ([]byte, error) {
 		p := newPanel(f.title+" vs "+r.Axes[0].Label(), f.ylabel, x)
 		var lines []line
 		for i, m := range ms {
-			lines = append(lines, line{m.name, i, points(groups[0].rows, m, x)})
+			xys, errs := points(groups[0].rows, m, x)
+			lines = append(lines, line{m.name, i, xys, errs})
 		}
 		if err := addLines(p, f, lines, &leg); err != nil {
 			return nil, err
@@ -286,7 +287,8 @@ func (r *Result) draw(f figure, x xAxis, groups []series) ([]byte, error) {
 			p := newPanel(m.title+" vs "+r.Axes[0].Label(), f.ylabel, x)
 			var lines []line
 			for i, g := range groups {
-				lines = append(lines, line{g.label, i, points(g.rows, m, x)})
+				xys, errs := points(g.rows, m, x)
+				lines = append(lines, line{g.label, i, xys, errs})
 			}
 			l := &leg
 			if k > 0 {
@@ -305,16 +307,31 @@ type line struct {
 	name  string
 	style int
 	xys   plotter.XYs
+	// errs, if not nil, is the standard deviation over the seeds at each
+	// point of xys, drawn as error bars of ± one sd.
+	errs []float64
 }
 
-func points(rows []*Row, m metric, x xAxis) plotter.XYs {
+// points are the metric's values over the rows, and with several seeds
+// (Row.SD) their standard deviations, 0 where undefined.
+func points(rows []*Row, m metric, x xAxis) (plotter.XYs, []float64) {
 	var xys plotter.XYs
+	var errs []float64
 	for i, row := range rows {
 		if y, ok := m.get(row); ok {
 			xys = append(xys, plotter.XY{X: x.pos[i], Y: y})
+			if row.SD != nil {
+				// The metric of a row of the deviations: the same
+				// scaling (a hit rate in percent) applied to the sd.
+				sd, _ := m.get(&Row{Figures: row.SD})
+				errs = append(errs, sd)
+			}
 		}
 	}
-	return xys
+	if len(errs) != len(xys) {
+		errs = nil
+	}
+	return xys, errs
 }
 
 func newPanel(title, ylabel string, x xAxis) *plot.Plot {
@@ -379,11 +396,23 @@ func addLines(p *plot.Plot, f figure, lines []line, leg *plot.Legend) error {
 		ln.Color, ln.Width = c, vg.Points(1.5)
 		sc.Color, sc.Shape, sc.Radius = c, plotutil.Shape(l.style), vg.Points(3)
 		p.Add(ln, sc)
+		if l.errs != nil {
+			eb, err := plotter.NewYErrorBars(yErrors{l.xys, l.errs})
+			if err != nil {
+				return err
+			}
+			eb.Color, eb.Width = c, vg.Points(1)
+			p.Add(eb)
+		}
 		if leg != nil {
 			leg.Add(l.name, ln, sc)
 		}
-		for _, xy := range l.xys {
-			ymin, ymax = math.Min(ymin, xy.Y), math.Max(ymax, xy.Y)
+		for k, xy := range l.xys {
+			e := 0.0
+			if l.errs != nil {
+				e = l.errs[k]
+			}
+			ymin, ymax = math.Min(ymin, xy.Y-e), math.Max(ymax, xy.Y+e)
 		}
 	}
 	if math.IsInf(ymin, 0) {
@@ -469,3 +498,12 @@ func byteSize(f float64) string {
 	}
 	return strconv.FormatUint(n, 10) + " B"
 }
+
+// yErrors are points with symmetric Y errors, for plotter.NewYErrorBars.
+type yErrors struct {
+	plotter.XYs
+	errs []float64
+}
+
+// YError is the error below and above point i: one sd each way.
+func (e yErrors) YError(i int) (float64, float64) { return e.errs[i], e.errs[i] }

@@ -359,7 +359,7 @@ func (l *Lines) Draw(note string, ref *Reference) ([]byte, error) {
 		if name == "" {
 			name = l.Y
 		}
-		lines = append(lines, line{name, i, xys})
+		lines = append(lines, line{name, i, xys, nil})
 	}
 	if err := addLines(p, figure{}, lines, &leg); err != nil {
 		return nil, err

@@ -31,6 +31,12 @@ type Sweep struct {
 	// Shard, if not zero, runs only that slice of the grid (Merge joins
 	// the slices' results).
 	Shard Shard
+	// Seeds, if above 1, runs every point Seeds times, with workload.seed
+	// s, s+1, ..., s+Seeds-1 (s the point's seed), and makes its row the
+	// mean and standard deviation of the runs (Aggregate). 0 and 1 run
+	// every point once. A scenario has no seed: Validate refuses Seeds
+	// above 1 with a Scenario.
+	Seeds int
 }
 
 // Options are how to run a sweep; they change no result.
@@ -68,6 +74,10 @@ type Row struct {
 	// when not checked); Differences describes the first few.
 	Mismatches  *int
 	Differences []string
+	// SD, for a row of several seeds (Sweep.Seeds), holds the sample
+	// standard deviation of each figure over the seeds, index for index
+	// with Figures (then the means); nil for a row of one run.
+	SD []tb.Figure
 }
 
 // Figure returns the figure named name, or named by the alias name
@@ -122,15 +132,26 @@ func (r Row) MarshalJSON() ([]byte, error) {
 		b.Write(v)
 		return nil
 	}
-	for _, f := range r.Figures {
+	for i, f := range r.Figures {
 		if err := field(f.Name, f.Value); err != nil {
 			return nil, err
+		}
+		if r.SD != nil && f.Scalar() {
+			if err := field(f.Name+SDSuffix, r.SD[i].Value); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for _, a := range Aliases() {
 		f, _ := r.Figure(a.Figure)
 		if err := field(a.Name, f.Value); err != nil {
 			return nil, err
+		}
+		if r.SD != nil {
+			sd, _ := r.SDFigure(a.Figure)
+			if err := field(a.Name+SDSuffix, sd.Value); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if r.Mismatches != nil {
@@ -170,11 +191,14 @@ func (ps Params) MarshalJSON() ([]byte, error) {
 // Result is a whole sweep: what was run and one row per point, in point
 // order.
 type Result struct {
-	Varied   []string        `json:"varied"`   // axis labels
-	Values   [][]string      `json:"values"`   // each axis's values
-	Workload string          `json:"workload"` // what ran at every point
-	Checked  bool            `json:"checked"`  // compared with the golden model
-	Config   json.RawMessage `json:"config"`   // the base configuration
+	Varied   []string   `json:"varied"`   // axis labels
+	Values   [][]string `json:"values"`   // each axis's values
+	Workload string     `json:"workload"` // what ran at every point
+	Checked  bool       `json:"checked"`  // compared with the golden model
+	// Seeds is the number of seeds each row averages (Sweep.Seeds), 0
+	// (left out of sweep.json) for one run a point.
+	Seeds  int             `json:"seeds,omitempty"`
+	Config json.RawMessage `json:"config"` // the base configuration
 	// Slice says which slice of the grid Rows hold when the sweep was
 	// sharded (Sweep.Shard); nil for the whole grid.
 	Slice *Slice `json:"slice,omitempty"`
@@ -230,9 +254,14 @@ func (s *Sweep) Describe() string {
 		keys = w.Kind + " over " + field("mrs", w.MRs, "MRs")
 	}
 	desc := "workload: " + keys + ", " + field("accesses", w.Accesses, "accesses") + ", "
-	if varied["workload.seed"] {
+	switch {
+	case varied["workload.seed"] && s.seeds() > 0:
+		desc += fmt.Sprintf("seed varied, %d seeds from each", s.Seeds)
+	case varied["workload.seed"]:
 		desc += "seed varied"
-	} else {
+	case s.seeds() > 0:
+		desc += fmt.Sprintf("seeds %d..%d", w.Seed, w.Seed+int64(s.Seeds)-1)
+	default:
 		desc += fmt.Sprintf("seed %d", w.Seed)
 	}
 	if len(others) > 0 {
@@ -245,6 +274,12 @@ func (s *Sweep) Describe() string {
 // point, and the scenario's syntax. It checks the whole grid even when
 // the sweep is sharded, so that every slice refuses the same input.
 func (s *Sweep) Validate() error {
+	if s.Seeds > 1 && s.Scenario != nil {
+		return &InputError{Msg: fmt.Sprintf("%d seeds: %s has no seed to vary", s.Seeds, s.ScenarioName)}
+	}
+	if s.Seeds < 0 {
+		return &InputError{Msg: fmt.Sprintf("%d seeds: want at least 1", s.Seeds)}
+	}
 	if s.Scenario != nil {
 		if _, err := s.scenario(); err != nil {
 			return err
@@ -292,7 +327,7 @@ func (s *Sweep) Run(opt Options) (*Result, error) {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = min(workers, len(pts))
-	res := &Result{Workload: s.Describe(), Checked: s.Check, Config: s.Base.JSON(), Axes: s.Axes, Slice: s.slice(), Rows: make([]Row, len(pts))}
+	res := &Result{Workload: s.Describe(), Checked: s.Check, Seeds: s.seeds(), Config: s.Base.JSON(), Axes: s.Axes, Slice: s.slice(), Rows: make([]Row, len(pts))}
 	for _, a := range s.Axes {
 		res.Varied = append(res.Varied, a.Label())
 		res.Values = append(res.Values, a.Values)
@@ -384,12 +419,38 @@ func (s *Sweep) Run(opt Options) (*Result, error) {
 // workload.
 func (s *Sweep) RunPoint(p Point) (Row, error) { return s.runPoint(p, nil) }
 
-// runPoint is RunPoint stopping when stop closes (ErrStopped).
+// runPoint is RunPoint stopping when stop closes (ErrStopped): one run,
+// or one run per seed in turn, aggregated (Aggregate).
 func (s *Sweep) runPoint(p Point, stop <-chan struct{}) (Row, error) {
 	cfg, err := s.config(p)
 	if err != nil {
 		return Row{}, err
 	}
+	if s.seeds() == 0 {
+		return s.runOnce(p, cfg, stop)
+	}
+	rows := make([]Row, s.Seeds)
+	first := cfg.Workload.Seed
+	for k := range rows {
+		cfg.Workload.Seed = first + int64(k)
+		if rows[k], err = s.runOnce(p, cfg, stop); err != nil {
+			return Row{}, err
+		}
+	}
+	return Aggregate(rows), nil
+}
+
+// seeds is Result.Seeds: Seeds when above 1, else 0.
+func (s *Sweep) seeds() int {
+	if s.Seeds > 1 {
+		return s.Seeds
+	}
+	return 0
+}
+
+// runOnce runs the point once with the configuration cfg.
+func (s *Sweep) runOnce(p Point, cfg config.Config, stop <-chan struct{}) (Row, error) {
+	var err error
 	var sc *scenario.Scenario
 	if s.Scenario != nil {
 		if sc, err = s.scenario(); err != nil {

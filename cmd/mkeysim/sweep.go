@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -41,6 +42,12 @@ parameter flags, as 'mkeysim run' takes them. Points run in parallel
 (wall time aside). Results are checked against the golden model unless
 --check=false; a difference is reported and the exit status is 1.
 
+--seeds N (default 1) runs every point N times, with workload.seed s, s+1,
+..., s+N-1: each figure of a row is then the mean over the seeds, followed
+in sweep.csv and sweep.json by NAME_sd, its sample standard deviation
+(mean ± sd in sweep.md, error bars of ± one sd on the plots); mismatches
+add up. It is refused with --scenario, which has no seed.
+
 --shard I/N runs only slice I of N of the grid (the points whose index in
 grid order is I-1, I-1+N, I-1+2N, ...), for running a large sweep as N
 processes or jobs: the slice writes sweep.csv, sweep.json and sweep.md of
@@ -49,10 +56,10 @@ merge OUT_DIR SLICE_DIR...' joins the slices into the files of an
 unsharded run.
 
 Bad input (an unknown parameter, a bad value, an empty list, an invalid
-point, more than --max-points points, a bad --shard, an unwritable --out)
-ends with exit status 2 and nothing written. SIGINT or SIGTERM stops the
-sweep: the points that finished are written as tables (no plots), and the
-exit status is 130.`
+point, more than --max-points points, a bad --seeds or --shard, an
+unwritable --out) ends with exit status 2 and nothing written. SIGINT or
+SIGTERM stops the sweep: the points that finished are written as tables
+(no plots), and the exit status is 130.`
 
 const sweepExample = `  mkeysim sweep --vary mkc_cache.ways=1,2,4,8,16 --workload.accesses 20000 --out out/ways
   mkeysim sweep --vary mkc_cache.sets=16..512*2 --vary mkc_cache.ways=2,8 --out out/mkc
@@ -65,6 +72,7 @@ type sweepFlags struct {
 	varies                 []string
 	config, scenario, out  string
 	workers, maxPoints     int
+	seeds                  string
 	check, quiet, progress bool
 	noSummary              bool
 	shard                  string
@@ -95,6 +103,7 @@ func newSweepCmd() *cobra.Command {
 	f.BoolVar(&sf.quiet, "quiet", false, "no progress bar, even on a terminal")
 	f.BoolVar(&sf.noSummary, "no-summary", false, "no summary lines on standard error")
 	f.BoolVar(&sf.progress, "progress", false, "show the progress bar even when standard error is not a terminal")
+	f.StringVar(&sf.seeds, "seeds", "1", "run every point with `N` seeds (workload.seed, +1, ...): each figure the mean, with NAME_sd its standard deviation")
 	f.StringVar(&sf.shard, "shard", "", "run only slice `I/N` of the grid (points I-1, I-1+N, ...): tables, no plots; 'mkeysim merge' joins the slices")
 	cfg.RegisterFlags(f)
 	return c
@@ -129,6 +138,13 @@ func sweepMain(c *cobra.Command, sf *sweepFlags, cfg config.Config) error {
 			return fail("--vary %q: %s has no effect with --scenario %s", v, a.Label(), sf.scenario)
 		}
 		s.Axes = append(s.Axes, a)
+	}
+	if n, err := strconv.Atoi(strings.TrimSpace(sf.seeds)); err != nil || n < 1 {
+		return fail("--seeds %q: want a whole number of seeds, at least 1", sf.seeds)
+	} else if n > 1 && sf.scenario != "" {
+		return fail("--seeds %d: a scenario has no seed to vary (--scenario %s); run it with --seeds 1", n, sf.scenario)
+	} else {
+		s.Seeds = n
 	}
 	if sf.workers < 1 {
 		return fail("--workers %d: want at least 1", sf.workers)
@@ -184,6 +200,9 @@ func sweepMain(c *cobra.Command, sf *sweepFlags, cfg config.Config) error {
 		of := ""
 		if s.Shard.Count > 0 {
 			of = fmt.Sprintf(" (slice %s of %d points)", s.Shard, sweep.Count(s.Axes))
+		}
+		if s.Seeds > 1 {
+			of += fmt.Sprintf(", each run with %d seeds in turn", s.Seeds)
 		}
 		fmt.Fprintf(stderr, "%s %d points%s, %d at a time; %s\n", me, total, of, min(sf.workers, total), s.Describe())
 	}

@@ -203,7 +203,7 @@ func dropWall(t *testing.T, name string, data []byte) string {
 	if strings.HasSuffix(name, ".json") {
 		var keep []string
 		for _, l := range strings.Split(string(data), "\n") {
-			if !strings.Contains(l, `"wall_seconds"`) && !strings.Contains(l, `"cycles_per_second"`) {
+			if !strings.Contains(l, `"wall_seconds`) && !strings.Contains(l, `"cycles_per_second`) {
 				keep = append(keep, l)
 			}
 		}
@@ -217,7 +217,7 @@ func dropWall(t *testing.T, name string, data []byte) string {
 	for _, r := range recs {
 		var keep []string
 		for i, v := range r {
-			if h := recs[0][i]; h != "wall_seconds" && h != "cycles_per_second" {
+			if h := strings.TrimSuffix(recs[0][i], "_sd"); h != "wall_seconds" && h != "cycles_per_second" {
 				keep = append(keep, v)
 			}
 		}
@@ -229,9 +229,15 @@ func dropWall(t *testing.T, name string, data []byte) string {
 // TestCLIShardMerge: a sweep run as 3 slices (tables, no plots) and
 // merged writes the files of the unsharded run, the same bytes but for
 // wall time, and the same plots.
-func TestCLIShardMerge(t *testing.T) {
+func TestCLIShardMerge(t *testing.T) { testShardMerge(t) }
+
+// TestCLIShardMergeSeeds: the same with --seeds 2.
+func TestCLIShardMergeSeeds(t *testing.T) { testShardMerge(t, "--seeds", "2") }
+
+func testShardMerge(t *testing.T, extra ...string) {
 	dir := t.TempDir()
 	grid := append([]string{"--quiet", "--vary", "mkc_cache.ways=1,2,4", "--vary", "mtt.walkers=1,2", "--workload.accesses", "2000"}, small[:2]...)
+	grid = append(grid, extra...)
 	whole := filepath.Join(dir, "whole")
 	if code, _, stderr := runSweep(append(grid, "--out", whole)...); code != 0 {
 		t.Fatalf("unsharded: exit %d, %s", code, stderr)
@@ -281,7 +287,7 @@ func TestCLIShardMerge(t *testing.T) {
 				t.Errorf("%s differs:\n%s\n---\n%s", name, a, b)
 			}
 		case "sweep.md":
-			cut := regexp.MustCompile(`[0-9.]+ \|\n`)
+			cut := regexp.MustCompile(`[0-9.]+( ± [0-9.]+)? \|\n`)
 			if cut.ReplaceAllString(string(a), "\n") != cut.ReplaceAllString(string(b), "\n") {
 				t.Errorf("%s differs:\n%s\n---\n%s", name, a, b)
 			}
@@ -362,5 +368,68 @@ func TestCLIMergeErrors(t *testing.T) {
 	}
 	if code, _, stderr := runCLI("merge", "--no-summary", out, a2, a1); code != 0 || stderr != "" {
 		t.Errorf("merge of the good slices: exit %d, %q", code, stderr)
+	}
+}
+
+// TestCLISeeds: --seeds 1 writes what no --seeds does (wall time aside);
+// --seeds 3 adds NAME_sd columns and mean ± sd; a bad --seeds, or more
+// than one with --scenario, is refused with exit 2 naming the flag and
+// the value, and nothing is written.
+func TestCLISeeds(t *testing.T) {
+	dir := t.TempDir()
+	grid := []string{"--quiet", "--no-summary", "--vary", "mkc_cache.ways=1,4", "--workload.accesses", "1000"}
+	outs := map[string]string{}
+	for _, seeds := range []string{"", "1", "3"} {
+		out := filepath.Join(dir, "s"+seeds)
+		args := append(append([]string{}, grid...), "--out", out)
+		if seeds != "" {
+			args = append(args, "--seeds", seeds)
+		}
+		code, stdout, stderr := runSweep(args...)
+		if code != 0 {
+			t.Fatalf("--seeds %q: exit %d, %s", seeds, code, stderr)
+		}
+		outs[seeds] = stdout
+	}
+	a, b := filepath.Join(dir, "s"), filepath.Join(dir, "s1")
+	for _, name := range listDir(t, a) {
+		x, _ := os.ReadFile(filepath.Join(a, name))
+		y, _ := os.ReadFile(filepath.Join(b, name))
+		switch name {
+		case "sweep.csv", "sweep.json":
+			if dropWall(t, name, x) != dropWall(t, name, y) {
+				t.Errorf("--seeds 1: %s differs:\n%s\n---\n%s", name, x, y)
+			}
+		case "sweep.md":
+			cut := regexp.MustCompile(`[0-9.]+ \|\n`)
+			if cut.ReplaceAllString(string(x), "\n") != cut.ReplaceAllString(string(y), "\n") {
+				t.Errorf("--seeds 1: %s differs:\n%s\n---\n%s", name, x, y)
+			}
+		default:
+			if !bytes.Equal(x, y) {
+				t.Errorf("--seeds 1: %s differs", name)
+			}
+		}
+	}
+	csv3, _ := os.ReadFile(filepath.Join(dir, "s3", "sweep.csv"))
+	if !bytes.Contains(csv3, []byte(",cycles,cycles_sd,")) || !strings.Contains(outs["3"], " ± ") {
+		t.Errorf("--seeds 3: no cycles_sd column or no mean ± sd:\n%s", outs["3"])
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--seeds", "0"}, `--seeds "0": want a whole number of seeds, at least 1`},
+		{[]string{"--seeds", "x"}, `--seeds "x": want a whole number of seeds, at least 1`},
+		{[]string{"--seeds", "2", "--scenario", "../../examples/klm-nested.json"}, "--seeds 2: a scenario has no seed to vary"},
+	} {
+		out := filepath.Join(dir, "bad")
+		code, _, stderr := runSweep(append([]string{"--vary", "mkc_cache.ways=1,2", "--out", out}, c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: wrote %s", c.args, out)
+		}
 	}
 }

@@ -205,21 +205,14 @@ func (r *Result) figureNames() []string {
 // be plotted (every scalar figure of tb.Stats.Figures, then the Aliases),
 // for completion and help.
 func FigureNames() []string {
-	var names []string
 	bench, err := tb.New(config.Default().Model)
 	if err != nil {
 		panic(err) // the defaults are valid
 	}
 	st := bench.Stats(0)
-	for _, f := range st.Figures() {
-		if f.Scalar() {
-			names = append(names, f.Name)
-		}
-	}
-	for _, a := range Aliases() {
-		names = append(names, a.Name)
-	}
-	return names
+	// The columns of a sweep of one row of these figures, but "operations".
+	r := Result{Rows: []Row{{Figures: st.Figures()}}}
+	return r.Columns()[1:]
 }
 
 // ReferenceError is why ReadReference refused a file: the file, the line

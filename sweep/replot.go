@@ -33,6 +33,10 @@ var plotRefColor = color.Black
 type Series struct {
 	Label string // the other axes' values, "" when the x axis is the only one
 	X, Y  []float64
+	// SD, for a sweep of several seeds, is the standard deviation over the
+	// seeds at each point (0 where undefined), drawn as error bars; nil
+	// for one seed.
+	SD []float64
 }
 
 // Lines is what 'mkeysim plot' draws, before any drawing: the x axis, the
@@ -103,6 +107,7 @@ func (r *Result) Lines(x, y, group string) (*Lines, error) {
 		i    int // index on x
 		y    float64
 		have bool
+		sd   float64 // over the seeds (Result.Seeds > 1)
 	}
 	var pts [][]pt
 	for n := range r.Rows {
@@ -119,7 +124,8 @@ func (r *Result) Lines(x, y, group string) (*Lines, error) {
 		}
 		s := index[key(k.String())]
 		v, ok := row.Value(y)
-		pts[s] = append(pts[s], pt{p.Index / stride(r.Axes, xi) % len(l.X.Values), v, ok})
+		sd, _ := row.SDValue(y)
+		pts[s] = append(pts[s], pt{p.Index / stride(r.Axes, xi) % len(l.X.Values), v, ok, sd})
 		if len(l.Series) < len(keys) {
 			var parts []string
 			for _, i := range order {
@@ -149,6 +155,9 @@ func (r *Result) Lines(x, y, group string) (*Lines, error) {
 			if p.have {
 				ser.X = append(ser.X, l.xaxis.pos[p.i])
 				ser.Y = append(ser.Y, p.y)
+				if r.Seeds > 1 {
+					ser.SD = append(ser.SD, p.sd)
+				}
 			}
 		}
 		if len(ser.X) > 0 {
@@ -352,7 +361,7 @@ func (l *Lines) Draw(note string, ref *Reference) ([]byte, error) {
 		if name == "" {
 			name = l.Y
 		}
-		lines = append(lines, line{name, i, xys, nil})
+		lines = append(lines, line{name, i, xys, s.SD})
 	}
 	if err := addLines(p, figure{}, lines, &leg); err != nil {
 		return nil, err

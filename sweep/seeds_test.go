@@ -173,3 +173,39 @@ func TestSeedsScenario(t *testing.T) {
 		t.Errorf("Validate: %v", err)
 	}
 }
+
+// TestLinesSeeds: 'mkeysim plot' of a sweep of several seeds draws each
+// point's standard deviation over the seeds as its error bar; of one
+// seed, none.
+func TestLinesSeeds(t *testing.T) {
+	for _, seeds := range []int{1, 2} {
+		s := seededSweep(t, seeds)
+		res, err := s.Run(Options{Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := res.Lines("mkc_cache.ways", "mkc_hit_rate", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ser := l.Series[0]
+		if seeds == 1 {
+			if ser.SD != nil {
+				t.Errorf("one seed: error bars %v", ser.SD)
+			}
+			continue
+		}
+		if len(ser.SD) != len(ser.Y) {
+			t.Fatalf("%d seeds: %d error bars for %d points", seeds, len(ser.SD), len(ser.Y))
+		}
+		for i := range res.Rows {
+			want, _ := res.Rows[i].SDValue("mkc_cache.hit_rate")
+			if ser.SD[i] != want {
+				t.Errorf("%d seeds: point %d's error bar %v, want the row's sd %v", seeds, i, ser.SD[i], want)
+			}
+		}
+		if _, err := l.Draw("", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

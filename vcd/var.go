@@ -198,29 +198,16 @@ func (v *Var) SetBytes(b []byte) {
 	if v == nil {
 		return
 	}
-	cur := v.setWords()
-	changed := false
-	last := len(cur) - 1
-	for i := range cur {
+	var buf [8]uint64 // 512 bits: a 64-byte image without allocating
+	words := buf[:0]
+	for i := 0; 8*i < len(b); i++ {
 		var x uint64
-		for k := 0; k < 8; k++ {
-			j := len(b) - 1 - (8*i + k)
-			if j < 0 {
-				break
-			}
-			x |= uint64(b[j]) << uint(8*k)
+		for k := 0; k < 8 && 8*i+k < len(b); k++ {
+			x |= uint64(b[len(b)-1-(8*i+k)]) << uint(8*k)
 		}
-		if i == last {
-			x &= v.d.top
-		}
-		if cur[i] != x {
-			cur[i] = x
-			changed = true
-		}
+		words = append(words, x)
 	}
-	if changed {
-		v.markChanged()
-	}
+	v.SetBits(words)
 }
 
 // setWords returns the words that SetBits and SetBytes overwrite, after

@@ -61,14 +61,21 @@ import (
 // model. docs/waveform.md has the measured cost.
 
 // The log is a sequence of words: a time mark (markBit | cycle, for
-// cycles below 2^62), or a change of signal i to value v, packed in one
+// cycles below 2^62); a change of signal i to value v, packed in one
 // word (i<<idxShift | v) when v fits in idxShift bits, else in two
-// (longBit | i, then v).
+// (longBit | i, then v); or a block, the whole sample of a unit or of a
+// component's counters (markBit | longBit | b<<blockShift | n, then the
+// n values of block b), which the writer goroutine hands to the block's
+// variables as they are: vcd.Writer writes only the values that changed,
+// so the model's goroutine copies a sample that differs from the last one
+// instead of comparing it value by value.
 const (
-	markBit  = 1 << 63
-	longBit  = 1 << 62
-	idxShift = 44
-	maxSigs  = 1 << (62 - idxShift) // signals one tracer can declare (1<<18)
+	markBit    = 1 << 63
+	longBit    = 1 << 62
+	blockBits  = markBit | longBit
+	blockShift = 32
+	idxShift   = 44
+	maxSigs    = 1 << (62 - idxShift) // signals one tracer can declare (1<<18)
 )
 
 // logWords is the size of one log buffer handed to the writer goroutine,
@@ -107,6 +114,7 @@ type Tracer struct {
 	wakes    wakeHeap  // ports to sample when their head becomes visible
 	units    []unitTracer
 	counters []counterTracer
+	blocks   [][]*vcd.Var         // by block number: the variables of a unit's or counters' sample
 	enums    map[string]*sim.Enum // the value names of the signals, by filter name
 
 	now       uint64
@@ -262,6 +270,10 @@ func (t *Tracer) sampleUnits() {
 		if t.seenUnits && slices.Equal(u.vals, u.last) {
 			continue
 		}
+		if t.logging && t.seenUnits {
+			t.logBlock(u.block, u.vals)
+			continue
+		}
 		for i, s := range u.sigs {
 			if x := u.vals[i]; x != u.last[i] || !t.seenUnits {
 				t.set(s, x)
@@ -278,6 +290,10 @@ func (t *Tracer) sampleUnits() {
 		}
 		c.vals, c.last = c.read(c.last[:0]), c.vals
 		if t.seenUnits && slices.Equal(c.vals, c.last) {
+			continue
+		}
+		if t.logging && t.seenUnits {
+			t.logBlock(c.block, c.vals[:min(len(c.sigs), len(c.vals))])
 			continue
 		}
 		for i, s := range c.sigs[:min(len(c.sigs), len(c.vals))] {
@@ -391,14 +407,28 @@ func (t *Tracer) set(s *sig, x uint64) {
 	if !t.logging {
 		return
 	}
-	if t.marked != t.now+1 {
-		t.marked = t.now + 1
-		t.log = append(t.log, markBit|t.now)
-	}
+	t.markNow()
 	if x < 1<<idxShift {
 		t.log = append(t.log, uint64(s.idx)<<idxShift|x)
 	} else {
 		t.log = append(t.log, longBit|uint64(s.idx), x)
+	}
+}
+
+// logBlock logs the sample vals of block b at this cycle. The signals'
+// last values (sig.v) are not kept: they serve only to start the window,
+// and blocks are logged only once it has begun.
+func (t *Tracer) logBlock(b int, vals []uint64) {
+	t.markNow()
+	t.log = append(t.log, blockBits|uint64(b)<<blockShift|uint64(len(vals)))
+	t.log = append(t.log, vals...)
+}
+
+// markNow logs this cycle's time mark unless it is logged already.
+func (t *Tracer) markNow() {
+	if t.marked != t.now+1 {
+		t.marked = t.now + 1
+		t.log = append(t.log, markBit|t.now)
 	}
 }
 
@@ -426,6 +456,13 @@ func (t *Tracer) writer() {
 		for i := 0; i < len(buf); {
 			x := buf[i]
 			switch {
+			case x&blockBits == blockBits:
+				n := int(x & (1<<blockShift - 1))
+				vals := buf[i+1 : i+1+n]
+				for k, v := range t.blocks[(x&^blockBits)>>blockShift][:n] {
+					v.Set(vals[k])
+				}
+				i += 1 + n
 			case x&markBit != 0:
 				t.w.At(x &^ markBit)
 				i++

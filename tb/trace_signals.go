@@ -144,6 +144,7 @@ func (t *Tracer) declare() {
 			us.sigs = append(us.sigs, d.sig(s.Name, s.Width, s.Format, s.Enum))
 		}
 		if slices.ContainsFunc(us.sigs, func(s *sig) bool { return s != nil }) {
+			us.block = t.block(us.sigs)
 			t.units = append(t.units, us)
 		}
 	}
@@ -211,18 +212,33 @@ func (t *Tracer) declareCounters(root *vcd.Scope) {
 		}
 		ct.vals, ct.last = make([]uint64, 0, len(ct.sigs)), make([]uint64, 0, len(ct.sigs))
 		if slices.ContainsFunc(ct.sigs, func(s *sig) bool { return s != nil }) {
+			ct.block = t.block(ct.sigs)
 			t.counters = append(t.counters, ct)
 		}
 	}
 }
 
+// block numbers a sample's signals for the log (logBlock): the writer
+// goroutine sets the variables of block b from a sample of it.
+func (t *Tracer) block(sigs []*sig) int {
+	vars := make([]*vcd.Var, len(sigs))
+	for i, s := range sigs {
+		if s != nil {
+			vars[i] = t.vars[s.idx]
+		}
+	}
+	t.blocks = append(t.blocks, vars)
+	return len(t.blocks) - 1
+}
+
 // counterTracer samples the counters of one component.
 type counterTracer struct {
-	comp int // the component's number in the engine
-	sigs []*sig
-	vals []uint64 // this cycle's values
-	last []uint64 // the last ones
-	read func([]uint64) []uint64
+	comp  int // the component's number in the engine
+	block int // its number in the log (Tracer.block)
+	sigs  []*sig
+	vals  []uint64 // this cycle's values
+	last  []uint64 // the last ones
+	read  func([]uint64) []uint64
 }
 
 // flowOrder lists the engine's channels in creation order, except the
@@ -270,6 +286,7 @@ func portPlace(b *Bench, p sim.Port) (unit, local string) {
 // unitTracer samples the signals a component declares.
 type unitTracer struct {
 	comp   int // the component's number in the engine
+	block  int // its number in the log (Tracer.block)
 	sigs   []*sig
 	vals   []uint64 // this cycle's sample
 	last   []uint64 // the last one

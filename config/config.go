@@ -109,6 +109,9 @@ func (c *Config) decode(text string) error {
 			continue
 		}
 		if !tables[id] {
+			if why, ok := Removed(k.String()); ok {
+				return fmt.Errorf("unknown parameter %q: %s", k.String(), why)
+			}
 			return fmt.Errorf("unknown parameter %q (see 'mkeysim config --defaults')", k.String())
 		}
 		if v := lookup(raw, k); v != nil {
@@ -549,4 +552,17 @@ func (c *Config) JSON() json.RawMessage {
 	}
 	b.WriteByte('}')
 	return b.Bytes()
+}
+
+// removed are parameters that are gone, with what replaced them.
+var removed = map[string]string{
+	"mtt.cache.sets": "the MTT cache is sized in entries now: mtt.cache.entries = sets x ways x 8 (mtt.cache.entries_per_line)",
+	"klm.cache.sets": "the KLM cache is sized in entries now: klm.cache.entries = sets x ways x 4 (klm.cache.entries_per_line)",
+}
+
+// Removed says what replaced a parameter that no longer exists (name as
+// in a file or a sweep, model. prefix allowed).
+func Removed(name string) (string, bool) {
+	why, ok := removed[strings.TrimPrefix(name, "model.")]
+	return why, ok
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,8 +16,11 @@ import (
 
 // defaultJSON is the default configuration as it was before ranges were
 // declared (declaring them must not change a default), with the
-// measurement workload's parameters added since (issue 11).
-const defaultJSON = `{"clock_ps":4000,"cmd_latency":20,"fifo_depth":4,"klm.cache.sets":32,"klm.cache.ways":4,"klm.contexts":16,"klm.cursors":16,"klm.max_indirection":4,"klm.nested_contexts":8,"mkc_cache.icm_base":0,"mkc_cache.loop_mshrs":2,"mkc_cache.loop_targets":1,"mkc_cache.mshrs":16,"mkc_cache.replacement":"lru","mkc_cache.seed":1,"mkc_cache.sets":128,"mkc_cache.targets":8,"mkc_cache.ways":4,"mtt.cache.sets":64,"mtt.cache.ways":4,"mtt.walkers":8,"overlap_invalidate":false,"pcie.completer_id":0,"pcie.host_latency_cycles":20,"pcie.link_bytes_per_cycle":32,"pcie.link_latency_cycles":75,"pcie.max_payload":256,"pcie.max_read_request":512,"pcie.rcb":64,"pcie.requester_id":0,"pcie.split_on_all_rcb":false,"pcie.tags":32,"rob_entries":64,"stage_latency":1,"workload.access_bytes":64,"workload.access_type":"LOCAL_READ","workload.accesses":100000,"workload.bad_per_mille":50,"workload.footprint_bytes":0,"workload.hot_keys":128,"workload.hot_per_mille":800,"workload.inter_arrival_cycles":0,"workload.inval_per_mille":2,"workload.keys":1024,"workload.kind":"mixed","workload.mr_bytes":1048576,"workload.mrs":64,"workload.page_bytes":4096,"workload.query_per_mille":1,"workload.resume_per_mille":2,"workload.seed":1,"workload.stride_bytes":4096,"workload.trace_file":"","workload.umr_per_mille":3,"workload.warmup_accesses":0,"workload.zipf_s":0.99}`
+// measurement workload's parameters added since (issue 11), and the MTT
+// and KLM caches given in entries (the same geometries as the sets and
+// ways before), mkc_cache.mshrs counting level-0 MSHRs only (14 + 2 for
+// the loop, the 16 of before) and walker miss merging (issue 11).
+const defaultJSON = `{"clock_ps":4000,"cmd_latency":20,"fifo_depth":4,"klm.cache.entries":512,"klm.cache.entries_per_line":4,"klm.cache.replacement":"lru","klm.cache.seed":1,"klm.cache.ways":4,"klm.contexts":16,"klm.cursors":16,"klm.max_indirection":4,"klm.merge_misses":true,"klm.nested_contexts":8,"mkc_cache.icm_base":0,"mkc_cache.loop_mshrs":2,"mkc_cache.loop_targets":1,"mkc_cache.mshrs":14,"mkc_cache.replacement":"lru","mkc_cache.seed":1,"mkc_cache.sets":128,"mkc_cache.targets":8,"mkc_cache.ways":4,"mtt.cache.entries":2048,"mtt.cache.entries_per_line":8,"mtt.cache.replacement":"lru","mtt.cache.seed":1,"mtt.cache.ways":4,"mtt.merge_misses":true,"mtt.walkers":8,"overlap_invalidate":false,"pcie.completer_id":0,"pcie.host_latency_cycles":20,"pcie.link_bytes_per_cycle":32,"pcie.link_latency_cycles":75,"pcie.max_payload":256,"pcie.max_read_request":512,"pcie.rcb":64,"pcie.requester_id":0,"pcie.split_on_all_rcb":false,"pcie.tags":32,"rob_entries":64,"stage_latency":1,"workload.access_bytes":64,"workload.access_type":"LOCAL_READ","workload.accesses":100000,"workload.bad_per_mille":50,"workload.footprint_bytes":0,"workload.hot_keys":128,"workload.hot_per_mille":800,"workload.inter_arrival_cycles":0,"workload.inval_per_mille":2,"workload.keys":1024,"workload.kind":"mixed","workload.mr_bytes":1048576,"workload.mrs":64,"workload.page_bytes":4096,"workload.query_per_mille":1,"workload.resume_per_mille":2,"workload.seed":1,"workload.stride_bytes":4096,"workload.trace_file":"","workload.umr_per_mille":3,"workload.warmup_accesses":0,"workload.zipf_s":0.99}`
 
 // TestDefaultsUnchanged: every default keeps its value, and the defaults
 // validate.
@@ -56,11 +60,14 @@ func TestEveryParamHasRange(t *testing.T) {
 // rules that tie it to others, by "name=value" of the extreme.
 var companions = map[string]map[string]int64{
 	"mkc_cache.sets=1048576":        {"mkc_cache.ways": 1},
-	"mkc_cache.mshrs=2":             {"mkc_cache.loop_mshrs": 1},
-	"mkc_cache.loop_mshrs=1023":     {"mkc_cache.mshrs": 1024},
+	"mkc_cache.mshrs=1023":          {"mkc_cache.loop_mshrs": 1},
+	"mkc_cache.loop_mshrs=1023":     {"mkc_cache.mshrs": 1},
 	"mkc_cache.loop_targets=255":    {"mkc_cache.targets": 256},
-	"mtt.cache.sets=1048576":        {"mtt.cache.ways": 1},
-	"klm.cache.sets=1048576":        {"klm.cache.ways": 1},
+	"mtt.cache.entries=1":           {"mtt.cache.entries_per_line": 1, "mtt.cache.ways": 1},
+	"klm.cache.entries=1":           {"klm.cache.entries_per_line": 1, "klm.cache.ways": 1},
+	"klm.cache.entries=8388608":     {"klm.cache.entries_per_line": 8},
+	"mtt.cache.ways=1048576":        {"mtt.cache.entries": 1 << 23},
+	"klm.cache.ways=1048576":        {"klm.cache.entries": 1 << 22},
 	"klm.contexts=2":                {"klm.nested_contexts": 1, "klm.max_indirection": 1},
 	"klm.nested_contexts=0":         {"klm.max_indirection": 0},
 	"klm.nested_contexts=4095":      {"klm.contexts": 4096},
@@ -175,7 +182,12 @@ func TestRangeBoundaries(t *testing.T) {
 				v, _ := new(big.Int).SetString(s, 0)
 				in = append(in, v)
 			}
-			out = append(out, new(big.Int).Add(in[0], one))
+			// The least value above the first that is not listed.
+			v := new(big.Int).Add(in[0], one)
+			for slices.ContainsFunc(in, func(x *big.Int) bool { return x.Cmp(v) == 0 }) {
+				v.Add(v, one)
+			}
+			out = append(out, v)
 		}
 		short := strings.TrimPrefix(p.Name, "model.")
 		for _, v := range in {
@@ -295,6 +307,7 @@ func TestFileTypes(t *testing.T) {
 		{"[model.mkc_cache]\nreplacement = 1\n", "line 2: model.mkc_cache.replacement = 1: want lru or random"},
 		{"[model.mkc_cache]\nreplacement = \"" + long + "\"\n", `line 2: model.mkc_cache.replacement = "` + long[:64] + `"…: want lru or random`},
 		{"[model.pcie]\nTags = 5\n", `unknown parameter "model.pcie.Tags"`},
+		{"[klm.cache]\nsets = 32\n", `unknown parameter "klm.cache.sets": the KLM cache is sized in entries now`},
 		{"[model]\n\"pcie.tags\" = 5\n", `unknown parameter "model.\"pcie.tags\""`},
 		{"[model]\npcie = 5\n", "model.pcie = 5: want a table of parameters ([model.pcie])"},
 		{"[model.pcie.tags]\n", "model.pcie.tags = {…}: want an integer in 1..768"},

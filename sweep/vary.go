@@ -99,6 +99,9 @@ func lookupParam(c *config.Config, name string) (config.Param, error) {
 		}
 	}
 	msg := fmt.Sprintf("unknown parameter %q", name)
+	if why, ok := config.Removed(name); ok {
+		return config.Param{}, errors.New(msg + ": " + why)
+	}
 	if len(near) > 0 {
 		msg += " (did you mean " + strings.Join(near, " or ") + "?)"
 	} else {

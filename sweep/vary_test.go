@@ -64,7 +64,7 @@ func TestParseVary(t *testing.T) {
 	}{
 		{"mkc_cache.ways=1,2,4,8", "mkc_cache.ways", []string{"1", "2", "4", "8"}},
 		{"model.mkc_cache.ways=4", "mkc_cache.ways", []string{"4"}},
-		{" mtt.cache.sets = 16..256*2 ", "mtt.cache.sets", []string{"16", "32", "64", "128", "256"}},
+		{" mtt.cache.entries = 16..256*2 ", "mtt.cache.entries", []string{"16", "32", "64", "128", "256"}},
 		{"mkc_cache.sets=16..200*2", "mkc_cache.sets", []string{"16", "32", "64", "128"}},
 		{"mtt.walkers=1..4", "mtt.walkers", []string{"1", "2", "3", "4"}},
 		{"pcie.link_latency_cycles=25..100+25,200", "pcie.link_latency_cycles", []string{"25", "50", "75", "100", "200"}},
@@ -91,6 +91,7 @@ func TestParseVaryErrors(t *testing.T) {
 		{"mkc_cache.ways", "want PARAM=V1,V2"},
 		{"=1,2", "want PARAM=V1,V2"},
 		{"nosuch=1", `unknown parameter "nosuch" (see 'mkeysim config --defaults')`},
+		{"mtt.cache.sets=64", `unknown parameter "mtt.cache.sets": the MTT cache is sized in entries now: mtt.cache.entries = sets x ways x 8 (mtt.cache.entries_per_line)`},
 		{"ways=1,2", "did you mean mkc_cache.ways or mtt.cache.ways or klm.cache.ways"},
 		{"mkc_cache.wayz=1", "did you mean mkc_cache.ways"},
 		{"mkc_cache.ways=", "mkc_cache.ways: empty list"},

@@ -106,9 +106,9 @@ func smallConfigs() map[string]rtl.Config {
 	out := map[string]rtl.Config{"default": rtl.DefaultConfig()}
 	c := rtl.DefaultConfig()
 	c.FIFODepth, c.ROBEntries = 1, 2
-	c.MKCCache.Sets, c.MKCCache.Ways, c.MKCCache.MSHRs, c.MKCCache.LoopMSHRs = 1, 1, 2, 1
-	c.MTT.Cache.Sets, c.MTT.Cache.Ways = 1, 1
-	c.KLM.Cache.Sets, c.KLM.Cache.Ways = 1, 1
+	c.MKCCache.Sets, c.MKCCache.Ways, c.MKCCache.MSHRs, c.MKCCache.LoopMSHRs = 1, 1, 1, 1
+	c.MTT.Cache.Entries, c.MTT.Cache.EntriesPerLine, c.MTT.Cache.Ways = 1, 1, 1
+	c.KLM.Cache.Entries, c.KLM.Cache.EntriesPerLine, c.KLM.Cache.Ways = 4, 4, 0
 	c.KLM.Contexts, c.KLM.NestedContexts = 5, 4
 	out["tiny"] = c
 	c = rtl.DefaultConfig()

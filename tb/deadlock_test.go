@@ -1,6 +1,7 @@
 package tb
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand"
 	"strings"
@@ -19,12 +20,13 @@ func leastConfig(depth int) rtl.Config {
 	c := rtl.DefaultConfig()
 	c.ROBEntries, c.FIFODepth, c.StageLat, c.CmdLatency = 1, 1, 1, 0
 	c.MKCCache.Sets, c.MKCCache.Ways = 1, 1
-	c.MKCCache.MSHRs, c.MKCCache.LoopMSHRs, c.MKCCache.Targets, c.MKCCache.LoopTargets = 2, 1, 2, 1
-	c.MTT.Walkers, c.MTT.Cache.Sets, c.MTT.Cache.Ways = 1, 1, 1
+	c.MKCCache.MSHRs, c.MKCCache.LoopMSHRs, c.MKCCache.Targets, c.MKCCache.LoopTargets = 1, 1, 2, 1
+	c.MTT.Walkers = 1
+	c.MTT.Cache.Entries, c.MTT.Cache.EntriesPerLine, c.MTT.Cache.Ways = 1, 1, 1
 	c.KLM.MaxIndirection = depth
 	c.KLM.NestedContexts = max(depth, 1)
 	c.KLM.Contexts = c.KLM.NestedContexts + 1
-	c.KLM.Cache.Sets, c.KLM.Cache.Ways = 1, 1
+	c.KLM.Cache.Entries, c.KLM.Cache.EntriesPerLine, c.KLM.Cache.Ways = 1, 1, 1
 	c.PCIe.Tags, c.PCIe.MaxReadRequest, c.PCIe.MaxPayload, c.PCIe.RCB = 1, 128, 128, 64
 	c.PCIe.LinkLatencyCycles, c.PCIe.LinkBytesPerCycle, c.PCIe.HostLatencyCycles = 1, 1, 1
 	return c
@@ -81,25 +83,45 @@ func randomLeast(r *rand.Rand, depth int) rtl.Config {
 	pow2(&c.MKCCache.Sets, 4)
 	pick(&c.MKCCache.Ways, 4)
 	pick(&c.MKCCache.LoopMSHRs, 3)
-	c.MKCCache.MSHRs = c.MKCCache.LoopMSHRs + 1
 	pick(&c.MKCCache.MSHRs, 8)
 	pick(&c.MKCCache.LoopTargets, 2)
 	c.MKCCache.Targets = c.MKCCache.LoopTargets + 1
 	pick(&c.MKCCache.Targets, 6)
 	pick(&c.MTT.Walkers, 8)
-	pow2(&c.MTT.Cache.Sets, 3)
+	pow2(&c.MTT.Cache.EntriesPerLine, 3)
 	pick(&c.MTT.Cache.Ways, 3)
+	sets := 1
+	pow2(&sets, 3)
+	c.MTT.Cache.Entries = sets * c.MTT.Cache.Ways * c.MTT.Cache.EntriesPerLine
 	pick(&c.KLM.NestedContexts, 8)
 	c.KLM.Contexts = c.KLM.NestedContexts + 1
 	pick(&c.KLM.Contexts, 8)
-	pow2(&c.KLM.Cache.Sets, 3)
+	pow2(&c.KLM.Cache.EntriesPerLine, 3)
 	pick(&c.KLM.Cache.Ways, 3)
+	sets = 1
+	pow2(&sets, 3)
+	c.KLM.Cache.Entries = sets * c.KLM.Cache.Ways * c.KLM.Cache.EntriesPerLine
 	pick(&c.PCIe.Tags, 32)
 	pow2(&c.PCIe.MaxReadRequest, 5)
 	pow2(&c.PCIe.MaxPayload, 2)
 	pick(&c.PCIe.LinkLatencyCycles, 100)
 	pick(&c.PCIe.LinkBytesPerCycle, 32)
 	pick(&c.PCIe.HostLatencyCycles, 50)
+	// The list caches' policies, fully associative at times, and
+	// merging off at times (drawn last: the draws above keep the
+	// configurations of before). Pseudo-LRU wants a power-of-two set.
+	shape := func(lines int, ways *int, repl *string, merge *bool) {
+		if r.Intn(4) == 0 {
+			*ways = 0
+		}
+		*repl = [...]string{"lru", "plru", "nru", "random"}[r.Intn(4)]
+		if w := cmp.Or(*ways, lines); *repl == "plru" && w&(w-1) != 0 {
+			*repl = "lru"
+		}
+		*merge = r.Intn(3) != 0
+	}
+	shape(c.MTT.Cache.Lines(), &c.MTT.Cache.Ways, &c.MTT.Cache.Replacement, &c.MTT.MergeMisses)
+	shape(c.KLM.Cache.Lines(), &c.KLM.Cache.Ways, &c.KLM.Cache.Replacement, &c.KLM.MergeMisses)
 	return c
 }
 
@@ -122,13 +144,15 @@ func TestLeastConfigIsTheLeast(t *testing.T) {
 			{"mkc_cache.sets", func(c *rtl.Config) { c.MKCCache.Sets-- }, ""},
 			{"mkc_cache.ways", func(c *rtl.Config) { c.MKCCache.Ways-- }, ""},
 			{"mkc_cache.loop_mshrs", func(c *rtl.Config) { c.MKCCache.LoopMSHRs-- }, "deadlock"},
-			{"mkc_cache.mshrs", func(c *rtl.Config) { c.MKCCache.MSHRs-- }, "level-0"},
+			{"mkc_cache.mshrs", func(c *rtl.Config) { c.MKCCache.MSHRs-- }, ""},
 			{"mkc_cache.loop_targets", func(c *rtl.Config) { c.MKCCache.LoopTargets-- }, "loop_mshrs"},
 			{"mkc_cache.targets", func(c *rtl.Config) { c.MKCCache.Targets-- }, "level-0"},
 			{"mtt.walkers", func(c *rtl.Config) { c.MTT.Walkers-- }, ""},
 			{"klm.nested_contexts", func(c *rtl.Config) { c.KLM.NestedContexts = depth - 1 }, "progress"},
 			{"klm.contexts", func(c *rtl.Config) { c.KLM.Contexts = c.KLM.NestedContexts }, "level 0"},
 			{"pcie.tags", func(c *rtl.Config) { c.PCIe.Tags-- }, ""},
+			{"mtt.cache.entries", func(c *rtl.Config) { c.MTT.Cache.Entries-- }, ""},
+			{"klm.cache.entries", func(c *rtl.Config) { c.KLM.Cache.Entries-- }, ""},
 		} {
 			if tc.name == "klm.nested_contexts" && depth == 0 {
 				continue

@@ -153,7 +153,7 @@ func TestMeasurementCheck(t *testing.T) {
 // distances and share sets, which a sweep over mrs shows.
 func TestMeasurementReach(t *testing.T) {
 	cfg := rtl.DefaultConfig()
-	reach := uint64(cfg.MTT.Cache.Sets*cfg.MTT.Cache.Ways) * 8 * 4096
+	reach := uint64(cfg.MTT.Cache.Entries) * 4096
 	for _, tc := range []struct {
 		footprint uint64
 		lo, hi    float64

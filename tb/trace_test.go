@@ -252,7 +252,7 @@ func value(t *testing.T, f *vcd.File, path string, cycle, mult uint64) uint64 {
 func TestTraceMatchesModel(t *testing.T) {
 	tiny := rtl.DefaultConfig()
 	tiny.FIFODepth, tiny.ROBEntries, tiny.StageLat = 1, 3, 2
-	tiny.MKCCache.Sets, tiny.MKCCache.Ways, tiny.MKCCache.MSHRs, tiny.MKCCache.LoopMSHRs = 1, 1, 2, 1
+	tiny.MKCCache.Sets, tiny.MKCCache.Ways, tiny.MKCCache.MSHRs, tiny.MKCCache.LoopMSHRs = 1, 1, 1, 1
 	tiny.KLM.Contexts, tiny.KLM.NestedContexts = 5, 4
 	wide := rtl.DefaultConfig()
 	wide.ROBEntries, wide.StageLat, wide.MTT.Walkers = 256, 3, maxContexts+8

@@ -16,11 +16,14 @@ import (
 
 // handCounts is an examples/counters/NAME.counts.json file: the counter
 // values of NAME.json derived by hand (examples/counters/README.md), the
-// latency histogram when derived too, and the flags it runs with.
+// latency histogram when derived too, and the flags it runs with; a file
+// may name another trace of the directory to run (scenario), to count it
+// under other flags.
 type handCounts struct {
 	Counts    map[string]float64 `json:"counts"`
 	Histogram []tb.LatencyBucket `json:"latency_histogram"`
 	Flags     []string           `json:"flags"`
+	Scenario  string             `json:"scenario"`
 }
 
 // near reports whether got is want, to the last digit of a number
@@ -58,6 +61,9 @@ func TestHandCountedTraces(t *testing.T) {
 				t.Fatal(err)
 			}
 			sc := strings.TrimSuffix(cf, ".counts.json") + ".json"
+			if hc.Scenario != "" {
+				sc = filepath.Join(filepath.Dir(cf), hc.Scenario)
+			}
 			dir := t.TempDir()
 			statsFile := filepath.Join(dir, "stats.json")
 			args := append([]string{"run", "-stats", statsFile, "-out", filepath.Join(dir, "out.jsonl")}, hc.Flags...)

@@ -64,7 +64,7 @@ SIGTERM stops the sweep: the points that finished are written as tables
 const sweepExample = `  mkeysim sweep --vary mkc_cache.ways=1,2,4,8,16 --workload.accesses 20000 --out out/ways
   mkeysim sweep --vary mkc_cache.sets=16..512*2 --vary mkc_cache.ways=2,8 --out out/mkc
   mkeysim sweep --vary pcie.link_latency_cycles=25,75,150,300 --vary mtt.walkers=2,8 --out out/pcie
-  mkeysim sweep --scenario examples/klm-nested.json --vary klm.cache.sets=1,4,32 --out out/klm
+  mkeysim sweep --scenario examples/klm-nested.json --vary klm.cache.entries=16,64,512 --out out/klm
   mkeysim sweep --mkc-cache.mshrs 32 --vary mkc_cache.replacement=lru,random --workload.accesses 20000 --out out/repl`
 
 // sweepFlags are sweep's flags that are not model parameters.

@@ -3,6 +3,7 @@ package klmwalk
 import (
 	"fmt"
 
+	"mkeysim/prm"
 	"mkeysim/rtl/linecache"
 )
 
@@ -13,17 +14,25 @@ type Config struct {
 	NestedContexts int              `toml:"nested_contexts" json:"nested_contexts" range:"0..4095" help:"contexts for nested (loop-back) pieces, shared out over levels 1..max_indirection (at least one each)"`
 	MaxIndirection int              `toml:"max_indirection" json:"max_indirection" range:"0..64" help:"deepest KLM level whose key may be looked up (translation.md 4: 4)"`
 	Cursors        int              `toml:"cursors" json:"cursors" range:"0..1024" help:"variable KLM lists whose last position the walker remembers, so that the next piece of the same list searches from there (0: every piece searches from entry 0)"`
+	// MergeMisses makes a context that misses on a line another context
+	// is reading wait for that read instead of sending its own.
+	MergeMisses bool `toml:"merge_misses" json:"merge_misses" range:"false or true" help:"a context that misses on a line another context is already reading waits for that read instead of reading the line again (false: every miss reads)"`
 }
 
-// DefaultConfig: 8 KB of cached entries, 16 contexts of which 8 nested
-// (2 per level), depth 4, 16 list cursors.
+// EntryBytes is the size of a KLM entry, the unit the cache is sized in.
+const EntryBytes = prm.KLMEntrySize
+
+// DefaultConfig: 8 KB of cached entries (512 in 32 sets of 4 lines of 4,
+// LRU), 16 contexts of which 8 nested (2 per level), depth 4, 16 list
+// cursors, misses merged.
 func DefaultConfig() Config {
-	return Config{Cache: linecache.Config{Sets: 32, Ways: 4}, Contexts: 16, NestedContexts: 8, MaxIndirection: 4, Cursors: 16}
+	return Config{Cache: linecache.Config{Entries: 512, EntriesPerLine: 4, Ways: 4, Replacement: linecache.LRU, Seed: 1},
+		Contexts: 16, NestedContexts: 8, MaxIndirection: 4, Cursors: 16, MergeMisses: true}
 }
 
 // Validate names the first bad parameter.
 func (c Config) Validate() error {
-	if err := c.Cache.Validate("klm.cache."); err != nil {
+	if err := c.Cache.Validate("klm.cache.", EntryBytes); err != nil {
 		return err
 	}
 	switch {

@@ -104,15 +104,17 @@ type Unit struct {
 	// Search: the cycle's searches look at words, not at every context.
 	freeAt []sim.Mask
 	search sim.Mask
-	resv   []int // of which reserved for children in the loop
-	busy   int   // contexts in use
-	rr     int   // round-robin pointer
-	cuts   bus.Cuts
-	cur    *cursors
-	stats  Stats
-	cread  sim.CounterReader // reads stats for CounterValues
-	cov    *cover.Collector  // nil: coverage off
-	fired  bool
+	// fetching holds the contexts waiting for a line.
+	fetching sim.Mask
+	resv     []int // of which reserved for children in the loop
+	busy     int   // contexts in use
+	rr       int   // round-robin pointer
+	cuts     bus.Cuts
+	cur      *cursors
+	stats    Stats
+	cread    sim.CounterReader // reads stats for CounterValues
+	cov      *cover.Collector  // nil: coverage off
+	fired    bool
 	// waits counts this cycle's credit stalls; stall their cycles.
 	waits uint64
 	stall sim.Stalls
@@ -120,10 +122,10 @@ type Unit struct {
 
 // New makes the unit; cfg must be valid.
 func New(name string, cfg Config, p Ports) *Unit {
-	u := &Unit{name: name, cfg: cfg, p: p, cache: linecache.New(cfg.Cache),
+	u := &Unit{name: name, cfg: cfg, p: p, cache: linecache.New(cfg.Cache, EntryBytes),
 		ctx: make([]context, cfg.Contexts), level: cfg.levelOf(), cur: newCursors(cfg.Cursors),
 		free: make([]int, cfg.MaxIndirection+1), resv: make([]int, cfg.MaxIndirection+1)}
-	u.search = sim.NewMask(len(u.ctx))
+	u.search, u.fetching = sim.NewMask(len(u.ctx)), sim.NewMask(len(u.ctx))
 	u.freeAt = make([]sim.Mask, cfg.MaxIndirection+1)
 	for l := range u.freeAt {
 		u.freeAt[l] = sim.NewMask(len(u.ctx))
@@ -224,7 +226,7 @@ func (u *Unit) Eval(now uint64) bool {
 		u.cur.invalidate(iv.Lo, iv.Hi, iv.All)
 		for i := range u.ctx {
 			c := &u.ctx[i]
-			c.slot.Invalidate(iv.Lo, iv.Hi, iv.All)
+			u.cache.InvalidateSlot(&c.slot, iv.Lo, iv.Hi, iv.All)
 		}
 		u.p.Ack.Push(bus.Ack{ID: iv.ID})
 		u.p.Ctrl.Pop()
@@ -232,24 +234,32 @@ func (u *Unit) Eval(now uint64) bool {
 	memUsed := false
 	if u.p.MemResp.Valid() {
 		r := u.p.MemResp.Peek()
-		c := &u.ctx[r.ID%uint32(len(u.ctx))]
+		id := int(r.ID % uint32(len(u.ctx)))
+		c := &u.ctx[id]
 		switch {
 		case c.state != Fetch || !c.slot.Awaits(r.Addr):
 			u.p.MemResp.Pop() // not ours any more
 		case c.slot.Stale():
 			if u.p.MemReq.Ready() {
-				u.p.MemReq.Push(pcie.ReadReq{ID: r.ID, Addr: u.cache.Refetch(&c.slot), Len: linecache.LineSize})
+				u.p.MemReq.Push(pcie.ReadReq{ID: r.ID, Addr: u.cache.Refetch(&c.slot), Len: u.cache.LineBytes()})
 				memUsed = true
 				u.p.MemResp.Pop()
 			}
 		default:
-			c.slot.Filled(r.Data, r.Status == pcie.SC)
 			if r.Status == pcie.SC {
 				u.cache.Fill(r.Addr, r.Data)
 			}
-			// A failed read installs nothing: the context reads again.
-			c.state = Search
-			u.search.Set(int(r.ID % uint32(len(u.ctx))))
+			// The read answers every context waiting for its line: the
+			// one that sent it and those that merged into it. A failed
+			// read installs nothing: the contexts read again.
+			for i := u.fetching.Next(0); i >= 0; i = u.fetching.Next(i + 1) {
+				if w := &u.ctx[i]; w.slot.Awaits(r.Addr) && (i == id || u.cfg.MergeMisses) {
+					w.slot.Filled(r.Data, r.Status == pcie.SC)
+					w.state = Search
+					u.fetching.Clear(i)
+					u.search.Set(i)
+				}
+			}
 			u.p.MemResp.Pop()
 		}
 	}
@@ -308,6 +318,17 @@ func (u *Unit) start(i int, w *bus.Walk) {
 	}
 }
 
+// inFlight reports whether a context waits for the line at la: a read of
+// it is in flight.
+func (u *Unit) inFlight(la uint64) bool {
+	for i := u.fetching.Next(0); i >= 0; i = u.fetching.Next(i + 1) {
+		if u.ctx[i].slot.Awaits(la) {
+			return true
+		}
+	}
+	return false
+}
+
 func (u *Unit) finish(i int) {
 	u.ctx[i].state = Free
 	u.search.Clear(i)
@@ -353,35 +374,40 @@ func (u *Unit) step(id int, c *context, memUsed *bool) bool {
 	// that ends before its byte, in one cycle (the line's four byte counts
 	// go through one adder chain), and stops at the line's end.
 	for ok && !fixed {
-		at := addr % linecache.LineSize
+		at := addr - u.cache.LineAddr(addr)
 		bc := uint64(prm.DecodeKLMEntry(data[at : at+prm.KLMEntrySize]).ByteCount)
 		if pos < c.tj+bc {
 			break
 		}
-		u.cache.Use(&c.slot, addr, true)
+		u.cache.Use(&c.slot, addr, true, false)
 		u.stats.Entries++
 		if bc == 0 {
 			u.cov.Hit(cover.KLMZeroEntry)
 		}
 		c.tj += bc
 		c.j++
-		if c.j >= capacity || (addr+prm.KLMEntrySize)%linecache.LineSize == 0 {
+		if c.j >= capacity || u.cache.LineAddr(addr+EntryBytes) != u.cache.LineAddr(addr) {
 			return true
 		}
 		addr += prm.KLMEntrySize
 	}
 	if !ok {
-		if *memUsed || !u.p.MemReq.Ready() {
+		merged := u.cfg.MergeMisses && u.inFlight(u.cache.LineAddr(addr))
+		if !merged && (*memUsed || !u.p.MemReq.Ready()) {
 			return false
 		}
-		u.cache.Use(&c.slot, addr, false)
-		*memUsed = true
+		u.cache.Use(&c.slot, addr, false, merged)
 		c.state = Fetch
 		u.search.Clear(id)
-		u.p.MemReq.Push(pcie.ReadReq{ID: uint32(id), Addr: c.slot.Start(addr), Len: linecache.LineSize})
+		u.fetching.Set(id)
+		la := u.cache.Start(&c.slot, addr)
+		if !merged {
+			*memUsed = true
+			u.p.MemReq.Push(pcie.ReadReq{ID: uint32(id), Addr: la, Len: u.cache.LineBytes()})
+		}
 		return true
 	}
-	at := addr % linecache.LineSize
+	at := addr - u.cache.LineAddr(addr)
 	e := prm.DecodeKLMEntry(data[at : at+prm.KLMEntrySize])
 	var n, lower, wrap uint64
 	atStart := in == 0 // the piece's byte is its entry's first
@@ -402,7 +428,7 @@ func (u *Unit) step(id int, c *context, memUsed *bool) bool {
 		if !u.p.Done.Ready() {
 			return false
 		}
-		u.cache.Use(&c.slot, addr, true)
+		u.cache.Use(&c.slot, addr, true, false)
 		u.stats.Entries++
 		u.coverEntry(c, fixed, atStart, n < rest, wrap != 0)
 		return u.fail(id, prm.IndirectionDepth, level, off, rest)
@@ -414,7 +440,7 @@ func (u *Unit) step(id int, c *context, memUsed *bool) bool {
 	if !u.p.Loop.Ready() {
 		return false
 	}
-	u.cache.Use(&c.slot, addr, true)
+	u.cache.Use(&c.slot, addr, true, false)
 	u.stats.Entries++
 	u.coverEntry(c, fixed, atStart, n < rest, wrap != 0)
 	u.resv[level]++

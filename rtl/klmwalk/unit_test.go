@@ -377,7 +377,12 @@ func genWalk(rng *rand.Rand, w *world, key prm.Key, tag uint16, maxInd int) bus.
 	}
 }
 
-var geometries = []linecache.Config{{Sets: 32, Ways: 4}, {Sets: 1, Ways: 1}, {Sets: 2, Ways: 2}, {Sets: 8, Ways: 1}}
+// geometries are the caches the tests walk through: the default, one
+// line, tiny ones, and the shapes architects size (lines of one and two
+// entries, fully associative, pseudo-LRU, NRU, random).
+var geometries = []linecache.Config{linecache.Geometry(32, 4, 4), linecache.Geometry(1, 1, 4), linecache.Geometry(2, 2, 4), linecache.Geometry(8, 1, 4),
+	{Entries: 6, EntriesPerLine: 1, Ways: 0, Replacement: linecache.LRU}, {Entries: 16, EntriesPerLine: 2, Ways: 4, Replacement: linecache.PLRU},
+	{Entries: 24, EntriesPerLine: 8, Ways: 0, Replacement: linecache.NRU}, {Entries: 32, EntriesPerLine: 4, Ways: 2, Replacement: linecache.Random, Seed: 7}}
 
 // randomCfg draws a valid unit configuration of depth maxInd for seed. It
 // draws from rng exactly as the configurations of the old loop-credit
@@ -396,6 +401,7 @@ func randomCfg(rng *rand.Rand, seed int64, maxInd int) Config {
 		Contexts:       ctx,
 		NestedContexts: min(max(nested, maxInd), ctx-1),
 		MaxIndirection: maxInd,
+		MergeMisses:    seed%3 != 0,
 	}
 }
 
@@ -460,9 +466,18 @@ func checkStats(t *testing.T, ctx string, b *bench, pieces uint64) {
 	if len(b.ctrl.Items) > 0 {
 		return
 	}
-	if s.Cache.Misses != uint64(len(b.mem.Reads)) || s.Cache.Hits+s.Cache.Misses-uint64(b.mem.Failures()) != s.Entries || s.Pieces != pieces {
-		t.Fatalf("%s: cache hits %d misses %d, entries %d, reads %d, pieces %d (want %d): a stalled retry counted again?",
-			ctx, s.Cache.Hits, s.Cache.Misses, s.Entries, len(b.mem.Reads), s.Pieces, pieces)
+	// Every miss sends a read but those merged into one in flight; a read
+	// that fails makes the lookups waiting for it (one, or more when
+	// merged) repeat, each counted again.
+	failed := uint64(b.mem.Failures())
+	repeated := s.Cache.Hits + s.Cache.Misses - s.Entries
+	if s.Cache.Misses-s.Cache.MergedMisses != uint64(len(b.mem.Reads)) || repeated < failed ||
+		(!b.u.cfg.MergeMisses && repeated != failed) || s.Pieces != pieces {
+		t.Fatalf("%s: cache hits %d misses %d (merged %d), entries %d, reads %d (failed %d), pieces %d (want %d): a stalled retry counted again?",
+			ctx, s.Cache.Hits, s.Cache.Misses, s.Cache.MergedMisses, s.Entries, len(b.mem.Reads), failed, s.Pieces, pieces)
+	}
+	if !b.u.cfg.MergeMisses && s.Cache.MergedMisses != 0 {
+		t.Fatalf("%s: %d misses merged with merging off", ctx, s.Cache.MergedMisses)
 	}
 }
 
@@ -473,12 +488,13 @@ func checkStats(t *testing.T, ctx string, b *bench, pieces uint64) {
 // contexts.
 func TestChildrenVsRef(t *testing.T) {
 	seen := map[prm.Status]int{}
-	children, stalls := 0, uint64(0)
+	children, stalls, merged := 0, uint64(0), uint64(0)
 	for seed := int64(1); seed <= 32; seed++ {
 		w, cfg, walks, b := openRun(t, seed, false)
 		ctx := fmt.Sprintf("seed %d cfg %+v", seed, cfg)
 		compareOpen(t, ctx, w, cfg.MaxIndirection, walks, b.ls.got, b.done.Got)
 		s := b.u.Stats()
+		merged += s.Cache.MergedMisses
 		if s.MaxContexts > level0Contexts(cfg) {
 			t.Fatalf("%s: level-0 pieces held %d contexts, more than the %d of level 0", ctx, s.MaxContexts, level0Contexts(cfg))
 		}
@@ -488,8 +504,8 @@ func TestChildrenVsRef(t *testing.T) {
 		children += len(b.ls.got)
 		stalls += s.CreditStalls
 	}
-	if seen[prm.TranslationRange] < 50 || seen[prm.IndirectionDepth] < 50 || children < 1000 || stalls == 0 {
-		t.Fatalf("traffic too tame: outcomes %v, %d children, %d reservation stalls", seen, children, stalls)
+	if seen[prm.TranslationRange] < 50 || seen[prm.IndirectionDepth] < 50 || children < 1000 || stalls == 0 || merged == 0 {
+		t.Fatalf("traffic too tame: outcomes %v, %d children, %d reservation stalls, %d merged misses", seen, children, stalls, merged)
 	}
 }
 
@@ -665,8 +681,8 @@ func TestIndirectionDepth(t *testing.T) {
 		{"fixed: three entries", f, 0x40000 + 0x1ffc, 0x1008, prm.IndirectionDepth},
 	}
 	cfgs := []Config{DefaultConfig(), DefaultConfig(), DefaultConfig(),
-		{Cache: linecache.Config{Sets: 1, Ways: 1}, Contexts: 2, NestedContexts: 1, MaxIndirection: 1},
-		{Cache: linecache.Config{Sets: 2, Ways: 1}, Contexts: 3, NestedContexts: 2, MaxIndirection: 2}}
+		{Cache: linecache.Geometry(1, 1, 4), Contexts: 2, NestedContexts: 1, MaxIndirection: 1},
+		{Cache: linecache.Geometry(2, 1, 4), Contexts: 3, NestedContexts: 2, MaxIndirection: 2}}
 	cfgs[0].MaxIndirection = 0
 	cfgs[1].MaxIndirection = 1
 	for _, cfg := range cfgs {
@@ -713,7 +729,7 @@ func TestLevels(t *testing.T) {
 			ctx = 2
 		}
 		nested := maxInd + rng.Intn(ctx-maxInd)
-		cfg := Config{Cache: linecache.Config{Sets: 1, Ways: 1}, Contexts: ctx, NestedContexts: nested, MaxIndirection: maxInd}
+		cfg := Config{Cache: linecache.Geometry(1, 1, 4), Contexts: ctx, NestedContexts: nested, MaxIndirection: maxInd}
 		if err := cfg.Validate(); err != nil {
 			t.Fatalf("cfg %+v: %v", cfg, err)
 		}
@@ -773,10 +789,10 @@ func TestReservation(t *testing.T) {
 	w, k := reservationWorld(t)
 	cfgs := []Config{
 		DefaultConfig(), // 2 contexts per nested level
-		{Cache: linecache.Config{Sets: 1, Ways: 1}, Contexts: 4, NestedContexts: 3, MaxIndirection: 1},  // 3 of level 1
-		{Cache: linecache.Config{Sets: 2, Ways: 2}, Contexts: 9, NestedContexts: 5, MaxIndirection: 4},  // 2 of level 1, 1 of 2..4
-		{Cache: linecache.Config{Sets: 8, Ways: 1}, Contexts: 3, NestedContexts: 2, MaxIndirection: 2},  // 1 each
-		{Cache: linecache.Config{Sets: 8, Ways: 1}, Contexts: 12, NestedContexts: 7, MaxIndirection: 1}, // 7 of level 1: all 8 entries but one
+		{Cache: linecache.Geometry(1, 1, 4), Contexts: 4, NestedContexts: 3, MaxIndirection: 1},  // 3 of level 1
+		{Cache: linecache.Geometry(2, 2, 4), Contexts: 9, NestedContexts: 5, MaxIndirection: 4},  // 2 of level 1, 1 of 2..4
+		{Cache: linecache.Geometry(8, 1, 4), Contexts: 3, NestedContexts: 2, MaxIndirection: 2},  // 1 each
+		{Cache: linecache.Geometry(8, 1, 4), Contexts: 12, NestedContexts: 7, MaxIndirection: 1}, // 7 of level 1: all 8 entries but one
 	}
 	for _, cfg := range cfgs {
 		for L := range cfg.MaxIndirection {
@@ -836,7 +852,7 @@ func TestReservation(t *testing.T) {
 // second go on, not the first; a level-1 Credit then the first.
 func TestReservationOtherLevel(t *testing.T) {
 	w, k := reservationWorld(t)
-	cfg := Config{Cache: linecache.Config{Sets: 8, Ways: 1}, Contexts: 4, NestedContexts: 2, MaxIndirection: 2} // levels 0 0 1 2
+	cfg := Config{Cache: linecache.Geometry(8, 1, 4), Contexts: 4, NestedContexts: 2, MaxIndirection: 2} // levels 0 0 1 2
 	bn := newBench(cfg, w.models[4].ICM(), chantest.Jitter(1, 3, 1), nil)
 	// Children go nowhere and no reservation comes back by itself; the
 	// checker's Credits are injected.
@@ -971,8 +987,8 @@ func TestFilledLineUsed(t *testing.T) {
 		stride uint64 // between the lists
 		lat    uint64
 	}{
-		{"one line, 4 pieces", linecache.Config{Sets: 1, Ways: 1}, 4, 64, 1},
-		{"two ways, 5 pieces", linecache.Config{Sets: 1, Ways: 2}, 5, 64, 1},
+		{"one line, 4 pieces", linecache.Geometry(1, 1, 4), 4, 64, 1},
+		{"two ways, 5 pieces", linecache.Geometry(1, 2, 4), 5, 64, 1},
 		{"default geometry, lists 4 KB apart, 7 pieces", DefaultConfig().Cache, 7, 0x1000, 1},
 		{"default geometry, lists 4 KB apart, 14 pieces, latency 8", DefaultConfig().Cache, 14, 0x1000, 8},
 	}
@@ -1304,9 +1320,9 @@ func checkClosed(t *testing.T, ctx string, m *ref.Model, walks []bus.Walk, r clo
 // through the whole model (mkeysim run) behaves the same.
 func TestNoDeadlockKLMOverKLM(t *testing.T) {
 	cfgs := []Config{DefaultConfig(),
-		{Cache: linecache.Config{Sets: 1, Ways: 1}, Contexts: 3, NestedContexts: 2, MaxIndirection: 2},
-		{Cache: linecache.Config{Sets: 2, Ways: 2}, Contexts: 5, NestedContexts: 4, MaxIndirection: 4},
-		{Cache: linecache.Config{Sets: 8, Ways: 1}, Contexts: 2, NestedContexts: 1, MaxIndirection: 1}, // PA too deep
+		{Cache: linecache.Geometry(1, 1, 4), Contexts: 3, NestedContexts: 2, MaxIndirection: 2},
+		{Cache: linecache.Geometry(2, 2, 4), Contexts: 5, NestedContexts: 4, MaxIndirection: 4},
+		{Cache: linecache.Geometry(8, 1, 4), Contexts: 2, NestedContexts: 1, MaxIndirection: 1}, // PA too deep
 	}
 	for _, cfg := range cfgs {
 		for _, nreq := range []int{1, 4, 8, 16, 64} {
@@ -1396,7 +1412,7 @@ func TestConfigValidate(t *testing.T) {
 		{func(c *Config) { c.Contexts, c.NestedContexts, c.MaxIndirection = 65, 64, 64 }, true},
 		{func(c *Config) { c.Contexts, c.NestedContexts, c.MaxIndirection = 66, 65, 65 }, false},
 		{func(c *Config) { c.MaxIndirection = c.NestedContexts + 1 }, false},
-		{func(c *Config) { c.Cache.Sets = 3 }, false},
+		{func(c *Config) { c.Cache.Entries = 12 }, false}, // 3 lines of 4 in sets of 4 ways
 	}
 	for i, tc := range cases {
 		c := ok
@@ -1566,7 +1582,7 @@ func deepCfg(rng *rand.Rand) Config {
 	maxInd := 1 + rng.Intn(6)
 	ctx := maxInd + 1 + rng.Intn(17)
 	return Config{
-		Cache:          linecache.Config{Sets: 1 << rng.Intn(6), Ways: 1 + rng.Intn(4)},
+		Cache:          linecache.Geometry(1<<rng.Intn(6), 1+rng.Intn(4), 4),
 		Contexts:       ctx,
 		NestedContexts: maxInd + rng.Intn(ctx-maxInd),
 		MaxIndirection: maxInd,

@@ -28,13 +28,14 @@ type Config struct {
 	Replacement string `toml:"replacement" json:"replacement" range:"lru or random" help:"replacement policy"`
 	// Seed seeds the PRNG of ReplRandom, so that runs are reproducible.
 	Seed uint64 `toml:"seed" json:"seed" range:"0..2^64-1" help:"seed of the random replacement policy"`
-	// MSHRs is the number of miss status holding registers, that is of
-	// distinct MKey indexes that may miss at once; it is also the number
+	// MSHRs is the number of miss status holding registers that level-0
+	// misses (pieces from In) may hold: distinct MKey indexes missing at
+	// once. The unit has MSHRs+LoopMSHRs in all, which is also the number
 	// of MKC reads in flight (an MSHR's ID is its read's ID).
-	MSHRs int `toml:"mshrs" json:"mshrs" range:"2..1024" why:"level-0 misses need at least one MSHR beside the loop's reserve (at least 1)" help:"miss status holding registers: distinct MKC misses in flight (more than loop_mshrs)"`
-	// LoopMSHRs of the MSHRs are reserved for misses of loop-back pieces:
-	// pieces from In may allocate only while fewer than MSHRs-LoopMSHRs
-	// are in use.
+	MSHRs int `toml:"mshrs" json:"mshrs" range:"1..1023" help:"miss status holding registers for level-0 misses: distinct MKC misses in flight from requests (the unit has mshrs + loop_mshrs, at most 1024)"`
+	// LoopMSHRs more MSHRs are reserved for misses of loop-back pieces:
+	// pieces from In may allocate only while fewer than MSHRs are in
+	// use.
 	LoopMSHRs int `toml:"loop_mshrs" json:"loop_mshrs" range:"1..1023" why:"KLM recursion needs at least one MSHR that level-0 traffic cannot hold, or it can deadlock; one is enough at any depth" help:"MSHRs reserved for KLM loop-back lookups; at least 1: recursion needs an MSHR that level-0 traffic cannot hold, or it can deadlock, and 1 is enough at any depth"`
 	// Targets is the number of pieces one MSHR holds (the primary miss and
 	// the secondary misses merged into it).
@@ -50,15 +51,16 @@ type Config struct {
 }
 
 // DefaultConfig returns the default parameters: 64 sets of 4 ways (256
-// MKCs, 16 KB of context), LRU, 8 MSHRs of which 2 are reserved for the
-// loop, 8 targets per MSHR of which 1 is reserved for the loop, ICM at 0.
+// MKCs, 16 KB of context), LRU, 14 MSHRs for level-0 misses and 2 more
+// reserved for the loop, 8 targets per MSHR of which 1 is reserved for
+// the loop, ICM at 0.
 func DefaultConfig() Config {
 	return Config{
 		Sets:        128,
 		Ways:        4,
 		Replacement: ReplLRU,
 		Seed:        1,
-		MSHRs:       16,
+		MSHRs:       14,
 		LoopMSHRs:   2,
 		Targets:     8,
 		LoopTargets: 1,
@@ -81,12 +83,12 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("mkc_cache.sets x ways = %d x %d: want at most 2^20 entries", c.Sets, c.Ways)
 	case c.Replacement != ReplLRU && c.Replacement != ReplRandom:
 		return fmt.Errorf("mkc_cache.replacement = %s: want %s or %s", quote(c.Replacement), ReplLRU, ReplRandom)
-	case c.MSHRs < 2 || c.MSHRs > 1024:
-		return fmt.Errorf("mkc_cache.mshrs = %d: want 2..1024", c.MSHRs)
+	case c.MSHRs < 1 || c.MSHRs > 1023:
+		return fmt.Errorf("mkc_cache.mshrs = %d: want 1..1023", c.MSHRs)
 	case c.LoopMSHRs < 1 || c.LoopMSHRs > 1023:
 		return fmt.Errorf("mkc_cache.loop_mshrs = %d: want 1..1023: KLM recursion needs at least one MSHR that level-0 traffic cannot hold, or it can deadlock", c.LoopMSHRs)
-	case c.MSHRs <= c.LoopMSHRs:
-		return fmt.Errorf("mkc_cache.mshrs = %d: want more than mkc_cache.loop_mshrs = %d: level-0 misses need at least one MSHR the loop's reserve leaves them", c.MSHRs, c.LoopMSHRs)
+	case c.MSHRs+c.LoopMSHRs > 1024:
+		return fmt.Errorf("mkc_cache.mshrs = %d: with mkc_cache.loop_mshrs = %d, %d MSHRs, want at most 1024", c.MSHRs, c.LoopMSHRs, c.MSHRs+c.LoopMSHRs)
 	case c.Targets < 2 || c.Targets > 256:
 		return fmt.Errorf("mkc_cache.targets = %d: want 2..256", c.Targets)
 	case c.LoopTargets < 1 || c.LoopTargets > 255:

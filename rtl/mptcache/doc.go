@@ -112,8 +112,8 @@
 //	Ways         ways          4
 //	Replacement  replacement   "lru"   or "random"
 //	Seed         seed          1       PRNG seed for "random"
-//	MSHRs        mshrs         8       misses (distinct indexes) in flight
-//	LoopMSHRs    loop_mshrs    2       of them reserved for loop pieces
+//	MSHRs        mshrs         14      level-0 misses (distinct indexes) in flight
+//	LoopMSHRs    loop_mshrs    2       more, reserved for loop pieces
 //	Targets      targets       8       pieces per MSHR
 //	LoopTargets  loop_targets  1       of them reserved for loop pieces
 //	ICMBase      icm_base      0       address of MKC 0, 64-byte aligned

@@ -89,7 +89,7 @@ type mshrFile struct {
 	replay    sim.Mask // entries in mshrReplay
 	targets   int      // Config.Targets
 	level0Max int      // Targets - LoopTargets
-	inMax     int      // MSHRs - LoopMSHRs
+	inMax     int      // MSHRs: the level-0 misses' share
 	inUse     int      // entries not free
 	issuing   int      // entries in mshrIssue
 	replaying int      // entries in mshrReplay
@@ -98,14 +98,14 @@ type mshrFile struct {
 
 func newMSHRFile(c *Config) *mshrFile {
 	f := &mshrFile{
-		m:         make([]mshr, c.MSHRs),
+		m:         make([]mshr, c.MSHRs+c.LoopMSHRs),
 		targets:   c.Targets,
 		level0Max: c.Targets - c.LoopTargets,
-		inMax:     c.MSHRs - c.LoopMSHRs,
-		free:      sim.NewMask(c.MSHRs),
-		busy:      sim.NewMask(c.MSHRs),
-		issue:     sim.NewMask(c.MSHRs),
-		replay:    sim.NewMask(c.MSHRs),
+		inMax:     c.MSHRs,
+		free:      sim.NewMask(c.MSHRs + c.LoopMSHRs),
+		busy:      sim.NewMask(c.MSHRs + c.LoopMSHRs),
+		issue:     sim.NewMask(c.MSHRs + c.LoopMSHRs),
+		replay:    sim.NewMask(c.MSHRs + c.LoopMSHRs),
 	}
 	for i := range f.m {
 		f.m[i].id = i

@@ -68,7 +68,7 @@ var StateEnum = &sim.Enum{Name: "mptcache_state", Width: 3, Names: StateNames()}
 // summary, the MSHRs in use and the cycle's strobes (sim.Described).
 func (u *Unit) Describe() sim.Description {
 	return sim.Description{Scope: u.name,
-		Signals: []sim.Signal{{Name: "state", Enum: StateEnum}, {Name: "mshrs", Width: sim.WidthFor(u.cfg.MSHRs)},
+		Signals: []sim.Signal{{Name: "state", Enum: StateEnum}, {Name: "mshrs", Width: sim.WidthFor(u.cfg.MSHRs + u.cfg.LoopMSHRs)},
 			sim.Bit("hit"), sim.Bit("miss"), sim.Bit("fill"), sim.Bit("inval")},
 		Sample: func(vs []uint64) {
 			h, m, f, i := u.Strobes()

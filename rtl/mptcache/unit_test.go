@@ -219,7 +219,7 @@ func newBench(t testing.TB, s setup) *bench {
 		Out:     sim.NewChan[bus.Lookup](e, "out", s.outDepth, 1),
 		OutLoop: sim.NewChan[bus.Lookup](e, "outloop", s.outDepth, 1),
 		MemReq:  sim.NewChan[pcie.ReadReq](e, "memreq", 2, 1),
-		MemResp: sim.NewChan[pcie.ReadResp](e, "memresp", s.cfg.MSHRs, s.latency),
+		MemResp: sim.NewChan[pcie.ReadResp](e, "memresp", s.cfg.MSHRs+s.cfg.LoopMSHRs, s.latency),
 		Ctrl:    sim.NewChan[bus.Inval](e, "ctrl", 2, 1),
 	}
 	b.u = New("mptcache", s.cfg, b.p)
@@ -413,7 +413,8 @@ func TestConfigValidate(t *testing.T) {
 		{"ways 0", func(c *Config) { c.Ways = 0 }, "ways = 0"},
 		{"replacement", func(c *Config) { c.Replacement = "fifo" }, `replacement = "fifo"`},
 		{"loop mshrs 0", func(c *Config) { c.LoopMSHRs = 0 }, "loop_mshrs = 0"},
-		{"mshrs = loop", func(c *Config) { c.MSHRs, c.LoopMSHRs = 2, 2 }, "mshrs = 2"},
+		{"mshrs 0", func(c *Config) { c.MSHRs = 0 }, "mshrs = 0"},
+		{"mshrs + loop > 1024", func(c *Config) { c.MSHRs, c.LoopMSHRs = 1000, 25 }, "mshrs = 1000"},
 		{"loop targets 0", func(c *Config) { c.LoopTargets = 0 }, "loop_targets = 0"},
 		{"targets = loop", func(c *Config) { c.Targets = 1 }, "targets = 1"},
 		{"icm unaligned", func(c *Config) { c.ICMBase = 0x1020 }, "icm_base = 0x1020"},
@@ -702,7 +703,7 @@ func TestMSHRMerge(t *testing.T) {
 // Loop pieces use OutLoop and get through while Out is full for good and
 // the level-0 pieces hold every MSHR they may take.
 func TestLoopNotBlockedByOut(t *testing.T) {
-	cfg := cfgWith(func(c *Config) { c.MSHRs, c.LoopMSHRs, c.Targets, c.LoopTargets = 3, 1, 3, 1 })
+	cfg := cfgWith(func(c *Config) { c.MSHRs, c.LoopMSHRs, c.Targets, c.LoopTargets = 1, 1, 3, 1 })
 	// Level-0: indexes 1..4 miss; Out (depth 1) is never drained.
 	in := pieces(0, 50, 0, 1, 2, 2, 3, 4)
 	// Loop: warm 100 first, then a hit, a miss on the reserved MSHR, and
@@ -899,7 +900,7 @@ func randomSetup(seed int64, repl string) setup {
 	rng := rand.New(rand.NewSource(seed))
 	cfg := cfgWith(func(c *Config) {
 		c.Sets, c.Ways = 1<<rng.Intn(3), 1+rng.Intn(3)
-		c.MSHRs, c.LoopMSHRs = 2+rng.Intn(4), 1
+		c.MSHRs, c.LoopMSHRs = 1+rng.Intn(4), 1
 		c.Targets, c.LoopTargets = 2+rng.Intn(3), 1
 		c.Replacement, c.Seed = repl, uint64(seed)
 	})
@@ -1100,7 +1101,7 @@ func TestRandomReplacementSeeded(t *testing.T) {
 // held that MSHR, and the loop, forever: the model deadlocked on KLM
 // trees with mshrs 2, loop_mshrs 1.)
 func TestReservedMSHRTakesNoLevel0(t *testing.T) {
-	cfg := cfgWith(func(c *Config) { c.MSHRs, c.LoopMSHRs, c.Targets, c.LoopTargets = 2, 1, 3, 1 })
+	cfg := cfgWith(func(c *Config) { c.MSHRs, c.LoopMSHRs, c.Targets, c.LoopTargets = 1, 1, 3, 1 })
 	// Level-0: index 1 twice (the second target stays in the shared MSHR:
 	// Out, of depth 1, is never drained), then index 5 while the loop's
 	// reserved MSHR reads it.

@@ -94,12 +94,13 @@ type Unit struct {
 	p     Ports
 	cache *linecache.Cache
 	ctx   []walker
-	// idle and paging hold the contexts in those states: the cycle's
-	// searches look at words, not at every context.
-	idle, paging sim.Mask
-	busy         int
-	rr           int
-	cuts         bus.Cuts
+	// idle, paging and fetching hold the contexts in those states: the
+	// cycle's searches look at words, not at every context.
+	idle, paging, fetching sim.Mask
+	merge                  bool // Config.MergeMisses
+	busy                   int
+	rr                     int
+	cuts                   bus.Cuts
 
 	stats Stats
 	cread sim.CounterReader // reads stats for CounterValues
@@ -111,8 +112,9 @@ type Unit struct {
 
 // New makes a walker; cfg must be valid.
 func New(name string, cfg Config, p Ports) *Unit {
-	u := &Unit{name: name, p: p, cache: linecache.New(cfg.Cache), ctx: make([]walker, cfg.Walkers),
-		idle: sim.NewMask(cfg.Walkers), paging: sim.NewMask(cfg.Walkers)}
+	u := &Unit{name: name, p: p, cache: linecache.New(cfg.Cache, EntryBytes), ctx: make([]walker, cfg.Walkers),
+		idle: sim.NewMask(cfg.Walkers), paging: sim.NewMask(cfg.Walkers), fetching: sim.NewMask(cfg.Walkers),
+		merge: cfg.MergeMisses}
 	for i := range u.ctx {
 		u.idle.Set(i)
 	}
@@ -207,7 +209,7 @@ func (u *Unit) Eval(now uint64) bool {
 		u.cache.Invalidate(iv.Lo, iv.Hi, iv.All)
 		for i := range u.ctx {
 			c := &u.ctx[i]
-			c.slot.Invalidate(iv.Lo, iv.Hi, iv.All)
+			u.cache.InvalidateSlot(&c.slot, iv.Lo, iv.Hi, iv.All)
 		}
 		u.p.Ack.Push(bus.Ack{ID: iv.ID})
 		u.p.Ctrl.Pop()
@@ -223,19 +225,26 @@ func (u *Unit) Eval(now uint64) bool {
 		case c.slot.Stale():
 			// The data may predate the invalidation: fetch again.
 			if u.p.MemReq.Ready() {
-				u.p.MemReq.Push(pcie.ReadReq{ID: r.ID, Addr: u.cache.Refetch(&c.slot), Len: linecache.LineSize})
+				u.p.MemReq.Push(pcie.ReadReq{ID: r.ID, Addr: u.cache.Refetch(&c.slot), Len: u.cache.LineBytes()})
 				memUsed = true
 				u.p.MemResp.Pop()
 			}
 		default:
-			c.slot.Filled(r.Data, r.Status == pcie.SC)
 			if r.Status == pcie.SC {
 				u.cache.Fill(r.Addr, r.Data)
 				u.fill = true
 			}
-			// A failed read installs nothing; the context reads again.
-			c.state = Page
-			u.paging.Set(id)
+			// The read answers every context waiting for its line: the
+			// one that sent it and those that merged into it. A failed
+			// read installs nothing; the contexts read again.
+			for i := u.fetching.Next(0); i >= 0; i = u.fetching.Next(i + 1) {
+				if w := &u.ctx[i]; w.slot.Awaits(r.Addr) && (i == id || u.merge) {
+					w.slot.Filled(r.Data, r.Status == pcie.SC)
+					w.state = Page
+					u.fetching.Clear(i)
+					u.paging.Set(i)
+				}
+			}
 			u.p.MemResp.Pop()
 		}
 	}
@@ -294,27 +303,32 @@ func (u *Unit) page(id int, memUsed *bool) bool {
 		}
 		return ok
 	}
-	addr := m.MTTHandle + 8*i
+	addr := m.MTTHandle + EntryBytes*i
 	data, ok := u.cache.Get(&c.slot, addr)
 	if !ok {
-		if *memUsed || !u.p.MemReq.Ready() {
+		merged := u.merge && u.inFlight(u.cache.LineAddr(addr))
+		if !merged && (*memUsed || !u.p.MemReq.Ready()) {
 			return false
 		}
 		u.miss = true
-		u.cache.Use(&c.slot, addr, false)
-		*memUsed = true
-		u.p.MemReq.Push(pcie.ReadReq{ID: uint32(id), Addr: c.slot.Start(addr), Len: linecache.LineSize})
+		u.cache.Use(&c.slot, addr, false, merged)
+		la := u.cache.Start(&c.slot, addr)
+		if !merged {
+			*memUsed = true
+			u.p.MemReq.Push(pcie.ReadReq{ID: uint32(id), Addr: la, Len: u.cache.LineBytes()})
+		}
 		c.state = Fetch
 		u.paging.Clear(id)
+		u.fetching.Set(id)
 		return true
 	}
 	if !u.p.Done.Ready() {
 		return false
 	}
 	u.hit = true
-	u.cache.Use(&c.slot, addr, true)
-	at := addr % linecache.LineSize
-	e := prm.DecodeMTTEntry(data[at : at+8])
+	u.cache.Use(&c.slot, addr, true, false)
+	at := addr - u.cache.LineAddr(addr)
+	e := prm.DecodeMTTEntry(data[at : at+EntryBytes])
 	pg := lo & (size - 1)
 	n := min(rest, size-pg)
 	u.stats.Pages++
@@ -333,6 +347,18 @@ func (u *Unit) page(id int, memUsed *bool) bool {
 		u.toIdle(id)
 	}
 	return true
+}
+
+// inFlight reports whether a context waits for the line at la: a read of
+// it is in flight (the line is not cached, or the context would have
+// found it).
+func (u *Unit) inFlight(la uint64) bool {
+	for i := u.fetching.Next(0); i >= 0; i = u.fetching.Next(i + 1) {
+		if u.ctx[i].slot.Awaits(la) {
+			return true
+		}
+	}
+	return false
 }
 
 // finish emits a failure covering the rest of context id's piece, if

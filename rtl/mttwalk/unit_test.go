@@ -277,14 +277,23 @@ func randomRun(t *testing.T, seed int64, cfg Config, shuffle int64, noSkip bool)
 	if !b.run(500000) {
 		t.Fatalf("seed %d: walker did not finish: %d outcomes, %d contexts busy", seed, len(b.done.Got), b.u.InUse())
 	}
+	// Every miss reads its line but those merged into a read in flight.
+	st := b.u.Stats().Cache
+	if st.Misses-st.MergedMisses != uint64(len(b.mem.Reads)) || (!cfg.MergeMisses && st.MergedMisses != 0) {
+		t.Fatalf("seed %d cfg %+v: %d misses, %d merged, %d reads", seed, cfg, st.Misses, st.MergedMisses, len(b.mem.Reads))
+	}
 	return w, walks, runResult{done: b.done.Got, stats: b.u.Stats(), end: b.e.Now()}
 }
 
 var geometries = []Config{
-	{Cache: linecache.Config{Sets: 64, Ways: 4}, Walkers: 8},
-	{Cache: linecache.Config{Sets: 1, Ways: 1}, Walkers: 4},
-	{Cache: linecache.Config{Sets: 4, Ways: 2}, Walkers: 1},
-	{Cache: linecache.Config{Sets: 16, Ways: 1}, Walkers: 3},
+	{Cache: linecache.Geometry(64, 4, 8), Walkers: 8, MergeMisses: true},
+	{Cache: linecache.Geometry(1, 1, 8), Walkers: 4},
+	{Cache: linecache.Geometry(4, 2, 8), Walkers: 1},
+	{Cache: linecache.Geometry(16, 1, 8), Walkers: 3, MergeMisses: true},
+	{Cache: linecache.Config{Entries: 5, EntriesPerLine: 1, Ways: 0, Replacement: linecache.LRU}, Walkers: 6, MergeMisses: true},
+	{Cache: linecache.Config{Entries: 32, EntriesPerLine: 2, Ways: 4, Replacement: linecache.PLRU}, Walkers: 5, MergeMisses: true},
+	{Cache: linecache.Config{Entries: 48, EntriesPerLine: 4, Ways: 0, Replacement: linecache.NRU}, Walkers: 4},
+	{Cache: linecache.Config{Entries: 64, EntriesPerLine: 8, Ways: 2, Replacement: linecache.Random, Seed: 3}, Walkers: 7, MergeMisses: true},
 }
 
 // TestRandomVsRef: random MTT keys and pieces, several walkers at once,
@@ -292,16 +301,21 @@ var geometries = []Config{
 // the golden model's, bit-exact, in offset order, every byte once.
 func TestRandomVsRef(t *testing.T) {
 	statuses := map[prm.Status]int{}
+	merged := uint64(0)
 	for seed := int64(1); seed <= 40; seed++ {
 		cfg := geometries[int(seed)%len(geometries)]
 		w, walks, r := randomRun(t, seed, cfg, 0, false)
 		compare(t, fmt.Sprintf("seed %d cfg %+v", seed, cfg), w, walks, r.done)
+		merged += r.stats.Cache.MergedMisses
 		for _, o := range r.done {
 			statuses[o.V.Status]++
 		}
 		if r.stats.Pieces != uint64(len(walks)) {
 			t.Fatalf("seed %d: Stats.Pieces %d, want %d", seed, r.stats.Pieces, len(walks))
 		}
+	}
+	if merged == 0 {
+		t.Error("no miss merged into a read in flight over all seeds: the traffic does not test merging")
 	}
 	// The traffic must reach every outcome the walker has.
 	for _, st := range []prm.Status{prm.OK, prm.TranslationRange, prm.PageAccess} {
@@ -530,7 +544,7 @@ func TestWalkersOverlap(t *testing.T) {
 	run := func(walkers int) (*world, []bus.Walk, []chantest.Rec[bus.Outcome], uint64, int) {
 		w := newWorld()
 		var walks []bus.Walk
-		b := newBench(Config{Cache: linecache.Config{Sets: 64, Ways: 4}, Walkers: walkers}, w.m.ICM(), chantest.Jitter(1, 40, 1), nil)
+		b := newBench(Config{Cache: linecache.Geometry(64, 4, 8), Walkers: walkers}, w.m.ICM(), chantest.Jitter(1, 40, 1), nil)
 		for k := range 4 {
 			entries := make([]prm.MTTEntry, 40)
 			for i := range entries {
@@ -581,11 +595,11 @@ func TestConfigValidate(t *testing.T) {
 		ok  bool
 	}{
 		{DefaultConfig(), true},
-		{Config{Cache: linecache.Config{Sets: 1, Ways: 1}, Walkers: 1}, true},
-		{Config{Cache: linecache.Config{Sets: 1, Ways: 1}, Walkers: 1024}, true},
-		{Config{Cache: linecache.Config{Sets: 1, Ways: 1}, Walkers: 0}, false},
-		{Config{Cache: linecache.Config{Sets: 1, Ways: 1}, Walkers: 1025}, false},
-		{Config{Cache: linecache.Config{Sets: 3, Ways: 1}, Walkers: 1}, false},
+		{Config{Cache: linecache.Geometry(1, 1, 8), Walkers: 1}, true},
+		{Config{Cache: linecache.Geometry(1, 1, 8), Walkers: 1024}, true},
+		{Config{Cache: linecache.Geometry(1, 1, 8), Walkers: 0}, false},
+		{Config{Cache: linecache.Geometry(1, 1, 8), Walkers: 1025}, false},
+		{Config{Cache: linecache.Geometry(3, 1, 8), Walkers: 1}, false},
 	}
 	for _, tc := range cases {
 		if err := tc.cfg.Validate(); (err == nil) != tc.ok {

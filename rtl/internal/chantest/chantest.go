@@ -85,7 +85,7 @@ func (m *Memory) Eval(now uint64) bool {
 	if m.req.Valid() && len(m.q) < 64 {
 		r := *m.req.Peek()
 		m.req.Pop()
-		if r.Len != linecache.LineSize || r.Addr%linecache.LineSize != 0 {
+		if r.Len < 1 || r.Len > linecache.MaxLineBytes || r.Len&(r.Len-1) != 0 || r.Addr%uint64(r.Len) != 0 {
 			panic(fmt.Sprintf("walker read %+v: not one aligned line", r))
 		}
 		resp := pcie.ReadResp{ID: r.ID, Addr: r.Addr, Status: pcie.SC}

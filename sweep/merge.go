@@ -397,7 +397,7 @@ func differs(a, b *Result) string {
 		return fmt.Sprintf("it ran --seeds %d, not --seeds %d", max(b.Seeds, 1), max(a.Seeds, 1))
 	case a.Workload != b.Workload:
 		return fmt.Sprintf("it ran %q, not %q", b.Workload, a.Workload)
-	case a.Slice.ScenarioSHA256 != b.Slice.ScenarioSHA256:
+	case a.Slice != nil && b.Slice != nil && a.Slice.ScenarioSHA256 != b.Slice.ScenarioSHA256:
 		return "it ran another scenario (its scenario file's contents differ)"
 	case a.Checked != b.Checked:
 		return fmt.Sprintf("checked against the golden model: %v, not %v", b.Checked, a.Checked)

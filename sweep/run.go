@@ -49,6 +49,9 @@ type Options struct {
 	// Stop, if not nil, stops the sweep when it closes: the points running
 	// stop at a cycle boundary and Run returns ErrStopped.
 	Stop <-chan struct{}
+	// Done holds rows already run, by point index (Sweep.Resume): Run
+	// keeps them and runs only the other points.
+	Done map[int]Row
 }
 
 // ErrStopped is Run's error when Options.Stop closed.
@@ -328,15 +331,26 @@ func (s *Sweep) Run(opt Options) (*Result, error) {
 	}
 	workers = min(workers, len(pts))
 	res := &Result{Workload: s.Describe(), Checked: s.Check, Seeds: s.seeds(), Config: s.Base.JSON(), Axes: s.Axes, Slice: s.slice(), Rows: make([]Row, len(pts))}
-	for _, a := range s.Axes {
-		res.Varied = append(res.Varied, a.Label())
-		res.Values = append(res.Values, a.Values)
-	}
+	res.Varied, res.Values = labels(s.Axes), values(s.Axes)
 	type done struct {
 		i   int
 		row Row
 		err error
 	}
+	var todo []int
+	finished := make([]bool, len(pts))
+	for i, p := range pts {
+		if row, ok := opt.Done[p.Index]; ok {
+			res.Rows[i], finished[i] = row, true
+		} else {
+			todo = append(todo, i)
+		}
+	}
+	n := len(pts) - len(todo)
+	if len(todo) == 0 {
+		return res, nil
+	}
+	workers = min(workers, len(todo))
 	jobs := make(chan int)
 	results := make(chan done)
 	stop := make(chan struct{}) // closed on the first error or on opt.Stop
@@ -366,7 +380,7 @@ func (s *Sweep) Run(opt Options) (*Result, error) {
 	}
 	go func() {
 		defer close(jobs)
-		for i := range pts {
+		for _, i := range todo {
 			select {
 			case jobs <- i:
 			case <-stop:
@@ -376,8 +390,6 @@ func (s *Sweep) Run(opt Options) (*Result, error) {
 	}()
 	go func() { wg.Wait(); close(results) }()
 	var first error
-	n := 0
-	finished := make([]bool, len(pts))
 	for d := range results {
 		n++
 		if d.err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -55,6 +56,11 @@ its rows (each with its point's index in the grid), no plots, and 'mkeysim
 merge OUT_DIR SLICE_DIR...' joins the slices into the files of an
 unsharded run.
 
+--resume keeps the rows an earlier run of the same sweep left in --out
+(stopped by SIGINT, or killed after writing them) and runs only the
+points missing; an output of another sweep (other values, base
+configuration, seeds, slice or checking) is refused.
+
 Bad input (an unknown parameter, a bad value, an empty list, an invalid
 point, more than --max-points points, a bad --seeds or --shard, an
 unwritable --out) ends with exit status 2 and nothing written. SIGINT or
@@ -65,7 +71,8 @@ const sweepExample = `  mkeysim sweep --vary mkc_cache.ways=1,2,4,8,16 --workloa
   mkeysim sweep --vary mkc_cache.sets=16..512*2 --vary mkc_cache.ways=2,8 --out out/mkc
   mkeysim sweep --vary pcie.link_latency_cycles=25,75,150,300 --vary mtt.walkers=2,8 --out out/pcie
   mkeysim sweep --scenario examples/klm-nested.json --vary klm.cache.entries=16,64,512 --out out/klm
-  mkeysim sweep --mkc-cache.mshrs 32 --vary mkc_cache.replacement=lru,random --workload.accesses 20000 --out out/repl`
+  mkeysim sweep --mkc-cache.mshrs 32 --vary mkc_cache.replacement=lru,random --workload.accesses 20000 --out out/repl
+  mkeysim sweep --vary mkc_cache.ways=1,2,4,8,16 --workload.accesses 20000 --out out/ways --resume`
 
 // sweepFlags are sweep's flags that are not model parameters.
 type sweepFlags struct {
@@ -74,7 +81,7 @@ type sweepFlags struct {
 	workers, maxPoints     int
 	seeds                  string
 	check, quiet, progress bool
-	noSummary              bool
+	noSummary, resume      bool
 	shard                  string
 }
 
@@ -104,6 +111,7 @@ func newSweepCmd() *cobra.Command {
 	f.BoolVar(&sf.noSummary, "no-summary", false, "no summary lines on standard error")
 	f.BoolVar(&sf.progress, "progress", false, "show the progress bar even when standard error is not a terminal")
 	f.StringVar(&sf.seeds, "seeds", "1", "run every point with `N` seeds (workload.seed, +1, ...): each figure the mean, with NAME_sd its standard deviation")
+	f.BoolVar(&sf.resume, "resume", false, "keep the points an earlier run of the same sweep left in --out (interrupted, or run in part) and run only the others")
 	f.StringVar(&sf.shard, "shard", "", "run only slice `I/N` of the grid (points I-1, I-1+N, ...): tables, no plots; 'mkeysim merge' joins the slices")
 	cfg.RegisterFlags(f)
 	return c
@@ -185,6 +193,18 @@ func sweepMain(c *cobra.Command, sf *sweepFlags, cfg config.Config) error {
 		}
 		return fail("--vary: %v", err)
 	}
+	var done map[int]sweep.Row
+	if sf.resume {
+		if _, err := os.Stat(filepath.Join(sf.out, "sweep.json")); err == nil {
+			prev, err := sweep.Read(sf.out)
+			if err == nil {
+				done, err = s.Resume(prev, sf.out)
+			}
+			if err != nil {
+				return fail("--resume: %v", err)
+			}
+		}
+	}
 	created, err := sweep.PrepareDir(sf.out)
 	if err != nil {
 		return fail("--out %q: %v", sf.out, err)
@@ -204,11 +224,15 @@ func sweepMain(c *cobra.Command, sf *sweepFlags, cfg config.Config) error {
 		if s.Seeds > 1 {
 			of += fmt.Sprintf(", each run with %d seeds in turn", s.Seeds)
 		}
+		if len(done) > 0 {
+			of += fmt.Sprintf(", %d of them already in %s (--resume)", len(done), sf.out)
+		}
 		fmt.Fprintf(stderr, "%s %d points%s, %d at a time; %s\n", me, total, of, min(sf.workers, total), s.Describe())
 	}
 	start := time.Now()
 	bar := newProgress(stderr, total, "points", sf.quiet, sf.progress)
-	res, err := s.Run(sweep.Options{Workers: sf.workers, Progress: func(done, _ int) { bar.set(done) }, Stop: c.Context().Done()})
+	bar.set(len(done))
+	res, err := s.Run(sweep.Options{Workers: sf.workers, Progress: func(done, _ int) { bar.set(done) }, Stop: c.Context().Done(), Done: done})
 	bar.finish()
 	stopped := errors.Is(err, sweep.ErrStopped)
 	if stopped && len(res.Rows) > 0 {

@@ -433,3 +433,31 @@ func TestCLISeeds(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepResume: --resume keeps the points an earlier run of the same
+// sweep left in --out and runs only the others; the output of another
+// sweep is refused (exit 2), naming the directory and what differs, and
+// left as it was.
+func TestSweepResume(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	args := append([]string{"--quiet", "-vary", "mkc_cache.ways=1,2,4", "-out", out}, small...)
+	if code, _, stderr := runSweep(args...); code != 0 {
+		t.Fatalf("first run: exit %d: %s", code, stderr)
+	}
+	first, _ := os.ReadFile(filepath.Join(out, "sweep.json"))
+	code, _, stderr := runSweep(append(args, "--resume")...)
+	if code != 0 || !strings.Contains(stderr, "3 points, 3 of them already in "+out+" (--resume)") {
+		t.Fatalf("resume: exit %d, stderr %q", code, stderr)
+	}
+	if again, _ := os.ReadFile(filepath.Join(out, "sweep.json")); !bytes.Equal(again, first) {
+		t.Error("resuming a complete sweep changed its rows")
+	}
+	other := append([]string{"--quiet", "--resume", "-vary", "mkc_cache.ways=1,2", "-out", out}, small...)
+	code, _, stderr = runSweep(other...)
+	if code != 2 || !strings.Contains(stderr, "--resume: "+out+": not an output of the same sweep: its values of mkc_cache.ways are 1,2,4, not 1,2") {
+		t.Errorf("resume from another sweep: exit %d, stderr %q", code, stderr)
+	}
+	if after, _ := os.ReadFile(filepath.Join(out, "sweep.json")); !bytes.Equal(after, first) {
+		t.Error("a refused --resume changed the output")
+	}
+}

@@ -71,13 +71,18 @@ func (c *Config) Validate() error {
 // a negative number for an unsigned parameter or one too wide for it is
 // refused, never wrapped. Unknown keys (spelled in any other case too)
 // are errors naming the key.
-func Load(path string) (Config, error) {
+func Load(path string) (Config, error) { return LoadOwning(path, "") }
+
+// LoadOwning is Load of a file that also holds a top-level table the
+// caller reads itself (own, "" for none: a sweep file's [sweep]): its
+// keys are not parameters, and are not checked here.
+func LoadOwning(path, own string) (Config, error) {
 	c := Default()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return c, err
 	}
-	if err := c.decode(string(data)); err != nil {
+	if err := c.decode(string(data), own); err != nil {
 		return c, fmt.Errorf("%s: %v", path, err)
 	}
 	if err := c.Validate(); err != nil {
@@ -86,8 +91,9 @@ func Load(path string) (Config, error) {
 	return c, nil
 }
 
-// decode sets the parameters that text gives.
-func (c *Config) decode(text string) error {
+// decode sets the parameters that text gives, keys under the top-level
+// table own aside.
+func (c *Config) decode(text, own string) error {
 	// First the syntax and the keys, against the parameters by exact name.
 	params := map[string]Param{}
 	tables := map[string]bool{}
@@ -105,7 +111,7 @@ func (c *Config) decode(text string) error {
 	}
 	for _, k := range md.Keys() {
 		id := strings.Join(k, "\x00")
-		if _, ok := params[id]; ok {
+		if _, ok := params[id]; ok || own != "" && k[0] == own {
 			continue
 		}
 		if !tables[id] {

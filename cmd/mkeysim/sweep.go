@@ -29,6 +29,13 @@ latency_p50_ns, latency_p99_ns, mkc_hit_rate, mtt_hit_rate and pcie_reads,
 copies of latency_ns.p50, latency_ns.p99, mkc_cache.hit_rate,
 mtt_cache.hit_rate and pcie.reads (docs/sweep.md).
 
+A sweep may be written down as a file, SWEEP.toml: a configuration file
+(every parameter as 'mkeysim config --defaults' writes them) with a
+[sweep] table: vary = ["PARAM=V1,V2,...", ...] (the --vary items, in
+order), and optionally seeds = N, out = "DIR" and scenario = "FILE.json"
+(paths relative to the file). Flags given win over the file: --vary
+replaces its axes, a parameter flag its value (examples/sweeps).
+
 PARAM is a parameter of 'mkeysim config --defaults' (mkc_cache.ways,
 pcie.link_latency_cycles, workload.hot_keys; - for _ works too). Values are
 a comma-separated list; an item may be a range: A..B (step 1), A..B+S (step
@@ -72,7 +79,8 @@ const sweepExample = `  mkeysim sweep --vary mkc_cache.ways=1,2,4,8,16 --workloa
   mkeysim sweep --vary pcie.link_latency_cycles=25,75,150,300 --vary mtt.walkers=2,8 --out out/pcie
   mkeysim sweep --scenario examples/klm-nested.json --vary klm.cache.entries=16,64,512 --out out/klm
   mkeysim sweep --mkc-cache.mshrs 32 --vary mkc_cache.replacement=lru,random --workload.accesses 20000 --out out/repl
-  mkeysim sweep --vary mkc_cache.ways=1,2,4,8,16 --workload.accesses 20000 --out out/ways --resume`
+  mkeysim sweep --vary mkc_cache.ways=1,2,4,8,16 --workload.accesses 20000 --out out/ways --resume
+  mkeysim sweep examples/sweeps/replacement-loop.toml --workload.accesses 10000 --out out/loop`
 
 // sweepFlags are sweep's flags that are not model parameters.
 type sweepFlags struct {
@@ -83,6 +91,7 @@ type sweepFlags struct {
 	check, quiet, progress bool
 	noSummary, resume      bool
 	shard                  string
+	file                   string // SWEEP.toml, "" for none
 }
 
 // newSweepCmd is 'mkeysim sweep'.
@@ -90,12 +99,15 @@ func newSweepCmd() *cobra.Command {
 	var sf sweepFlags
 	cfg := config.Default()
 	c := &cobra.Command{
-		Use:     "sweep --vary PARAM=V1,V2,... [--vary PARAM2=...] --out DIR",
+		Use:     "sweep [SWEEP.toml] --vary PARAM=V1,V2,... [--vary PARAM2=...] --out DIR",
 		Short:   "Run the model over a grid of parameters; tables and plots",
 		Long:    sweepLong,
 		Example: sweepExample,
-		Args:    noArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
+		Args:    nArgs(0, 1, "at most one sweep file SWEEP.toml"),
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				sf.file = args[0]
+			}
 			return sweepMain(c, &sf, cfg)
 		},
 	}
@@ -124,6 +136,34 @@ func sweepMain(c *cobra.Command, sf *sweepFlags, cfg config.Config) error {
 		fmt.Fprintln(stderr, me, fmt.Sprintf(format, a...))
 		return status(exitUsage)
 	}
+	vary := "--vary" // where the axes come from, for errors
+	if sf.file != "" {
+		// The file is the configuration and the sweep; flags win over it.
+		if sf.config != "" {
+			return fail("--config %s and the sweep file %s: the sweep file is the configuration; put the parameters in it", sf.config, sf.file)
+		}
+		spec, err := sweep.ReadSpec(sf.file)
+		if err != nil {
+			return fail("%v", err)
+		}
+		fl := c.Flags()
+		if err := spec.Config.Overlay(fl); err != nil {
+			return fail("%v", err)
+		}
+		cfg = spec.Config
+		if !fl.Changed("vary") {
+			sf.varies, vary = spec.Vary, sf.file+": [sweep] vary"
+		}
+		if !fl.Changed("seeds") && spec.Seeds > 0 {
+			sf.seeds = strconv.Itoa(spec.Seeds)
+		}
+		if !fl.Changed("out") && spec.Out != "" {
+			sf.out = spec.Out
+		}
+		if !fl.Changed("scenario") && spec.Scenario != "" {
+			sf.scenario = spec.Scenario
+		}
+	}
 	cfg, err := effectiveConfig(c.Flags(), sf.config, cfg)
 	if err != nil {
 		return fail("%v", err)
@@ -136,14 +176,14 @@ func sweepMain(c *cobra.Command, sf *sweepFlags, cfg config.Config) error {
 	for _, v := range sf.varies {
 		a, err := sweep.ParseVary(v)
 		if err != nil {
-			return fail("--vary %q: %v", v, err)
+			return fail("%s %q: %v", vary, v, err)
 		}
 		if seen[a.Name] {
-			return fail("--vary %q: %s is already varied by an earlier --vary", v, a.Label())
+			return fail("%s %q: %s is already varied by an earlier one", vary, v, a.Label())
 		}
 		seen[a.Name] = true
 		if sf.scenario != "" && strings.HasPrefix(a.Name, "workload.") {
-			return fail("--vary %q: %s has no effect with --scenario %s", v, a.Label(), sf.scenario)
+			return fail("%s %q: %s has no effect with --scenario %s", vary, v, a.Label(), sf.scenario)
 		}
 		s.Axes = append(s.Axes, a)
 	}
@@ -165,7 +205,7 @@ func sweepMain(c *cobra.Command, sf *sweepFlags, cfg config.Config) error {
 		for _, a := range s.Axes {
 			sizes = append(sizes, fmt.Sprintf("%s: %d", a.Label(), len(a.Values)))
 		}
-		return fail("--vary: %d points (%s) is more than --max-points %d", n, strings.Join(sizes, " × "), sf.maxPoints)
+		return fail("%s: %d points (%s) is more than --max-points %d", vary, n, strings.Join(sizes, " × "), sf.maxPoints)
 	}
 	if c.Flags().Changed("shard") {
 		sh, err := sweep.ParseShard(sf.shard)
@@ -191,7 +231,7 @@ func sweepMain(c *cobra.Command, sf *sweepFlags, cfg config.Config) error {
 		if sf.scenario != "" && !strings.HasPrefix(err.Error(), "point ") {
 			return fail("--scenario %v", err)
 		}
-		return fail("--vary: %v", err)
+		return fail("%s: %v", vary, err)
 	}
 	var done map[int]sweep.Row
 	if sf.resume {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -139,7 +140,8 @@ func TestCLIErrors(t *testing.T) {
 		{[]string{"-vary", ok, "-workers", "0", "-out", out}, []string{"--workers 0"}},
 		{[]string{"-vary", ok, "-out", file}, []string{"-out", file, "not a directory"}},
 		{[]string{"-vary", ok, "-out", filepath.Join(file, "sub")}, []string{"-out", filepath.Join(file, "sub"), "not a directory"}},
-		{[]string{"-vary", ok, "-out", out, "extra.json"}, []string{`unexpected argument "extra.json"`}},
+		{[]string{"-vary", ok, "-out", out, "extra.toml"}, []string{`extra.toml: no such file`}},
+		{[]string{"-vary", ok, "-out", out, "a.toml", "b.toml"}, []string{`want at most one sweep file SWEEP.toml, got 2 argument(s)`}},
 		{[]string{"-vary", ok, "-out", out, "-mkc_cache.ways", "zz"}, []string{"mkc_cache.ways", "zz"}},
 		{[]string{"-vary", ok, "-out", out, "-rob_entries", "0"}, []string{"rob_entries = 0"}},
 		{[]string{"-vary", ok, "-out", out, "-config", badCfg}, []string{"-config", "bad.toml", "wayz"}},
@@ -460,4 +462,60 @@ func TestSweepResume(t *testing.T) {
 	if after, _ := os.ReadFile(filepath.Join(out, "sweep.json")); !bytes.Equal(after, first) {
 		t.Error("a refused --resume changed the output")
 	}
+}
+
+// TestSweepFile: 'mkeysim sweep SWEEP.toml' runs the sweep the file
+// describes (examples/sweeps), flags winning over it; --config beside a
+// sweep file, and a bad file, exit 2 naming the file.
+func TestSweepFile(t *testing.T) {
+	const file = "../../examples/sweeps/replacement-loop.toml"
+	out := filepath.Join(t.TempDir(), "loop")
+	code, stdout, stderr := runSweep(file, "--quiet", "--no-summary", "--workload.accesses", "6000", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"| mtt.cache.replacement |", "| lru ", "| plru ", "| nru ", "| random "} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("table lacks %q:\n%s", want, stdout)
+		}
+	}
+	recs := readCSVFile(t, filepath.Join(out, "sweep.csv"))
+	col := slices.Index(recs[0], "mtt_cache.hit_rate")
+	if len(recs) != 5 || col < 0 || recs[1][col] != "0" {
+		t.Errorf("sweep.csv: %d rows, LRU hit rate %q (want 4 rows, 0: the loop is larger than the cache)", len(recs)-1, recs[1][col])
+	}
+	// --vary replaces the file's axes.
+	code, _, stderr = runSweep(file, "--quiet", "--no-summary", "--workload.accesses", "2000", "--vary", "mtt.cache.replacement=lru,random", "--out", out)
+	if recs := readCSVFile(t, filepath.Join(out, "sweep.csv")); code != 0 || len(recs) != 3 {
+		t.Errorf("--vary over the file: exit %d, %d rows: %s", code, len(recs)-1, stderr)
+	}
+	code, _, stderr = runSweep(file, "--config", file, "--out", out)
+	if code != 2 || !strings.Contains(stderr, "the sweep file is the configuration") {
+		t.Errorf("--config with a sweep file: exit %d, %q", code, stderr)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.toml")
+	os.WriteFile(bad, []byte("[sweep]\nvary = [\"mtt.cache.entries=3\"]\n"), 0o644)
+	code, _, stderr = runSweep(bad, "--out", out)
+	if code != 2 || !strings.Contains(stderr, bad+": [sweep] vary: point mtt.cache.entries=3") {
+		t.Errorf("bad point in a sweep file: exit %d, %q", code, stderr)
+	}
+	code, _, stderr = runSweep(file, file)
+	if code != 2 || !strings.Contains(stderr, "at most one sweep file") {
+		t.Errorf("two sweep files: exit %d, %q", code, stderr)
+	}
+}
+
+// readCSVFile reads a CSV file's records.
+func readCSVFile(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
 }

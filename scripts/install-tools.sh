@@ -12,6 +12,9 @@
 #   verilator    replays them under Verilator
 #   imagemagick  takes the waveform picture of docs/ (import)
 #   python3      runs the shared conformance comparator
+#   slurmctld, slurmd, slurm-client, munge
+#                a Slurm cluster of one node, to run a sweep's job array
+#                (mkeysim sweep --emit-slurm; scripts/slurm-single-node.sh)
 set -euo pipefail
 
 need=()
@@ -27,6 +30,10 @@ want iverilog  iverilog    "replays the golden vectors under Icarus Verilog"
 want verilator verilator   "replays the golden vectors under Verilator"
 want import    imagemagick "takes the waveform picture of docs/"
 want python3   python3     "runs the shared conformance comparator"
+want slurmctld slurmctld   "the controller of a one-node Slurm cluster (the job-array test)"
+want slurmd    slurmd      "the node daemon of that cluster"
+want sbatch    slurm-client "submits the job array"
+want munged    munge       "authentication between the Slurm daemons"
 [ ${#need[@]} -eq 0 ] && exit 0
 
 line="apt-get install -y ${need[*]}"

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"mkeysim/config"
 	"mkeysim/sweep"
@@ -63,6 +64,13 @@ its rows (each with its point's index in the grid), no plots, and 'mkeysim
 merge OUT_DIR SLICE_DIR...' joins the slices into the files of an
 unsharded run.
 
+--emit-slurm DIR writes the sweep as a Slurm job array instead of running
+it: DIR/sweep.sbatch (submit it with sbatch; task I runs slice I of
+--slurm-tasks, default one a point up to 64, into DIR/slice-I, with the
+same arguments) and DIR/merge.sh, which joins the slices into --out once
+the tasks have ended. scripts/slurm-single-node.sh brings up a Slurm
+cluster of one machine to try it.
+
 --resume keeps the rows an earlier run of the same sweep left in --out
 (stopped by SIGINT, or killed after writing them) and runs only the
 points missing; an output of another sweep (other values, base
@@ -80,7 +88,8 @@ const sweepExample = `  mkeysim sweep --vary mkc_cache.ways=1,2,4,8,16 --workloa
   mkeysim sweep --scenario examples/klm-nested.json --vary klm.cache.entries=16,64,512 --out out/klm
   mkeysim sweep --mkc-cache.mshrs 32 --vary mkc_cache.replacement=lru,random --workload.accesses 20000 --out out/repl
   mkeysim sweep --vary mkc_cache.ways=1,2,4,8,16 --workload.accesses 20000 --out out/ways --resume
-  mkeysim sweep examples/sweeps/replacement-loop.toml --workload.accesses 10000 --out out/loop`
+  mkeysim sweep examples/sweeps/replacement-loop.toml --workload.accesses 10000 --out out/loop
+  mkeysim sweep --vary mkc_cache.sets=16..512*2 --vary mkc_cache.ways=1,2,4,8 --out out/grid --emit-slurm out/grid-job`
 
 // sweepFlags are sweep's flags that are not model parameters.
 type sweepFlags struct {
@@ -92,6 +101,8 @@ type sweepFlags struct {
 	noSummary, resume      bool
 	shard                  string
 	file                   string // SWEEP.toml, "" for none
+	emitSlurm              string
+	slurmTasks             int
 }
 
 // newSweepCmd is 'mkeysim sweep'.
@@ -124,6 +135,8 @@ func newSweepCmd() *cobra.Command {
 	f.BoolVar(&sf.progress, "progress", false, "show the progress bar even when standard error is not a terminal")
 	f.StringVar(&sf.seeds, "seeds", "1", "run every point with `N` seeds (workload.seed, +1, ...): each figure the mean, with NAME_sd its standard deviation")
 	f.BoolVar(&sf.resume, "resume", false, "keep the points an earlier run of the same sweep left in --out (interrupted, or run in part) and run only the others")
+	f.StringVar(&sf.emitSlurm, "emit-slurm", "", "write the sweep as a Slurm job array in `DIR` (sweep.sbatch, merge.sh) instead of running it")
+	f.IntVar(&sf.slurmTasks, "slurm-tasks", 0, "tasks of the --emit-slurm array, each running one slice of the grid (0: one a point, at most 64)")
 	f.StringVar(&sf.shard, "shard", "", "run only slice `I/N` of the grid (points I-1, I-1+N, ...): tables, no plots; 'mkeysim merge' joins the slices")
 	cfg.RegisterFlags(f)
 	return c
@@ -232,6 +245,9 @@ func sweepMain(c *cobra.Command, sf *sweepFlags, cfg config.Config) error {
 			return fail("--scenario %v", err)
 		}
 		return fail("%s: %v", vary, err)
+	}
+	if sf.emitSlurm != "" {
+		return emitSlurm(c, sf, s)
 	}
 	var done map[int]sweep.Row
 	if sf.resume {
@@ -343,6 +359,83 @@ func sweepMain(c *cobra.Command, sf *sweepFlags, cfg config.Config) error {
 			}
 		}
 		return status(exitFail)
+	}
+	return nil
+}
+
+// emitSlurm writes the validated sweep s as a Slurm job array in
+// sf.emitSlurm: each task runs a slice of the grid with the same
+// arguments (--shard I/N), merge.sh joins the slices into --out.
+func emitSlurm(c *cobra.Command, sf *sweepFlags, s *sweep.Sweep) error {
+	const me = "mkeysim sweep:"
+	stderr := c.ErrOrStderr()
+	fail := func(format string, a ...any) error {
+		fmt.Fprintln(stderr, me, fmt.Sprintf(format, a...))
+		return status(exitUsage)
+	}
+	fl := c.Flags()
+	if fl.Changed("shard") || sf.resume {
+		return fail("--emit-slurm: the job array makes its own slices; drop --shard and --resume")
+	}
+	points := sweep.Count(s.Axes)
+	tasks := sf.slurmTasks
+	switch {
+	case tasks == 0:
+		tasks = min(points, 64)
+	case tasks < 0 || tasks > points:
+		return fail("--slurm-tasks %d: want 1..%d (the grid's points)", tasks, points)
+	}
+	bin, err := os.Executable()
+	if err != nil {
+		return fail("--emit-slurm: cannot find the mkeysim binary: %v", err)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return fail("--emit-slurm: %v", err)
+	}
+	abs := func(p string) string {
+		if filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(wd, p)
+	}
+	// The tasks get the arguments given, but the job's own and those each
+	// task sets; --vary items one by one.
+	var args []string
+	if sf.file != "" {
+		args = append(args, sf.file)
+	}
+	skip := map[string]bool{"emit-slurm": true, "slurm-tasks": true, "out": true, "shard": true, "resume": true,
+		"workers": true, "quiet": true, "progress": true, "no-summary": true, "vary": true}
+	fl.Visit(func(f *pflag.Flag) {
+		if !skip[f.Name] {
+			args = append(args, "--"+f.Name+"="+f.Value.String())
+		}
+	})
+	if fl.Changed("vary") {
+		for _, v := range sf.varies {
+			args = append(args, "--vary", v)
+		}
+	}
+	dir := abs(sf.emitSlurm)
+	job := sweep.SlurmJob{Binary: bin, Args: args, Tasks: tasks, Dir: dir, Out: abs(sf.out), Workdir: wd}
+	created, err := sweep.PrepareDir(dir)
+	if err != nil {
+		return fail("--emit-slurm %q: %v", sf.emitSlurm, err)
+	}
+	if err := sweep.WriteFiles(dir, job.Files(), sweep.SlurmFiles); err != nil {
+		if created {
+			os.Remove(dir)
+		}
+		fmt.Fprintln(stderr, me, err)
+		return status(exitFail)
+	}
+	for _, name := range sweep.SlurmFiles {
+		os.Chmod(filepath.Join(dir, name), 0o755)
+	}
+	if !sf.noSummary {
+		fmt.Fprintf(stderr, "%s wrote a job array of %d tasks for %d points in %s: submit it with 'sbatch %s', then join the slices into %s with 'bash %s'\n",
+			me, tasks, points, sf.emitSlurm, filepath.Join(sf.emitSlurm, "sweep.sbatch"), sf.out, filepath.Join(sf.emitSlurm, "merge.sh"))
 	}
 	return nil
 }

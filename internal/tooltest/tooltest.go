@@ -32,3 +32,7 @@ func Need(t testing.TB, tools ...string) {
 // GTKWave is the tools the waveform tests run: GTKWave under a virtual X
 // server, and its VCD to FST converter.
 var GTKWave = []string{"gtkwave", "xvfb-run", "vcd2fst"}
+
+// Slurm is what the job-array test runs: a one-node cluster's daemons
+// (munge's, the controller's, the node's) and sbatch.
+var Slurm = []string{"munged", "slurmctld", "slurmd", "sbatch", "sinfo"}

@@ -562,8 +562,9 @@ func (c *Config) JSON() json.RawMessage {
 
 // removed are parameters that are gone, with what replaced them.
 var removed = map[string]string{
-	"mtt.cache.sets": "the MTT cache is sized in entries now: mtt.cache.entries = sets x ways x 8 (mtt.cache.entries_per_line)",
-	"klm.cache.sets": "the KLM cache is sized in entries now: klm.cache.entries = sets x ways x 4 (klm.cache.entries_per_line)",
+	"mtt.cache.sets":           "the MTT cache is sized in entries now: mtt.cache.entries = sets x ways x 8 (mtt.cache.entries_per_line)",
+	"klm.cache.sets":           "the KLM cache is sized in entries now: klm.cache.entries = sets x ways x 4 (klm.cache.entries_per_line)",
+	"pcie.host_latency_cycles": "the host latency is pcie.icm_latency_cycles now (the walks' and the MKC cache's reads), beside pcie.data_latency_cycles (the data path's)",
 }
 
 // Removed says what replaced a parameter that no longer exists (name as

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"mkeysim/prm"
+	"mkeysim/rtl/dma"
 	"mkeysim/rtl/klmwalk"
 	"mkeysim/rtl/mptcache"
 	"mkeysim/rtl/mttwalk"
@@ -36,6 +37,7 @@ type Config struct {
 	MTT      mttwalk.Config  `toml:"mtt" json:"mtt"`
 	KLM      klmwalk.Config  `toml:"klm" json:"klm"`
 	PCIe     pcie.Config     `toml:"pcie" json:"pcie"`
+	Data     dma.Config      `toml:"data" json:"data"`
 }
 
 // DefaultConfig is a 250 MHz core with the units' defaults, every value
@@ -59,6 +61,7 @@ func DefaultConfig() Config {
 		MTT:        mttwalk.DefaultConfig(),
 		KLM:        klmwalk.DefaultConfig(),
 		PCIe:       pcie.DefaultConfig(),
+		Data:       dma.DefaultConfig(),
 	}
 }
 
@@ -79,6 +82,9 @@ func (c *Config) Validate() error {
 		return err
 	}
 	if err := c.KLM.Validate(); err != nil {
+		return err
+	}
+	if err := c.Data.Validate(); err != nil {
 		return err
 	}
 	return c.PCIe.Validate()

@@ -31,6 +31,11 @@ type robEntry struct {
 	// whether the tag is queued for another.
 	cutAt     uint64
 	cutQueued bool
+
+	// The data path (move.go): the next segment to send, and whether
+	// every byte has moved.
+	mvSeg int
+	moved bool
 }
 
 func (e *robEntry) done() bool { return e.covered == uint64(e.acc.Len) }
@@ -75,17 +80,23 @@ func (e *robEntry) resultInto(res *scenario.Result, odp func(prm.Key) bool) {
 		res.Segments = out // empty: kept for the next result built here
 		return
 	}
+	e.sortSegs()
+	segs := e.segs
+	res.Status = prm.OK
+	for i := range segs {
+		out = append(out, segs[i].Seg)
+	}
+	res.Segments = out
+}
+
+// sortSegs puts the OK outcomes in request order.
+func (e *robEntry) sortSegs() {
 	segs := e.segs
 	for i := 1; i < len(segs); i++ { // nearly always in order already
 		for j := i; j > 0 && segs[j].Offset < segs[j-1].Offset; j-- {
 			segs[j], segs[j-1] = segs[j-1], segs[j]
 		}
 	}
-	res.Status = prm.OK
-	for i := range segs {
-		out = append(out, segs[i].Seg)
-	}
-	res.Segments = out
 }
 
 // collect takes one outcome from a unit. A failure below every other of
@@ -138,7 +149,7 @@ func (t *Top) retire(now uint64) {
 	if !e.done() || e.resume {
 		return // resumed runs are gathered by the command path
 	}
-	if !t.Out.Ready() {
+	if t.data && !e.moved || !t.Out.Ready() {
 		return
 	}
 	// The result is built in the next slot of the output ring, reused
@@ -175,7 +186,20 @@ func (t *Top) note(e *robEntry, res *scenario.Result, now uint64) {
 	}
 }
 
+// retirable reports whether the oldest request can retire: it is whole,
+// and its bytes have moved when the data path is on.
+func (t *Top) retirable() bool {
+	if t.count == 0 {
+		return false
+	}
+	e := &t.rob[t.head]
+	return e.done() && (!t.data || e.moved)
+}
+
 func (t *Top) free() {
+	if t.data {
+		t.moveN-- // the head's data went before it retired
+	}
 	e := &t.rob[t.head]
 	e.used, e.segs, e.cutQueued = false, e.segs[:0], false
 	t.head = (t.head + 1) % len(t.rob)

@@ -8,6 +8,7 @@ import (
 
 	"mkeysim/cover"
 	"mkeysim/rtl/bus"
+	"mkeysim/rtl/dma"
 	"mkeysim/rtl/klmwalk"
 	"mkeysim/rtl/mptcache"
 	"mkeysim/rtl/mttwalk"
@@ -42,6 +43,9 @@ type Top struct {
 	MTT   *mttwalk.Unit
 	KLM   *klmwalk.Unit
 	Req   *pcie.Requester
+	// DMA is the data path; it moves data only when data.enabled (data).
+	DMA  *dma.Unit
+	data bool
 
 	toCache                  *sim.Chan[bus.Piece]
 	doneCheck, doneMTT       *sim.Chan[bus.Outcome]
@@ -51,6 +55,11 @@ type Top struct {
 	ackCheck, ackMTT, ackKLM *sim.Chan[bus.Ack]
 	cutMTT, cutKLM           *sim.Chan[bus.Cut]
 	cutQ                     []uint16 // tags whose walkers must hear of a lower failure
+	toDMA                    *sim.Chan[bus.Move]
+	doneDMA                  *sim.Chan[bus.Moved]
+	// moveN counts the entries from the head whose data went (or needs
+	// none): the next to go is moveN places after the head.
+	moveN int
 
 	log    hclog.Logger // named "top"; the firmware logs as "top.firmware"
 	fwLog  hclog.Logger
@@ -206,7 +215,16 @@ func New(cfg Config, e *sim.Engine, icm ICM, log hclog.Logger) (*Top, error) {
 	t.Req.AddClient(mReq, mResp)
 	t.Req.AddClient(kReq, kResp)
 
-	e.Add(t, t.Cache, t.Check, t.MTT, t.KLM, t.Req)
+	// The data path is always there, so that its counters are in every
+	// run's statistics; it sees traffic only when data.enabled.
+	t.data = cfg.Data.Enabled
+	t.toDMA = sim.NewChan[bus.Move](e, "dma.in", d, l)
+	t.doneDMA = sim.NewChan[bus.Moved](e, "dma.done", d, 1)
+	dReq := sim.NewChan[pcie.ReadReq](e, "dma.mem_req", d, 1)
+	dResp := sim.NewChan[pcie.ReadResp](e, "dma.mem_resp", d, 1)
+	t.DMA = dma.New("dma", cfg.Data, cfg.ROBEntries, dma.Ports{In: t.toDMA, Done: t.doneDMA, MemReq: dReq, MemResp: dResp})
+	t.Req.AddDataClient(dReq, dResp)
+	e.Add(t, t.Cache, t.Check, t.MTT, t.KLM, t.Req, t.DMA)
 	return t, nil
 }
 
@@ -217,8 +235,8 @@ func (t *Top) Name() string { return "top" }
 // acknowledgements) and pushes (results, pieces, invalidations, cuts)
 // (sim.Connected).
 func (t *Top) Connections() (in, out []sim.Port) {
-	return []sim.Port{t.In, t.doneCheck, t.doneMTT, t.doneKLM, t.ackCheck, t.ackMTT, t.ackKLM},
-		[]sim.Port{t.Out, t.toCache, t.ctrlCache, t.ctrlMTT, t.ctrlKLM, t.cutMTT, t.cutKLM}
+	return []sim.Port{t.In, t.doneCheck, t.doneMTT, t.doneKLM, t.ackCheck, t.ackMTT, t.ackKLM, t.doneDMA},
+		[]sim.Port{t.Out, t.toCache, t.ctrlCache, t.ctrlMTT, t.ctrlKLM, t.cutMTT, t.cutKLM, t.toDMA}
 }
 
 // Config returns the model's parameters.
@@ -262,7 +280,9 @@ func (t *Top) Eval(now uint64) bool {
 			t.acks--
 		}
 	}
+	t.moved()
 	t.retire(now)
+	t.move()
 	t.command(now)
 	t.sendCut()
 	if t.cmd == cmdIdle {
@@ -277,5 +297,5 @@ func (t *Top) Eval(now uint64) bool {
 	// A cycle that moved anything may let the command path or the
 	// ingress go on (the pipeline drained, a slot freed): look again.
 	return t.cmd == cmdDone || len(t.pendingRerun) > 0 ||
-		t.count > 0 && t.rob[t.head].done() || t.Handshakes() != moves
+		t.retirable() || t.canMove() || t.Handshakes() != moves
 }

@@ -28,7 +28,7 @@ func leastConfig(depth int) rtl.Config {
 	c.KLM.Contexts = c.KLM.NestedContexts + 1
 	c.KLM.Cache.Entries, c.KLM.Cache.EntriesPerLine, c.KLM.Cache.Ways = 1, 1, 1
 	c.PCIe.Tags, c.PCIe.MaxReadRequest, c.PCIe.MaxPayload, c.PCIe.RCB = 1, 128, 128, 64
-	c.PCIe.LinkLatencyCycles, c.PCIe.LinkBytesPerCycle, c.PCIe.HostLatencyCycles = 1, 1, 1
+	c.PCIe.LinkLatencyCycles, c.PCIe.LinkBytesPerCycle, c.PCIe.ICMLatencyCycles = 1, 1, 1
 	return c
 }
 
@@ -106,7 +106,7 @@ func randomLeast(r *rand.Rand, depth int) rtl.Config {
 	pow2(&c.PCIe.MaxPayload, 2)
 	pick(&c.PCIe.LinkLatencyCycles, 100)
 	pick(&c.PCIe.LinkBytesPerCycle, 32)
-	pick(&c.PCIe.HostLatencyCycles, 50)
+	pick(&c.PCIe.ICMLatencyCycles, 50)
 	// The list caches' policies, fully associative at times, and
 	// merging off at times (drawn last: the draws above keep the
 	// configurations of before). Pseudo-LRU wants a power-of-two set.

@@ -114,7 +114,7 @@ func TestWatchdogNamesStuckUnit(t *testing.T) {
 		t.Errorf("the watchdog fired at cycle %d, long after the hang (bound %d)", now, bound)
 	}
 
-	cfg.PCIe.HostLatencyCycles = 60_000
+	cfg.PCIe.ICMLatencyCycles = 60_000
 	sc = Generate(Workload{Seed: 3, Keys: 16, Accesses: 10})
 	runBoth(t, "slow host", sc, cfg, nil)
 }

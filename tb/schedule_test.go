@@ -119,6 +119,20 @@ func TestScheduleMatchesEvalAll(t *testing.T) {
 	runs = append(runs, run{"no firmware latency", Generate(w), fast})
 	runs = append(runs, run{"miss-bound", Generate(func() Workload { w := MissWorkload(); w.Keys, w.Accesses = 4096, n; return w }()), rtl.DefaultConfig()})
 	runs = append(runs, run{"hot", Generate(func() Workload { w := HotWorkload(); w.Accesses = n; return w }()), rtl.DefaultConfig()})
+	// The data path: every translated access moves its bytes (reads,
+	// writes, atomics) before it retires; few requests in flight, and
+	// the tiny geometry.
+	data := rtl.DefaultConfig()
+	data.Data.Enabled, data.Data.Outstanding = true, 3
+	data.PCIe.DataLatencyCycles = 57
+	runs = append(runs, run{"data path", Generate(w), data})
+	tinyData := smallConfigs()["tiny"]
+	tinyData.Data.Enabled, tinyData.Data.Outstanding = true, 1
+	runs = append(runs, run{"data path, tiny", Generate(w), tinyData})
+	for _, f := range files[:min(len(files), 12)] {
+		sc, _ := scenario.ReadFile(f)
+		runs = append(runs, run{filepath.Base(f) + ", data path", sc, data})
+	}
 	for _, r := range runs {
 		t.Run(r.name, func(t *testing.T) {
 			all := runScheduled(t, r.sc, r.cfg, true)

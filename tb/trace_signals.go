@@ -31,6 +31,7 @@ var traceUnits = []struct{ scope, group string }{
 	{"protcheck", "top.protcheck: protection checker"},
 	{"mttwalk", "top.mttwalk: MTT walker"},
 	{"klmwalk", "top.klmwalk: KLM walker"},
+	{"dma", "top.dma: data path"},
 	{"pcie", "top.pcie: PCIe requester"},
 	{"host", "top.host: links and root complex"},
 }
@@ -245,7 +246,7 @@ type counterTracer struct {
 // host side's, in the order a TLP crosses them: up the link, into the
 // root complex, down the link.
 func flowOrder(b *Bench) []sim.Port {
-	host := []sim.Port{b.Up.Wire(), b.Up.Out, b.RC.Pipe(), b.Down.In, b.Down.Wire()}
+	host := []sim.Port{b.Up.Wire(), b.Up.Out, b.RC.Pipe(), b.RC.DataPipe(), b.Down.In, b.Down.Wire()}
 	var out []sim.Port
 	for _, p := range b.Eng.Ports() {
 		if !slices.Contains(host, p) {
@@ -274,7 +275,7 @@ func portPlace(b *Bench, p sim.Port) (unit, local string) {
 		unit, local = "other", name
 	}
 	switch p {
-	case sim.Port(b.Up.Wire()), sim.Port(b.Up.Out), sim.Port(b.Down.In), sim.Port(b.Down.Wire()), sim.Port(b.RC.Pipe()):
+	case sim.Port(b.Up.Wire()), sim.Port(b.Up.Out), sim.Port(b.Down.In), sim.Port(b.Down.Wire()), sim.Port(b.RC.Pipe()), sim.Port(b.RC.DataPipe()):
 		unit = "host"
 	}
 	if unit == "top" {

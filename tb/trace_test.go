@@ -564,9 +564,9 @@ func TestTraceScopeCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"top", "top.tb", "top.core", "top.mptcache", "top.protcheck", "top.mttwalk", "top.klmwalk", "top.pcie", "top.host",
+	want := []string{"top", "top.tb", "top.core", "top.mptcache", "top.protcheck", "top.mttwalk", "top.klmwalk", "top.dma", "top.pcie", "top.host",
 		"top.counters.core", "top.counters.mkc_cache", "top.counters.protcheck", "top.counters.mttwalk", "top.counters.mtt_cache",
-		"top.counters.klmwalk", "top.counters.klm_cache", "top.counters.pcie.requester", "top.counters.pcie.up", "top.counters.pcie",
+		"top.counters.klmwalk", "top.counters.klm_cache", "top.counters.pcie.requester", "top.counters.data", "top.counters.pcie.up", "top.counters.pcie",
 		"top.counters.pcie.down"}
 	if strings.Join(scopes, ",") != strings.Join(want, ",") {
 		t.Errorf("scopes %v, want %v", scopes, want)
@@ -672,8 +672,8 @@ func TestTraceCounters(t *testing.T) {
 			t.Errorf("%s counts waiting cycles and should not be traced", name)
 		}
 	}
-	if len(waits) != 6 {
-		t.Errorf("%d counters of waiting cycles, want 6 (mkc_cache, protcheck, klmwalk credits, requester tags, two links): %v", len(waits), waits)
+	if len(waits) != 7 {
+		t.Errorf("%d counters of waiting cycles, want 7 (mkc_cache, protcheck, klmwalk credits, requester tags, data path slots, two links): %v", len(waits), waits)
 	}
 	t.Logf("%d values of %d counters checked", len(wants), len(names))
 }

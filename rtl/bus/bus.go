@@ -142,3 +142,30 @@ type Ack struct {
 type Credit struct {
 	Level uint8
 }
+
+// MoveKind is what the data path does with a segment's bytes.
+type MoveKind uint8
+
+// The moves: host memory read by the device (an MRd and its
+// completions), written by it (MWr), or both for an atomic (an 8-byte
+// read, then the write of its result).
+const (
+	MoveRead MoveKind = iota
+	MoveWrite
+	MoveAtomic
+)
+
+// Move asks the data path to move one DMA segment of translated request
+// Tag: Len bytes at Addr. Last marks the request's last segment: the data
+// path answers Moved once every byte of the request has moved.
+type Move struct {
+	Tag  uint16
+	Kind MoveKind
+	Addr uint64
+	Len  uint64
+	Last bool
+}
+
+// Moved reports that request Tag's bytes have moved: its reads have all
+// completed and its writes have all left.
+type Moved struct{ Tag uint16 }

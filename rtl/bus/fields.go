@@ -150,3 +150,25 @@ func (c *Cut) Fields() []sim.Field { return cutFields }
 
 // FieldValues writes the cut's fields.
 func (c *Cut) FieldValues(vs []uint64) { vs[0], vs[1], vs[2] = uint64(c.Tag), uint64(c.Gen), c.Offset }
+
+// MoveKindEnum names the moves in waveforms.
+var MoveKindEnum = &sim.Enum{Name: "move_kind", Width: 2, Names: map[uint64]string{0: "READ", 1: "WRITE", 2: "ATOMIC"}}
+
+var moveFields = []sim.Field{{Name: "tag", Width: 16}, {Name: "kind", Enum: MoveKindEnum},
+	{Name: "addr", Width: 64, Format: sim.Hex}, {Name: "len", Width: 32}, {Name: "last", Width: 1, Format: sim.Bin}}
+
+// Fields lists a move's fields (sim.Fielded).
+func (m *Move) Fields() []sim.Field { return moveFields }
+
+// FieldValues writes the move's fields.
+func (m *Move) FieldValues(vs []uint64) {
+	vs[0], vs[1], vs[2], vs[3], vs[4] = uint64(m.Tag), uint64(m.Kind), m.Addr, m.Len, u(m.Last)
+}
+
+var movedFields = []sim.Field{{Name: "tag", Width: 16}}
+
+// Fields lists a Moved's fields (sim.Fielded).
+func (m *Moved) Fields() []sim.Field { return movedFields }
+
+// FieldValues writes its fields.
+func (m *Moved) FieldValues(vs []uint64) { vs[0] = uint64(m.Tag) }

@@ -13,7 +13,7 @@ const (
 	DefaultRCB            = 64  // bytes, Link Control: Read Completion Boundary
 	DefaultLinkLatency    = 75  // cycles each way: 300 ns at 4 ns, 150 round trip
 	DefaultBytesPerCycle  = 32  // 8 GB/s = 64 Gb/s at 250 MHz (Gen3 x8, Gen4 x4)
-	DefaultHostLatency    = 20  // cycles from MRd at the root complex to first CplD
+	DefaultICMLatency     = 20  // cycles from MRd at the root complex to first CplD
 )
 
 // Config is every parameter of the PCIe side of the model, as read from the
@@ -50,9 +50,14 @@ type Config struct {
 	// LinkBytesPerCycle is each direction's bandwidth in bytes per core
 	// cycle (>= 1).
 	LinkBytesPerCycle int `toml:"link_bytes_per_cycle" json:"link_bytes_per_cycle" range:"1..4096" help:"bandwidth of each link direction in bytes per cycle"`
-	// HostLatencyCycles is the root complex's time from taking an MRd to
-	// sending its first completion (>= 1).
-	HostLatencyCycles int `toml:"host_latency_cycles" json:"host_latency_cycles" range:"1..2^16" help:"cycles from an MRd at the root complex to its first completion"`
+	// ICMLatencyCycles is the root complex's time from taking an MRd of
+	// the ICM (the walks' and the MKC cache's reads, TC 0) to sending its
+	// first completion (>= 1).
+	ICMLatencyCycles int `toml:"icm_latency_cycles" json:"icm_latency_cycles" range:"1..2^16" help:"cycles from an ICM read (MKC, MTT, KLM; TC 0) at the root complex to its first completion"`
+	// DataLatencyCycles is the same for the data path's reads (TCData), so
+	// that a walk's cost and a data read's can differ, as an IOMMU walk
+	// differs from a DRAM read.
+	DataLatencyCycles int `toml:"data_latency_cycles" json:"data_latency_cycles" range:"1..2^16" help:"cycles from a data read (the data path's, data.enabled; TC 1) at the root complex to its first completion"`
 }
 
 // DefaultConfig is the configuration with every default written out.
@@ -64,7 +69,8 @@ func DefaultConfig() Config {
 		RCB:               DefaultRCB,
 		LinkLatencyCycles: DefaultLinkLatency,
 		LinkBytesPerCycle: DefaultBytesPerCycle,
-		HostLatencyCycles: DefaultHostLatency,
+		ICMLatencyCycles:  DefaultICMLatency,
+		DataLatencyCycles: DefaultICMLatency,
 	}
 }
 
@@ -76,7 +82,8 @@ func (c Config) WithDefaults() Config {
 	def(&c.RCB, DefaultRCB)
 	def(&c.LinkLatencyCycles, DefaultLinkLatency)
 	def(&c.LinkBytesPerCycle, DefaultBytesPerCycle)
-	def(&c.HostLatencyCycles, DefaultHostLatency)
+	def(&c.ICMLatencyCycles, DefaultICMLatency)
+	def(&c.DataLatencyCycles, DefaultICMLatency)
 	return c
 }
 
@@ -101,7 +108,7 @@ func (c Config) Link() LinkConfig {
 // RootComplex is the host side's configuration.
 func (c Config) RootComplex() RootComplexConfig {
 	c = c.WithDefaults()
-	return RootComplexConfig{HostLatency: c.HostLatencyCycles, RCB: c.RCB,
+	return RootComplexConfig{ICMLatency: c.ICMLatencyCycles, DataLatency: c.DataLatencyCycles, RCB: c.RCB,
 		MaxPayload: c.MaxPayload, SplitOnAllRCB: c.SplitOnAllRCB, CompleterID: c.CompleterID}
 }
 

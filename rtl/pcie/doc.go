@@ -24,7 +24,7 @@
 //   - link.go: Link, one direction of the link: serialization at
 //     BytesPerCycle, then a fixed latency; in order, lossless.
 //   - rootcomplex.go: RootComplex, the host side the testbench
-//     instantiates: answers MRds from Memory after HostLatency with
+//     instantiates: answers MRds from Memory after ICMLatency with
 //     completions split at the RCB, applies MWrs, answers bad reads UR.
 //   - config.go: Config, every parameter with toml tags, and DefaultConfig.
 //
@@ -56,7 +56,7 @@
 //	completer_id          0x0000 root port bus/device/function
 //	link_latency_cycles   75     each way, after serialization (300 ns)
 //	link_bytes_per_cycle  32     8 GB/s = 64 Gb/s each way (Gen3 x8, Gen4 x4)
-//	host_latency_cycles   20     MRd at the root complex to first CplD (80 ns)
+//	icm_latency_cycles   20     MRd at the root complex to first CplD (80 ns)
 //
 // A TLP's wire size is its header (12 or 16 bytes) + payload + FramingBytes
 // (8: STP token or STP/sequence/END, and LCRC); it occupies a link for
@@ -70,7 +70,7 @@
 // one MRd answered by one CplD. A ReadReq pushed by its client at cycle c
 // is seen by the client as a ReadResp at
 //
-//	c + 4 + 2*link_latency_cycles + host_latency_cycles + S(MRd) + S(CplD)
+//	c + 4 + 2*link_latency_cycles + icm_latency_cycles + S(MRd) + S(CplD)
 //
 // The 4 is the four channel hops outside the links (request, Tx, root
 // complex Tx, response); each link costs S - 1 + latency + its Out

@@ -150,6 +150,6 @@ func oneReadLatency(cfg Config, addr uint64, n int) uint64 {
 	lc := cfg.Link()
 	mrd := NewRead(0, 0, addr, n)
 	cpl := TLP{Type: CplD, LengthDW: mrd.LengthDW}
-	return uint64(4 + 2*lc.LatencyCycles + cfg.WithDefaults().HostLatencyCycles +
+	return uint64(4 + 2*lc.LatencyCycles + cfg.WithDefaults().ICMLatencyCycles +
 		lc.SerializationCycles(mrd.WireBytes()) + lc.SerializationCycles(cpl.WireBytes()))
 }

@@ -55,12 +55,21 @@ func (c RequesterConfig) tagBase() uint16 {
 }
 
 // ReadReq asks the Requester for Len bytes (>= 1) at Addr; ID is the
-// client's cookie, returned in the response.
+// client's cookie, returned in the response. Write (data clients only,
+// AddDataClient) asks it to write Len bytes at Addr instead: MWr TLPs
+// (posted, split at Max_Payload_Size and 4 KB boundaries), answered with
+// status SC in the cycle the last one leaves.
 type ReadReq struct {
-	ID   uint32
-	Addr uint64
-	Len  int
+	ID    uint32
+	Addr  uint64
+	Len   int
+	Write bool
 }
+
+// TCData is the traffic class of the device's data movement (the TLPs of
+// data clients, AddDataClient): the host tells it from the ICM traffic
+// of TC 0 (RootComplexConfig.DataLatency).
+const TCData = 1
 
 // ReadResp answers a ReadReq once all its completions have arrived: Data
 // holds the Len bytes at Addr in address order. Status is SC, or the status
@@ -79,6 +88,8 @@ type ReadResp struct {
 type RequesterStats struct {
 	Reads          uint64 `counter:"reads" unit:"TLPs" help:"MRd TLPs the device sent"`
 	ReadBytes      uint64 `counter:"read_bytes" unit:"bytes" help:"bytes the device's MRd TLPs asked for"`
+	Writes         uint64 `counter:"writes" unit:"TLPs" help:"MWr TLPs the device sent (data clients' writes)"`
+	WriteBytes     uint64 `counter:"write_bytes" unit:"bytes" help:"bytes the device's MWr TLPs carried"`
 	Completions    uint64 `counter:"completions" unit:"TLPs" help:"completion TLPs the device received"`
 	Responses      uint64 `counter:"responses" unit:"reads" help:"whole read responses delivered to the units (one per ReadReq)"`
 	FailedReads    uint64 `counter:"failed_reads" unit:"reads" help:"read responses delivered with a status other than SC"`
@@ -149,6 +160,7 @@ type tagState struct {
 type client struct {
 	req  *sim.Chan[ReadReq]
 	resp *sim.Chan[ReadResp]
+	tc   uint8    // the TLPs' traffic class: TCData for a data client
 	off  int      // bytes of the head ReadReq already asked for
 	cur  *readCtx // the head ReadReq's context once its first MRd is out
 	// backlog holds finished responses waiting for resp to be ready; while
@@ -164,6 +176,7 @@ type reqStage struct {
 	iSpan     Span
 	iLast     bool
 	iReq      ReadReq // the head ReadReq (for a new context)
+	write     bool    // the TLP issued is an MWr (iClient, iSpan, iLast)
 	cpl       bool    // a completion was taken off Rx
 	cOK       bool    // and accepted
 	cTag      uint16
@@ -233,6 +246,7 @@ type Requester struct {
 	cread   sim.CounterReader // reads stats for CounterValues
 	stall   sim.Stalls        // TagStallCycles
 	data    slab[byte]        // reads' buffers
+	zeros   []byte            // the payload of every MWr (read-only)
 	ctxs    slab[readCtx]     // reads' contexts
 	errs    []ProtocolError
 
@@ -262,6 +276,14 @@ func (r *Requester) AddClient(req *sim.Chan[ReadReq], resp *sim.Chan[ReadResp]) 
 	r.clients = append(r.clients, client{req: req, resp: resp})
 	r.st.popBack = append(r.st.popBack, false)
 	return len(r.clients) - 1
+}
+
+// AddDataClient attaches a client of data movement: its TLPs carry
+// TCData, and it may ask for writes (ReadReq.Write).
+func (r *Requester) AddDataClient(req *sim.Chan[ReadReq], resp *sim.Chan[ReadResp]) int {
+	i := r.AddClient(req, resp)
+	r.clients[i].tc = TCData
+	return i
 }
 
 // Name is the requester's name.
@@ -336,7 +358,7 @@ func (r *Requester) tagIndex(tag uint16) (int, bool) {
 // Eval delivers responses, takes a completion and issues an MRd.
 func (r *Requester) Eval(now uint64) bool {
 	s := &r.st
-	s.issue, s.cpl, s.cOK, s.cSrc, s.stall = false, false, false, nil, false
+	s.issue, s.write, s.cpl, s.cOK, s.cSrc, s.stall = false, false, false, false, nil, false
 	s.appends, s.errs, s.responses, s.failed, s.rr = s.appends[:0], s.errs[:0], 0, 0, r.rr
 	moves := r.Handshakes()
 	for i := range r.clients {
@@ -483,13 +505,20 @@ func (r *Requester) issue(now uint64) {
 			if len(c.backlog) > 0 {
 				continue
 			}
-			if q.Len < 1 {
+			if q.Len < 1 || q.Write && c.tc != TCData {
 				r.fail(now, BadRequest, 0, "client %d ReadReq %d: length %d", i, q.ID, q.Len)
 				r.deliver(i, ReadResp{ID: q.ID, Addr: q.Addr, Status: UR})
 				c.req.Pop()
 				s.rr = (i + 1) % n
 				return
 			}
+		}
+		if q.Write {
+			if !r.Tx.Ready() {
+				return
+			}
+			r.issueWrite(i, q)
+			return
 		}
 		if r.fLen == 0 {
 			s.stall = true
@@ -501,7 +530,9 @@ func (r *Requester) issue(now uint64) {
 		addr := q.Addr + uint64(c.off)
 		l := FirstSpan(addr, q.Len-c.off, r.cfg.MaxReadRequest)
 		tag := r.free[r.fHead]
-		r.Tx.Push(NewRead(r.cfg.RequesterID, tag, addr, l))
+		tlp := NewRead(r.cfg.RequesterID, tag, addr, l)
+		tlp.TC = c.tc
+		r.Tx.Push(tlp)
 		s.issue, s.iClient, s.iTag, s.iSpan, s.iReq = true, i, tag, Span{addr, l}, *q
 		s.iLast = c.off+l == q.Len
 		if s.iLast {
@@ -512,9 +543,43 @@ func (r *Requester) issue(now uint64) {
 	}
 }
 
+// issueWrite sends the next MWr of client i's write q: at most
+// Max_Payload_Size, not crossing 4 KB, its payload zeros (the model moves
+// no data bytes). The write is answered when its last MWr leaves.
+func (r *Requester) issueWrite(i int, q *ReadReq) {
+	s := &r.st
+	c := &r.clients[i]
+	addr := q.Addr + uint64(c.off)
+	l := FirstSpan(addr, q.Len-c.off, r.cfg.MaxPayload)
+	ldw := LengthDW(addr, l)
+	if len(r.zeros) < ldw*DWBytes {
+		r.zeros = make([]byte, (MaxLengthDW+1)*DWBytes)
+	}
+	first, last := ByteEnables(addr, l)
+	n := ldw * DWBytes
+	r.Tx.Push(TLP{Type: MWr, TC: c.tc, RequesterID: r.cfg.RequesterID, LengthDW: uint16(ldw),
+		Addr: addr &^ 3, FirstBE: first, LastBE: last, Data: r.zeros[:n:n]})
+	s.write, s.iClient, s.iSpan = true, i, Span{addr, l}
+	s.iLast = c.off+l == q.Len
+	if s.iLast {
+		c.req.Pop()
+		r.deliver(i, ReadResp{ID: q.ID, Addr: q.Addr, Status: SC})
+	}
+	s.rr = (i + 1) % len(r.clients)
+}
+
 // Commit applies the cycle's decisions.
 func (r *Requester) Commit() {
 	s := &r.st
+	if s.write {
+		c := &r.clients[s.iClient]
+		c.off += s.iSpan.Len
+		if s.iLast {
+			c.off = 0
+		}
+		r.stats.Writes++
+		r.stats.WriteBytes += uint64(s.iSpan.Len)
+	}
 	for i := range r.clients {
 		if s.popBack[i] {
 			c := &r.clients[i]

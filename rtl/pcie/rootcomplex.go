@@ -9,10 +9,13 @@ import (
 
 // RootComplexConfig is the host side's configuration.
 type RootComplexConfig struct {
-	// HostLatency is the number of cycles from taking a request off Rx to
+	// ICMLatency is the number of cycles from taking a request off Rx to
 	// acting on it (>= 1; default 20 = 80 ns: the root complex and the
 	// memory controller).
-	HostLatency int `toml:"host_latency_cycles" json:"host_latency_cycles"`
+	ICMLatency int `toml:"icm_latency_cycles" json:"icm_latency_cycles"`
+	// DataLatency is the same for requests of traffic class TCData, the
+	// device's data movement (default ICMLatency).
+	DataLatency int `toml:"data_latency_cycles" json:"data_latency_cycles"`
 	// RCB is the Read Completion Boundary in bytes (64 or 128; default 64).
 	RCB int `toml:"rcb" json:"rcb"`
 	// MaxPayload is Max_Payload_Size in bytes (default 256).
@@ -25,7 +28,8 @@ type RootComplexConfig struct {
 
 // WithDefaults returns c with zero fields set to their defaults.
 func (c RootComplexConfig) WithDefaults() RootComplexConfig {
-	def(&c.HostLatency, DefaultHostLatency)
+	def(&c.ICMLatency, DefaultICMLatency)
+	def(&c.DataLatency, c.ICMLatency)
 	def(&c.RCB, DefaultRCB)
 	def(&c.MaxPayload, DefaultMaxPayload)
 	return c
@@ -35,8 +39,11 @@ func (c RootComplexConfig) WithDefaults() RootComplexConfig {
 func (c RootComplexConfig) Validate() error {
 	c = c.WithDefaults()
 	var errs []error
-	if c.HostLatency < 1 || c.HostLatency > MaxLatency {
-		errs = append(errs, fmt.Errorf("pcie.host_latency_cycles = %d: want 1..%d", c.HostLatency, MaxLatency))
+	if c.ICMLatency < 1 || c.ICMLatency > MaxLatency {
+		errs = append(errs, fmt.Errorf("pcie.icm_latency_cycles = %d: want 1..%d", c.ICMLatency, MaxLatency))
+	}
+	if c.DataLatency < 1 || c.DataLatency > MaxLatency {
+		errs = append(errs, fmt.Errorf("pcie.data_latency_cycles = %d: want 1..%d", c.DataLatency, MaxLatency))
 	}
 	errs = append(errs, checkSizes(0, c.MaxPayload, c.RCB))
 	return errors.Join(errs...)
@@ -54,6 +61,13 @@ type RootComplexStats struct {
 	Unsupported uint64 `counter:"unsupported" unit:"TLPs" help:"MRd TLPs the host answered with UR (they broke a rule of RootComplexConfig.Validate)"`
 	Dropped     uint64 `counter:"dropped" unit:"TLPs" help:"malformed MWr TLPs and stray completions the host dropped"`
 	StallCycles uint64 `counter:"stall_cycles" unit:"cycles" help:"cycles a completion waited because the downstream link did not take it"`
+	// The data path's share (traffic class TCData): host memory beyond
+	// the ICM is not modelled, so its reads return zeros and its writes
+	// are counted, not stored.
+	DataReads      uint64 `counter:"data_reads" unit:"TLPs" help:"MRd TLPs of the data path (TC 1) the host took from the link, of reads; answered with zeros after data_latency_cycles"`
+	DataReadBytes  uint64 `counter:"data_read_bytes" unit:"bytes" help:"bytes the host returned for the data path's reads, of read_bytes"`
+	DataWrites     uint64 `counter:"data_writes" unit:"TLPs" help:"MWr TLPs of the data path (TC 1) the host took: counted, not stored (not in writes)"`
+	DataWriteBytes uint64 `counter:"data_write_bytes" unit:"bytes" help:"the enabled bytes of the data path's MWr TLPs (not in write_bytes)"`
 }
 
 func (s *RootComplexStats) add(d *RootComplexStats) {
@@ -65,16 +79,20 @@ func (s *RootComplexStats) add(d *RootComplexStats) {
 	s.Unsupported += d.Unsupported
 	s.Dropped += d.Dropped
 	s.StallCycles += d.StallCycles
+	s.DataReads += d.DataReads
+	s.DataReadBytes += d.DataReadBytes
+	s.DataWrites += d.DataWrites
+	s.DataWriteBytes += d.DataWriteBytes
 }
 
 // RootComplex is the host side of the link, a sim.Component the testbench
 // instantiates:
 //
-//	Rx --> host pipe (HostLatency) --> [completer] --> Tx
+//	Rx --> host pipe (ICMLatency) --> [completer] --> Tx
 //	                                       |
 //	                                     Memory
 //
-// It takes one request a cycle from Rx into a pipe of HostLatency cycles.
+// It takes one request a cycle from Rx into a pipe of ICMLatency cycles.
 // The completer takes requests from the pipe in order: an MWr is written to
 // Memory (posted, no answer; one that breaks a rule of Validate is dropped);
 // an MRd reads Memory then, when it leaves the pipe, and is answered by its
@@ -83,7 +101,7 @@ func (s *RootComplexStats) add(d *RootComplexStats) {
 // request is looked at; an MRd that breaks a rule of Validate (a length of
 // 0, crossing 4 KB, bad byte enables, ...) is answered by one Cpl with
 // status UR. So an MRd taken off Rx at cycle r has its first completion
-// pushed on Tx at r + HostLatency when the completer is free, and writes
+// pushed on Tx at r + ICMLatency when the completer is free, and writes
 // and reads reach Memory in the order they arrived.
 type RootComplex struct {
 	sim.Base
@@ -92,7 +110,8 @@ type RootComplex struct {
 	mem  *Memory
 	// Rx carries requests from the device, Tx completions to it.
 	Rx, Tx *sim.Chan[TLP]
-	pipe   *sim.Chan[TLP]
+	pipe   *sim.Chan[TLP] // ICM requests (TC 0), ICMLatency long
+	dpipe  *sim.Chan[TLP] // data requests (TCData), DataLatency long
 
 	// registers
 	pending []TLP // completions of the read being answered
@@ -118,8 +137,9 @@ func NewRootComplex(e *sim.Engine, name string, cfg RootComplexConfig, mem *Memo
 	if err := cfg.Validate(); err != nil {
 		panic(err)
 	}
-	pipe := sim.NewChan[TLP](e, name+".pipe", cfg.HostLatency+2, cfg.HostLatency)
-	return &RootComplex{name: name, cfg: cfg, mem: mem, Rx: rx, Tx: tx, pipe: pipe}
+	pipe := sim.NewChan[TLP](e, name+".pipe", cfg.ICMLatency+2, cfg.ICMLatency)
+	dpipe := sim.NewChan[TLP](e, name+".data_pipe", cfg.DataLatency+2, cfg.DataLatency)
+	return &RootComplex{name: name, cfg: cfg, mem: mem, Rx: rx, Tx: tx, pipe: pipe, dpipe: dpipe}
 }
 
 // Name is the root complex's name.
@@ -141,51 +161,78 @@ func (r *RootComplex) CounterValues(vs []uint64) []uint64 { return r.cread.Value
 // Connections lists the channels the root complex pops and pushes: its
 // ports and its pipe, both ends of which it holds (sim.Connected).
 func (r *RootComplex) Connections() (in, out []sim.Port) {
-	return []sim.Port{r.Rx, r.pipe}, []sim.Port{r.Tx, r.pipe}
+	return []sim.Port{r.Rx, r.pipe, r.dpipe}, []sim.Port{r.Tx, r.pipe, r.dpipe}
 }
 
-// Pipe is the internal channel of requests inside the host latency (for
-// tracers).
+// Pipe is the internal channel of ICM requests inside the host latency
+// (for tracers).
 func (r *RootComplex) Pipe() *sim.Chan[TLP] { return r.pipe }
+
+// DataPipe is the same for the data path's requests (TCData).
+func (r *RootComplex) DataPipe() *sim.Chan[TLP] { return r.dpipe }
 
 // Eval moves a request from Rx into the pipe and sends the next completion
 // or takes the next request from the pipe.
 func (r *RootComplex) Eval(now uint64) bool {
-	if r.Rx.Valid() && r.pipe.Ready() {
-		r.pipe.Push(*r.Rx.Peek())
-		r.Rx.Pop()
+	if r.Rx.Valid() {
+		p := r.pipe
+		if r.Rx.Peek().TC == TCData {
+			p = r.dpipe
+		}
+		if p.Ready() {
+			p.Push(*r.Rx.Peek())
+			r.Rx.Pop()
+		}
 	}
 	r.nPending, r.nNext, r.write, r.d = r.pending, r.next, nil, RootComplexStats{}
-	if r.next < len(r.pending) {
+	switch {
+	case r.next < len(r.pending):
 		r.send()
-	} else if r.pipe.Valid() {
+	case r.pipe.Valid():
 		// The head stays in its slot until overwritten, after this
 		// cycle's commit: no copy (one that escaped would cost an
 		// allocation a TLP).
 		t := r.pipe.Peek()
 		r.pipe.Pop()
-		switch t.Type {
-		case MWr:
-			if t.Validate() == nil {
-				r.write = t
-				r.d.Writes++
-			} else {
-				r.d.Dropped++
-			}
-		case MRd:
-			r.d.Reads++
-			r.nPending, r.nNext = r.answer(t), 0
-			r.send()
-		default:
-			r.d.Dropped++
-		}
+		r.take(t, false)
+	case r.dpipe.Valid():
+		t := r.dpipe.Peek()
+		r.dpipe.Pop()
+		r.take(t, true)
 	}
 	if r.nNext >= len(r.nPending) {
 		r.nPending, r.nNext = nil, 0
 	}
-	// Busy while completions remain, or when a request waits in the
-	// pipe behind the ones just answered.
-	return len(r.nPending) > 0 || r.pipe.Valid()
+	// Busy while completions remain, or when a request waits in a pipe
+	// behind the ones just answered.
+	return len(r.nPending) > 0 || r.pipe.Valid() || r.dpipe.Valid()
+}
+
+// take acts on the request t at the head of a pipe: an MWr is written
+// (a data one only counted), an MRd answered (a data one with zeros).
+func (r *RootComplex) take(t *TLP, data bool) {
+	switch t.Type {
+	case MWr:
+		switch {
+		case t.Validate() != nil:
+			r.d.Dropped++
+		case data:
+			r.d.DataWrites++
+			r.d.DataWriteBytes += uint64(EnabledBytes(int(t.LengthDW), t.FirstBE, t.LastBE))
+		default:
+			r.write = t
+			r.d.Writes++
+		}
+	case MRd:
+		r.d.Reads++
+		if data {
+			r.d.DataReads++
+		}
+		r.nPending, r.nNext = r.answer(t, data), 0
+		r.send()
+	default:
+		r.d.Dropped++
+	}
 }
 
 // send pushes the next staged completion if Tx is ready.
@@ -199,8 +246,9 @@ func (r *RootComplex) send() {
 	r.d.Completions++
 }
 
-// answer builds the completions of the read t, reading Memory now.
-func (r *RootComplex) answer(t *TLP) []TLP {
+// answer builds the completions of the read t, reading Memory now (zeros
+// for a data read: host memory beyond the ICM is not modelled).
+func (r *RootComplex) answer(t *TLP, data bool) []TLP {
 	if t.Validate() != nil {
 		r.d.Unsupported++
 		return []TLP{ErrorCompletion(*t, r.cfg.CompleterID, UR)}
@@ -216,10 +264,18 @@ func (r *RootComplex) answer(t *TLP) []TLP {
 	addr := t.Addr
 	for i := range cpls {
 		cpls[i].CompleterID = r.cfg.CompleterID
-		r.mem.Read(addr, cpls[i].Data)
+		if data {
+			clear(cpls[i].Data)
+		} else {
+			r.mem.Read(addr, cpls[i].Data)
+		}
 		addr += uint64(len(cpls[i].Data))
 	}
-	r.d.ReadBytes += uint64(EnabledBytes(int(t.LengthDW), t.FirstBE, t.LastBE))
+	n := uint64(EnabledBytes(int(t.LengthDW), t.FirstBE, t.LastBE))
+	r.d.ReadBytes += n
+	if data {
+		r.d.DataReadBytes += n
+	}
 	return cpls
 }
 

@@ -22,7 +22,7 @@ func TestReadLatency(t *testing.T) {
 	}{
 		{"default", DefaultConfig(), 178},
 		{"16 B/cycle", Config{LinkBytesPerCycle: 16}, 182},
-		{"short", Config{LinkLatencyCycles: 1, HostLatencyCycles: 1, LinkBytesPerCycle: 4}, 0},
+		{"short", Config{LinkLatencyCycles: 1, ICMLatencyCycles: 1, LinkBytesPerCycle: 4}, 0},
 	} {
 		for _, addr := range []uint64{0x1000, 0x1010, 0x1_0000_1000} {
 			mem := NewMemory()
@@ -218,10 +218,10 @@ func TestRandomReads(t *testing.T) {
 	}{
 		{"default", DefaultConfig(), 400, true},
 		{"10-bit tags, small sizes, split on all RCB", Config{Tags: 300, MaxReadRequest: 128, MaxPayload: 128, RCB: 128,
-			SplitOnAllRCB: true, LinkLatencyCycles: 20, LinkBytesPerCycle: 8, HostLatencyCycles: 5,
+			SplitOnAllRCB: true, LinkLatencyCycles: 20, LinkBytesPerCycle: 8, ICMLatencyCycles: 5,
 			RequesterID: 0x0300, CompleterID: 0x0008}, 150, false},
 		{"one tag, 4 KB sizes", Config{Tags: 1, MaxReadRequest: 4096, MaxPayload: 4096, LinkLatencyCycles: 3,
-			LinkBytesPerCycle: 64, HostLatencyCycles: 1}, 150, true},
+			LinkBytesPerCycle: 64, ICMLatencyCycles: 1}, 150, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			defer func() {

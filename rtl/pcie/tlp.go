@@ -95,10 +95,13 @@ func (s CplStatus) Valid() bool { return s == SC || s == UR || s == CA }
 //	                                  is the byte at the first DW's address
 //
 // Fields that do not apply to the Type are ignored by Marshal and left zero
-// by Parse. TC, attributes, TD/EP, AT and processing hints are not modelled:
+// by Parse. The traffic class (TC) is carried: the device sends its data
+// movement on TCData, its ICM reads on TC 0, and a completion carries its
+// request's. Attributes, TD/EP, AT and processing hints are not modelled:
 // they are sent as zero and ignored on receipt.
 type TLP struct {
 	Type        Type
+	TC          uint8 // traffic class, 0..7: TCData marks the device's data movement
 	RequesterID uint16
 	Tag         uint16
 	LengthDW    uint16
@@ -486,7 +489,7 @@ func appendCompletions(out []TLP, req TLP, rcb int, mps int, alloc func(int) []b
 	for ldw > 0 {
 		n := CompletionDW(dwAddr, ldw, rcb, mps)
 		out = append(out, TLP{
-			Type: CplD, RequesterID: req.RequesterID, Tag: req.Tag,
+			Type: CplD, TC: req.TC, RequesterID: req.RequesterID, Tag: req.Tag,
 			LengthDW: uint16(n), Status: SC,
 			ByteCount: uint16(remaining), LowerAddr: uint8(addr & 0x7f),
 			Data: alloc(n * DWBytes),
@@ -509,7 +512,7 @@ func ErrorCompletion(req TLP, completerID uint16, st CplStatus) TLP {
 	if req.LengthDW >= 1 && req.LengthDW <= MaxLengthDW {
 		bc = EnabledBytes(int(req.LengthDW), req.FirstBE, req.LastBE)
 	}
-	return TLP{Type: Cpl, RequesterID: req.RequesterID, Tag: req.Tag & MaxTag,
+	return TLP{Type: Cpl, TC: req.TC & 7, RequesterID: req.RequesterID, Tag: req.Tag & MaxTag,
 		CompleterID: completerID, Status: st, ByteCount: uint16(bc),
 		LowerAddr: LowerAddress(req.Addr, req.FirstBE&0xf)}
 }

@@ -10,7 +10,7 @@ import "encoding/binary"
 //	                      010 3DW with data, 011 4DW with data
 //	     28:24 Type       00000 memory request, 01010 completion
 //	     23    T9         tag bit 9 (10-bit tags)
-//	     22:20 TC         0
+//	     22:20 TC         traffic class (TCData for data movement)
 //	     19    T8         tag bit 8
 //	     18:10 Attr[2], LN, TH, TD, EP, Attr[1:0], AT: 0
 //	      9:0  Length     in DW; 0 means 1024; reserved (0) in a Cpl
@@ -75,6 +75,7 @@ func (t *TLP) AppendHeader(b []byte) ([]byte, error) {
 	length := uint32(t.LengthDW) & 0x3ff // 1024 -> 0
 	dw0 := uint32(t.fmtType())<<24 |
 		uint32(t.Tag>>9&1)<<23 | // T9
+		uint32(t.TC&7)<<20 |
 		uint32(t.Tag>>8&1)<<19 | // T8
 		length
 	b = binary.BigEndian.AppendUint32(b, dw0)
@@ -115,7 +116,7 @@ func (t *TLP) MarshalBinary() ([]byte, error) {
 // (without Data) and the header's size. It fails, naming the field, on a
 // Fmt/Type the model does not know, a reserved completion status, or a 4DW
 // header that carries an address below 4 GB (the 3DW format is required
-// there). Fields the model does not hold (TC, attributes, TD, EP, AT, PH,
+// there). Fields the model does not hold (attributes, TD, EP, AT, PH,
 // BCM, reserved bits) are ignored.
 func ParseHeader(b []byte) (TLP, int, error) {
 	var t TLP
@@ -129,6 +130,7 @@ func ParseHeader(b []byte) (TLP, int, error) {
 		length = MaxLengthDW
 	}
 	t.Tag = uint16(dw0>>23&1)<<9 | uint16(dw0>>19&1)<<8 // T9, T8
+	t.TC = uint8(dw0 >> 20 & 7)
 	hdr := Header3DW
 	switch {
 	case ty == typeMem && (f == fmt3DW || f == fmt4DW):

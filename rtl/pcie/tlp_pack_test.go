@@ -106,11 +106,12 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
-// Reserved and unmodelled fields are ignored on receipt.
+// Reserved and unmodelled fields are ignored on receipt; the traffic
+// class is read.
 func TestParseIgnores(t *testing.T) {
 	// TC=7, Attr[2], EP, AT and PH bits set.
 	got, err := Parse(unhex(t, "00744c10 01002aff 12345679"))
-	want := TLP{Type: MRd, RequesterID: 0x0100, Tag: 0x2a, LengthDW: 16, Addr: 0x1234_5678, FirstBE: 0xf, LastBE: 0xf}
+	want := TLP{Type: MRd, TC: 7, RequesterID: 0x0100, Tag: 0x2a, LengthDW: 16, Addr: 0x1234_5678, FirstBE: 0xf, LastBE: 0xf}
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("%+v %v", got, err)
 	}
@@ -122,7 +123,7 @@ func normalize(t TLP, data []byte) TLP {
 	t.Tag &= MaxTag
 	t.LengthDW = t.LengthDW%MaxLengthDW + 1
 	var n TLP
-	n.Type, n.RequesterID, n.Tag = t.Type, t.RequesterID, t.Tag
+	n.Type, n.RequesterID, n.Tag, n.TC = t.Type, t.RequesterID, t.Tag, t.TC&7
 	switch t.Type {
 	case MRd, MWr:
 		n.LengthDW = t.LengthDW
@@ -149,13 +150,13 @@ func normalize(t TLP, data []byte) TLP {
 }
 
 func FuzzTLPRoundTrip(f *testing.F) {
-	f.Add(uint8(0), uint16(0x100), uint16(0x2a), uint16(16), uint64(0x12345678), uint8(0xf), uint8(0xf), uint16(0), uint8(0), uint16(64), uint8(0), []byte{1})
-	f.Add(uint8(0), uint16(0xabcd), uint16(0x2a5), uint16(0), uint64(0x12_3456_7890), uint8(6), uint8(0), uint16(0), uint8(0), uint16(0), uint8(0), []byte{})
-	f.Add(uint8(1), uint16(1), uint16(0), uint16(1023), uint64(1<<32), uint8(0xe), uint8(1), uint16(0), uint8(0), uint16(0), uint8(0), []byte{9, 8})
-	f.Add(uint8(2), uint16(0x100), uint16(0x105), uint16(1), uint64(0), uint8(0), uint8(0), uint16(8), uint8(0), uint16(199), uint8(3), []byte{0x11})
-	f.Add(uint8(3), uint16(0x100), uint16(7), uint16(0), uint64(0), uint8(0), uint8(0), uint16(0), uint8(1), uint16(4095), uint8(0x7f), []byte{})
-	f.Fuzz(func(t *testing.T, typ uint8, rid, tag, ldw uint16, addr uint64, fbe, lbe uint8, cid uint16, st uint8, bc uint16, la uint8, data []byte) {
-		in := normalize(TLP{Type: Type(typ), RequesterID: rid, Tag: tag, LengthDW: ldw, Addr: addr, FirstBE: fbe, LastBE: lbe,
+	f.Add(uint8(0), uint16(0x100), uint16(0x2a), uint16(16), uint64(0x12345678), uint8(0xf), uint8(0xf), uint16(0), uint8(0), uint16(64), uint8(0), []byte{1}, uint8(2))
+	f.Add(uint8(0), uint16(0xabcd), uint16(0x2a5), uint16(0), uint64(0x12_3456_7890), uint8(6), uint8(0), uint16(0), uint8(0), uint16(0), uint8(0), []byte{}, uint8(1))
+	f.Add(uint8(1), uint16(1), uint16(0), uint16(1023), uint64(1<<32), uint8(0xe), uint8(1), uint16(0), uint8(0), uint16(0), uint8(0), []byte{9, 8}, uint8(0))
+	f.Add(uint8(2), uint16(0x100), uint16(0x105), uint16(1), uint64(0), uint8(0), uint8(0), uint16(8), uint8(0), uint16(199), uint8(3), []byte{0x11}, uint8(1))
+	f.Add(uint8(3), uint16(0x100), uint16(7), uint16(0), uint64(0), uint8(0), uint8(0), uint16(0), uint8(1), uint16(4095), uint8(0x7f), []byte{}, uint8(5))
+	f.Fuzz(func(t *testing.T, typ uint8, rid, tag, ldw uint16, addr uint64, fbe, lbe uint8, cid uint16, st uint8, bc uint16, la uint8, data []byte, tc uint8) {
+		in := normalize(TLP{Type: Type(typ), TC: tc, RequesterID: rid, Tag: tag, LengthDW: ldw, Addr: addr, FirstBE: fbe, LastBE: lbe,
 			CompleterID: cid, Status: CplStatus(st), ByteCount: bc, LowerAddr: la}, data)
 		b, err := in.MarshalBinary()
 		if err != nil {

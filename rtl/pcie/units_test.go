@@ -152,7 +152,7 @@ func TestRootComplex(t *testing.T) {
 	rx := sim.NewChan[TLP](e, "rx", 8, 1)
 	tx := sim.NewChan[TLP](e, "tx", 8, 1)
 	mem := NewMemory()
-	rc := NewRootComplex(e, "host", RootComplexConfig{HostLatency: 3, CompleterID: 0x0008}, mem, rx, tx)
+	rc := NewRootComplex(e, "host", RootComplexConfig{ICMLatency: 3, CompleterID: 0x0008}, mem, rx, tx)
 	e.Add(rc)
 	in := []TLP{
 		NewWrite(0x0100, 0x1003, []byte("hello world")),
@@ -376,13 +376,13 @@ func TestRequesterReorder(t *testing.T) {
 func TestConfig(t *testing.T) {
 	d := DefaultConfig()
 	if d.Tags != 32 || d.MaxReadRequest != 512 || d.RCB != 64 || d.MaxPayload != 256 || d.LinkLatencyCycles != 75 ||
-		d.LinkBytesPerCycle != 32 || d.HostLatencyCycles != 20 || d.SplitOnAllRCB {
+		d.LinkBytesPerCycle != 32 || d.ICMLatencyCycles != 20 || d.SplitOnAllRCB {
 		t.Errorf("defaults %+v", d)
 	}
 	if err := d.Validate(); err != nil {
 		t.Error(err)
 	}
-	for _, bad := range []Config{{Tags: 769}, {MaxReadRequest: 100}, {MaxPayload: 64}, {RCB: 32}, {LinkLatencyCycles: -1}, {HostLatencyCycles: -1}} {
+	for _, bad := range []Config{{Tags: 769}, {MaxReadRequest: 100}, {MaxPayload: 64}, {RCB: 32}, {LinkLatencyCycles: -1}, {ICMLatencyCycles: -1}} {
 		if bad.Validate() == nil {
 			t.Errorf("%+v validated", bad)
 		}

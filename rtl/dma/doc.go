@@ -1,0 +1,25 @@
+// Package dma is the data path: once an access is translated, it moves
+// the access's bytes over the PCIe link, as the NIC's DMA engine does.
+//
+//	In (bus.Move, from the reorder buffer) ──> [ dma ] ──> Done (bus.Moved)
+//	                                             │  ^
+//	                                  MemReq ────┘  └──── MemResp   (the requester's data client)
+//
+// A segment the device reads (LOCAL_READ, REMOTE_READ) becomes reads of at
+// most 4 KiB, not crossing a 4 KiB boundary, that the requester sends as
+// MRd TLPs (split again at max_read_request) on traffic class
+// pcie.TCData; a segment it writes (LOCAL_WRITE, REMOTE_WRITE) becomes
+// writes of the same sizes, sent as MWr TLPs (split at max_payload). An
+// atomic reads its 8 bytes, then writes its result. Config.Outstanding
+// bounds the requests in flight: a read until its completions are all in,
+// a write until its last MWr has left. One request is issued a cycle, in
+// the order of In; when every byte of a request has moved (Move.Last
+// seen, nothing in flight) the unit sends Moved, and the reorder buffer
+// retires it.
+//
+// Registers: the request slots (free mask, tag, atomic), per reorder tag
+// the requests in flight and whether its last segment was taken, the
+// offset reached in the segment at the head of In, the atomics' writes
+// waiting to go and the Moved answers waiting for Done; all are written
+// in place during Eval, after they are read: the unit has no Commit.
+package dma

@@ -1,0 +1,235 @@
+package dma
+
+import (
+	"mkeysim/rtl/bus"
+	"mkeysim/rtl/pcie"
+	"mkeysim/rtl/sim"
+)
+
+// Ports are the unit's channels, made by the top.
+type Ports struct {
+	In      *sim.Chan[bus.Move]
+	Done    *sim.Chan[bus.Moved]
+	MemReq  *sim.Chan[pcie.ReadReq]
+	MemResp *sim.Chan[pcie.ReadResp]
+}
+
+// Stats counts the data path's work. Each field's tags are the counter's
+// one definition (sim.Counter), under the group data.
+type Stats struct {
+	Reads      uint64 `counter:"reads" unit:"requests" help:"read requests of at most 4 KiB the data path gave the requester (each one or more MRd TLPs); an atomic's read counts"`
+	ReadBytes  uint64 `counter:"read_bytes" unit:"bytes" help:"bytes of host memory the data path read"`
+	Writes     uint64 `counter:"writes" unit:"requests" help:"write requests of at most 4 KiB the data path gave the requester (each one or more MWr TLPs); an atomic's write counts"`
+	WriteBytes uint64 `counter:"write_bytes" unit:"bytes" help:"bytes of host memory the data path wrote"`
+	Atomics    uint64 `counter:"atomics" unit:"segments" help:"atomic segments moved: an 8-byte read, then the write of its result"`
+	Moved      uint64 `counter:"moved" unit:"accesses" help:"accesses whose bytes all moved (Moved sent to the reorder buffer)"`
+	MaxInUse   int    `counter:"max_in_flight" unit:"requests" kind:"max" help:"the most data requests in flight at once (at most data.outstanding)"`
+	SlotStalls uint64 `counter:"slot_stall_cycles" unit:"cycles" kind:"wait" help:"cycles a segment waited at the head of In because data.outstanding requests were in flight"`
+}
+
+// slot is one request in flight, numbered by its ReadReq ID.
+type slot struct {
+	tag    uint16
+	atomic bool   // the read of an atomic: its write follows
+	addr   uint64 // the atomic's address
+}
+
+// tagState is what the unit knows of one reorder-buffer tag.
+type tagState struct {
+	pending int  // requests in flight
+	last    bool // its last segment has been issued whole
+}
+
+// atomicWrite is the write of an atomic whose read completed.
+type atomicWrite struct {
+	tag  uint16
+	addr uint64
+}
+
+// Unit is the data path. The engine evaluates it only in the cycles
+// something happens to it (sim.Base).
+type Unit struct {
+	sim.Base
+	name  string
+	cfg   Config
+	p     Ports
+	slots []slot
+	free  sim.Mask
+	inUse int
+	tags  []tagState
+	off   uint64        // bytes of the head segment of In already issued
+	wq    []atomicWrite // atomics' writes waiting for the port
+	doneQ []uint16      // tags whose Moved waits for Done
+	stats Stats
+	cread sim.CounterReader
+	stall sim.Stalls
+}
+
+// New makes the data path for reorder tags 0..tags-1; cfg must be valid.
+func New(name string, cfg Config, tags int, p Ports) *Unit {
+	u := &Unit{name: name, cfg: cfg, p: p, slots: make([]slot, cfg.Outstanding), free: sim.NewMask(cfg.Outstanding),
+		tags: make([]tagState, tags)}
+	for i := range u.slots {
+		u.free.Set(i)
+	}
+	return u
+}
+
+// Name is the unit's hierarchical name.
+func (u *Unit) Name() string { return u.name }
+
+// Connections lists the channels the unit pops and pushes (sim.Connected).
+func (u *Unit) Connections() (in, out []sim.Port) {
+	return []sim.Port{u.p.In, u.p.MemResp}, []sim.Port{u.p.Done, u.p.MemReq}
+}
+
+// Describe lists what the unit shows in its waveform scope: the requests
+// in flight and the Moved answers waiting (sim.Described).
+func (u *Unit) Describe() sim.Description {
+	return sim.Description{Scope: u.name, Signals: []sim.Signal{
+		{Name: "in_flight", Width: sim.WidthFor(len(u.slots))}, {Name: "done_waiting", Width: sim.WidthFor(len(u.tags))}},
+		Sample: func(vs []uint64) { vs[0], vs[1] = uint64(u.inUse), uint64(len(u.doneQ)) }}
+}
+
+// Stats returns the counters.
+func (u *Unit) Stats() Stats {
+	s := u.stats
+	s.SlotStalls = u.stall.Count()
+	return s
+}
+
+// Counters lists the counters under the group data.
+func (u *Unit) Counters() []sim.Counter {
+	s := u.Stats()
+	return sim.CountersOf("data", &s)
+}
+
+// CounterValues appends the values of Counters (sim.CounterValuer).
+func (u *Unit) CounterValues(vs []uint64) []uint64 {
+	s := u.Stats()
+	return u.cread.Values(&s, vs)
+}
+
+// InFlight is the number of data requests in flight.
+func (u *Unit) InFlight() int { return u.inUse }
+
+// Eval runs one cycle: a response, a Moved answer, then one request.
+func (u *Unit) Eval(now uint64) bool {
+	moves := u.Handshakes()
+	if u.p.MemResp.Valid() {
+		u.respond(u.p.MemResp.Peek())
+		u.p.MemResp.Pop()
+	}
+	if len(u.doneQ) > 0 && u.p.Done.Ready() {
+		u.p.Done.Push(bus.Moved{Tag: u.doneQ[0]})
+		u.doneQ = u.doneQ[1:]
+		u.stats.Moved++
+	}
+	waited := u.issue()
+	u.stall.Note(now, waited)
+	return len(u.doneQ) > 0 || u.Handshakes() != moves
+}
+
+// respond takes the answer to request r.ID: a read's completions are all
+// in, or a write's last MWr has left.
+func (u *Unit) respond(r *pcie.ReadResp) {
+	id := int(r.ID)
+	if id >= len(u.slots) || u.free.Has(id) {
+		return // not ours: nothing is in flight under that ID
+	}
+	s := u.slots[id]
+	u.free.Set(id)
+	u.inUse--
+	ts := &u.tags[s.tag]
+	ts.pending--
+	if s.atomic {
+		u.wq = append(u.wq, atomicWrite{tag: s.tag, addr: s.addr})
+		ts.pending++ // the write to come
+		return
+	}
+	u.check(s.tag)
+}
+
+// check queues Moved for tag if all its bytes have moved.
+func (u *Unit) check(tag uint16) {
+	if ts := &u.tags[tag]; ts.last && ts.pending == 0 {
+		*ts = tagState{}
+		u.doneQ = append(u.doneQ, tag)
+	}
+}
+
+// issue sends one request: an atomic's write first, else the next chunk
+// of the segment at the head of In. It reports whether a segment waited
+// for a free slot.
+func (u *Unit) issue() bool {
+	if len(u.wq) > 0 {
+		if u.inUse == len(u.slots) || !u.p.MemReq.Ready() {
+			return false
+		}
+		w := u.wq[0]
+		u.wq = u.wq[1:]
+		id := u.take(slot{tag: w.tag})
+		u.tags[w.tag].pending-- // counted when its read completed; take counts it again
+		u.p.MemReq.Push(pcie.ReadReq{ID: uint32(id), Addr: w.addr, Len: 8, Write: true})
+		u.stats.Writes++
+		u.stats.WriteBytes += 8
+		return false
+	}
+	if !u.p.In.Valid() {
+		return false
+	}
+	m := u.p.In.Peek()
+	if m.Len == 0 { // nothing to move (the top sends none such)
+		if m.Last {
+			u.tags[m.Tag].last = true
+			u.check(m.Tag)
+		}
+		u.p.In.Pop()
+		return false
+	}
+	if u.inUse == len(u.slots) {
+		return true
+	}
+	if !u.p.MemReq.Ready() {
+		return false
+	}
+	addr := m.Addr + u.off
+	n := min(m.Len-u.off, ChunkBytes-addr%ChunkBytes)
+	req := pcie.ReadReq{Addr: addr, Len: int(n)}
+	s := slot{tag: m.Tag}
+	switch m.Kind {
+	case bus.MoveRead:
+		u.stats.Reads++
+		u.stats.ReadBytes += n
+	case bus.MoveWrite:
+		req.Write = true
+		u.stats.Writes++
+		u.stats.WriteBytes += n
+	case bus.MoveAtomic:
+		s.atomic, s.addr = true, addr
+		u.stats.Reads++
+		u.stats.ReadBytes += n
+		u.stats.Atomics++
+	}
+	req.ID = uint32(u.take(s))
+	u.p.MemReq.Push(req)
+	if u.off += n; u.off == m.Len {
+		u.off = 0
+		if m.Last {
+			u.tags[m.Tag].last = true
+		}
+		u.p.In.Pop()
+	}
+	return false
+}
+
+// take allocates a slot for s and counts the request in flight.
+func (u *Unit) take(s slot) int {
+	id := u.free.Next(0)
+	u.free.Clear(id)
+	u.slots[id] = s
+	u.inUse++
+	u.stats.MaxInUse = max(u.stats.MaxInUse, u.inUse)
+	u.tags[s.tag].pending++
+	return id
+}

@@ -1,0 +1,223 @@
+package dma
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+
+	"mkeysim/rtl/bus"
+	"mkeysim/rtl/internal/chantest"
+	"mkeysim/rtl/pcie"
+	"mkeysim/rtl/sim"
+)
+
+// taken is one request the fake requester took, with its cycle.
+type taken struct {
+	cycle uint64
+	req   pcie.ReadReq
+}
+
+// requester stands in for pcie.Requester's data client: it takes one
+// request a cycle, answers a write the next cycle and a read after a
+// latency that varies by request (so answers pass each other), and
+// records what it took and the most requests in flight.
+type requester struct {
+	req  *sim.Chan[pcie.ReadReq]
+	resp *sim.Chan[pcie.ReadResp]
+	lat  func(uint64) uint64
+	seq  uint64
+	q    []struct {
+		due, seq uint64
+		r        pcie.ReadResp
+	}
+	Taken   []taken
+	MaxOpen int
+}
+
+func (r *requester) Name() string { return "requester" }
+
+func (r *requester) Eval(now uint64) bool {
+	if r.req.Valid() {
+		q := *r.req.Peek()
+		r.req.Pop()
+		due := now + 1
+		if !q.Write {
+			due = now + r.lat(r.seq)
+		}
+		r.q = append(r.q, struct {
+			due, seq uint64
+			r        pcie.ReadResp
+		}{due, r.seq, pcie.ReadResp{ID: q.ID, Addr: q.Addr, Status: pcie.SC}})
+		r.seq++
+		r.Taken = append(r.Taken, taken{now, q})
+		r.MaxOpen = max(r.MaxOpen, len(r.q))
+	}
+	if len(r.q) > 0 && r.resp.Ready() {
+		best := -1
+		for i, p := range r.q {
+			if p.due <= now && (best < 0 || p.due < r.q[best].due || p.due == r.q[best].due && p.seq < r.q[best].seq) {
+				best = i
+			}
+		}
+		if best >= 0 {
+			r.resp.Push(r.q[best].r)
+			r.q = append(r.q[:best], r.q[best+1:]...)
+		}
+	}
+	return len(r.q) > 0
+}
+
+func (r *requester) Commit() {}
+
+type bench struct {
+	e    *sim.Engine
+	u    *Unit
+	in   *chantest.Source[bus.Move]
+	done *chantest.Sink[bus.Moved]
+	req  *requester
+}
+
+func newBench(cfg Config, tags int, seed int64) *bench {
+	e := sim.New()
+	p := Ports{
+		In:      sim.NewChan[bus.Move](e, "in", 2, 1),
+		Done:    sim.NewChan[bus.Moved](e, "done", 2, 1),
+		MemReq:  sim.NewChan[pcie.ReadReq](e, "mem_req", 2, 1),
+		MemResp: sim.NewChan[pcie.ReadResp](e, "mem_resp", 2, 1),
+	}
+	b := &bench{e: e, u: New("dma", cfg, tags, p)}
+	b.in = chantest.NewSource("src", p.In)
+	b.done = chantest.NewSink("done", p.Done, chantest.Stall(seed))
+	b.req = &requester{req: p.MemReq, resp: p.MemResp, lat: chantest.Jitter(seed, 3, 40)}
+	e.Add(b.in, b.u, b.req, b.done)
+	return b
+}
+
+// run steps until every request with a last segment has its Moved.
+func (b *bench) run(t *testing.T, want int, limit uint64) {
+	t.Helper()
+	for b.e.Now() < limit {
+		if len(b.done.Got) == want && b.u.InFlight() == 0 {
+			return
+		}
+		b.e.Step()
+	}
+	t.Fatalf("not done after %d cycles: %d of %d Moved, %d in flight", limit, len(b.done.Got), want, b.u.InFlight())
+}
+
+// TestDirected: a read split at 4 KiB boundaries, a write, an atomic's
+// read then write, and Moved once each request's bytes have all moved.
+func TestDirected(t *testing.T) {
+	b := newBench(Config{Enabled: true, Outstanding: 4}, 4, 1)
+	b.in.Add(0, bus.Move{Tag: 0, Kind: bus.MoveRead, Addr: 0x1800, Len: 0x2000, Last: true}) // 0x1800..0x3800
+	b.in.Add(0, bus.Move{Tag: 1, Kind: bus.MoveWrite, Addr: 0x5f00, Len: 0x200})
+	b.in.Add(0, bus.Move{Tag: 1, Kind: bus.MoveWrite, Addr: 0x9000, Len: 8, Last: true})
+	b.in.Add(0, bus.Move{Tag: 2, Kind: bus.MoveAtomic, Addr: 0x7008, Len: 8, Last: true})
+	b.run(t, 3, 1000)
+	var got []string
+	for _, k := range b.req.Taken {
+		got = append(got, fmt.Sprintf("%v %#x+%#x", k.req.Write, k.req.Addr, k.req.Len))
+	}
+	want := []string{"false 0x1800+0x800", "false 0x2000+0x1000", "false 0x3000+0x800", // 4 KiB pieces
+		"true 0x5f00+0x100", "true 0x6000+0x100", "true 0x9000+0x8", "false 0x7008+0x8", "true 0x7008+0x8"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("requests\n%v\nwant\n%v", got, want)
+	}
+	// The atomic's write leaves after its read is answered.
+	var rd, wr uint64
+	for _, k := range b.req.Taken {
+		if k.req.Addr == 0x7008 {
+			if k.req.Write {
+				wr = k.cycle
+			} else {
+				rd = k.cycle
+			}
+		}
+	}
+	if wr <= rd+3 {
+		t.Errorf("atomic write at cycle %d, read at %d: the write must wait for the read's answer (3+ cycles)", wr, rd)
+	}
+	s := b.u.Stats()
+	if s.Reads != 4 || s.ReadBytes != 0x2008 || s.Writes != 4 || s.WriteBytes != 0x210 || s.Atomics != 1 || s.Moved != 3 {
+		t.Errorf("stats %+v", s)
+	}
+}
+
+// TestRandom: random segments of random requests, memory answering out of
+// order, Done stalling: every byte of every segment is asked for exactly
+// once, in pieces that cross no 4 KiB boundary; never more than
+// Outstanding requests are in flight; a request's Moved comes after the
+// answers to all its requests, once.
+func TestRandom(t *testing.T) {
+	for seed := int64(1); seed <= 30; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		cfg := Config{Enabled: true, Outstanding: 1 + rng.Intn(8)}
+		tags := 8
+		b := newBench(cfg, tags, seed)
+		type span struct{ lo, hi uint64 }
+		wantBytes := map[uint16][]span{}
+		at := uint64(0)
+		reqs := 0
+		for r := 0; r < 40; r++ {
+			tag := uint16(r % tags)
+			kind := bus.MoveKind(rng.Intn(3))
+			n := 1 + rng.Intn(3)
+			for s := 0; s < n; s++ {
+				m := bus.Move{Tag: tag, Kind: kind, Addr: uint64(rng.Int63n(1 << 20)), Len: uint64(1 + rng.Intn(9000)), Last: s == n-1}
+				if kind == bus.MoveAtomic {
+					m.Addr, m.Len, m.Last, s = m.Addr&^7, 8, true, n
+				}
+				wantBytes[tag] = append(wantBytes[tag], span{m.Addr, m.Addr + m.Len})
+				b.in.Add(at, m)
+			}
+			reqs++
+			at += uint64(rng.Intn(20))
+			// A tag is reused only after its Moved: run to there.
+			if r%tags == tags-1 {
+				b.run(t, reqs, 100000)
+			}
+		}
+		b.run(t, reqs, 100000)
+		if b.req.MaxOpen > cfg.Outstanding {
+			t.Fatalf("seed %d: %d requests in flight, more than %d", seed, b.req.MaxOpen, cfg.Outstanding)
+		}
+		var reads, writes uint64
+		for _, k := range b.req.Taken {
+			q := k.req
+			if q.Len < 1 || q.Addr/ChunkBytes != (q.Addr+uint64(q.Len)-1)/ChunkBytes {
+				t.Fatalf("seed %d: request %+v crosses a 4 KiB boundary", seed, q)
+			}
+			if q.Write {
+				writes += uint64(q.Len)
+			} else {
+				reads += uint64(q.Len)
+			}
+		}
+		s := b.u.Stats()
+		if s.ReadBytes != reads || s.WriteBytes != writes || s.Moved != uint64(reqs) {
+			t.Fatalf("seed %d: stats %+v, requests read %d wrote %d, %d requests", seed, s, reads, writes, reqs)
+		}
+		var total uint64
+		for _, ss := range wantBytes {
+			for _, sp := range ss {
+				total += sp.hi - sp.lo
+			}
+		}
+		if reads+writes != total+8*s.Atomics {
+			t.Fatalf("seed %d: %d bytes asked for, want %d (+8 a atomic)", seed, reads+writes, total)
+		}
+	}
+}
+
+// TestValidate: data.outstanding is named with its value when out of range.
+func TestValidate(t *testing.T) {
+	for _, tc := range []struct {
+		n  int
+		ok bool
+	}{{1, true}, {4096, true}, {0, false}, {4097, false}} {
+		err := Config{Outstanding: tc.n}.Validate()
+		if (err == nil) != tc.ok || err != nil && err.Error() != fmt.Sprintf("data.outstanding = %d: want 1..4096", tc.n) {
+			t.Errorf("outstanding %d: %v", tc.n, err)
+		}
+	}
+}

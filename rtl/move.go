@@ -1,0 +1,95 @@
+package rtl
+
+// This file feeds the data path (rtl/dma): once a request is translated,
+// its DMA segments go to the data path in request order, one a cycle,
+// oldest request first; the request retires when the data path says its
+// bytes have moved. A request that failed, has no DMA segment (a length
+// of 0, MEMIC or SW ICM space) or is a page-fault re-run (gathered by the
+// command path) moves nothing.
+
+import (
+	"mkeysim/prm"
+	"mkeysim/rtl/bus"
+)
+
+// moved takes the data path's answer: request Tag's bytes have moved.
+func (t *Top) moved() {
+	if !t.data || !t.doneDMA.Valid() {
+		return
+	}
+	t.rob[t.doneDMA.Peek().Tag].moved = true
+	t.doneDMA.Pop()
+}
+
+// next is the request whose data goes next, or nil.
+func (t *Top) next() (*robEntry, uint16) {
+	if !t.data || t.moveN >= t.count {
+		return nil, 0
+	}
+	tag := (t.head + t.moveN) % len(t.rob)
+	return &t.rob[tag], uint16(tag)
+}
+
+// canMove reports whether a request is ready for the data path.
+func (t *Top) canMove() bool {
+	e, _ := t.next()
+	return e != nil && e.done() && t.toDMA.Ready()
+}
+
+// move sends the next DMA segment of the oldest translated request whose
+// data has not gone; requests that move nothing are passed over.
+func (t *Top) move() {
+	for {
+		e, tag := t.next()
+		if e == nil || !e.done() {
+			return
+		}
+		if e.mvSeg == 0 {
+			e.sortSegs()
+		}
+		i := e.nextDMA(e.mvSeg)
+		if e.failed || e.resume || i < 0 {
+			e.moved, e.mvSeg = true, 0
+			t.moveN++
+			continue
+		}
+		if !t.toDMA.Ready() {
+			return
+		}
+		seg := &e.segs[i].Seg
+		last := e.nextDMA(i+1) < 0
+		t.toDMA.Push(bus.Move{Tag: tag, Kind: moveKind(e.acc.Type), Addr: seg.Addr, Len: seg.Len, Last: last})
+		e.mvSeg = i + 1
+		if last {
+			e.mvSeg = 0
+			t.moveN++
+		}
+		return
+	}
+}
+
+// nextDMA is the index of the first segment from i on that moves over
+// PCIe (DMA space, not empty), or -1.
+func (e *robEntry) nextDMA(i int) int {
+	for ; i < len(e.segs); i++ {
+		if s := &e.segs[i].Seg; s.Space == prm.SpaceDMA && s.Len > 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// moveKind is what the data path does for an access type: the device
+// reads host memory for a local read (a send's gather, an RDMA WRITE's
+// source) and a remote read, writes it for a local write (a receive's
+// scatter, an RDMA READ's response) and a remote write, and both for an
+// atomic.
+func moveKind(t prm.AccessType) bus.MoveKind {
+	switch t {
+	case prm.LocalWrite, prm.RemoteWrite:
+		return bus.MoveWrite
+	case prm.RemoteAtomic:
+		return bus.MoveAtomic
+	}
+	return bus.MoveRead
+}

@@ -56,3 +56,29 @@ scenario = "/abs/s.json"
 		t.Errorf("missing file: %v", err)
 	}
 }
+
+// TestExampleSpecs: every sweep file of examples/sweeps reads, and every
+// point of its grid is a configuration the model accepts.
+func TestExampleSpecs(t *testing.T) {
+	files, _ := filepath.Glob("../examples/sweeps/*.toml")
+	if len(files) < 2 {
+		t.Fatalf("%d sweep files in examples/sweeps", len(files))
+	}
+	for _, f := range files {
+		spec, err := ReadSpec(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := &Sweep{Base: spec.Config, Seeds: spec.Seeds}
+		for _, v := range spec.Vary {
+			a, err := ParseVary(v)
+			if err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			s.Axes = append(s.Axes, a)
+		}
+		if err := s.Validate(); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}

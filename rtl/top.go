@@ -86,6 +86,7 @@ type Top struct {
 	// statistics
 	Latencies []uint64 // per retired access, cycles from issue to retirement
 	stats     Stats
+	occ       sim.Occupancy     // Stats.ROBCycles
 	cread     sim.CounterReader // reads stats for CounterValues
 	cov       *cover.Collector  // nil: coverage off
 }
@@ -98,13 +99,20 @@ type Stats struct {
 	// TranslatedBytes counts only what succeeded: a failed access moves
 	// no data, so throughput in GB/s is made of these bytes.
 	TranslatedBytes uint64 `counter:"translated_bytes" unit:"bytes" help:"the len of every access result with status OK that left the reorder buffer, counted where core.translations is: the bytes the translations let move (a failure adds nothing)"`
+	ROBCycles       uint64 `counter:"rob_cycles" unit:"entry-cycles" kind:"occupancy" mean:"mean_rob_in_use" help:"reorder buffer entries in use, summed over the cycles (mean_rob_in_use = rob_cycles / cycles)"`
 }
 
 // Counters lists the counters under the group core.
-func (t *Top) Counters() []sim.Counter { return sim.CountersOf("core", &t.stats) }
+func (t *Top) Counters() []sim.Counter {
+	t.stats.ROBCycles = t.occ.Count()
+	return sim.CountersOf("core", &t.stats)
+}
 
 // CounterValues appends the values of Counters (sim.CounterValuer).
-func (t *Top) CounterValues(vs []uint64) []uint64 { return t.cread.Values(&t.stats, vs) }
+func (t *Top) CounterValues(vs []uint64) []uint64 {
+	t.stats.ROBCycles = t.occ.Count()
+	return t.cread.Values(&t.stats, vs)
+}
 
 // Translations is the number of access results retired (Stats).
 func (t *Top) Translations() uint64 { return t.stats.Translations }
@@ -296,6 +304,7 @@ func (t *Top) Eval(now uint64) bool {
 	}
 	// A cycle that moved anything may let the command path or the
 	// ingress go on (the pipeline drained, a slot freed): look again.
+	t.occ.NoteN(now, uint64(t.count))
 	return t.cmd == cmdDone || len(t.pendingRerun) > 0 ||
 		t.retirable() || t.canMove() || t.Handshakes() != moves
 }

@@ -197,10 +197,17 @@ func (s *Stats) Figures() []Figure {
 		for _, c := range s.Counters {
 			if c.Group() == g {
 				help := c.Help
-				if c.Wait {
+				switch {
+				case c.Mean != "":
+					help += " (summed in the cycles its unit sleeps too: not in the waveform, see docs/waveform.md)"
+				case c.Wait:
 					help += " (cycles of waiting: not in the waveform, see docs/waveform.md)"
 				}
 				f = append(f, Figure{c.Name, c.Unit, help, c.Value})
+				if c.Mean != "" {
+					f = append(f, Figure{c.Mean, "mean", c.Name + " / cycles: how many were in use on average over the run (0 when no cycle ran)",
+						ratio(float64(c.Value), float64(s.Cycles))})
+				}
 			}
 		}
 		if slices.Contains(cacheGroups, g) {

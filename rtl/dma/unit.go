@@ -25,6 +25,7 @@ type Stats struct {
 	Moved      uint64 `counter:"moved" unit:"accesses" help:"accesses whose bytes all moved (Moved sent to the reorder buffer)"`
 	MaxInUse   int    `counter:"max_in_flight" unit:"requests" kind:"max" help:"the most data requests in flight at once (at most data.outstanding)"`
 	SlotStalls uint64 `counter:"slot_stall_cycles" unit:"cycles" kind:"wait" help:"cycles a segment waited at the head of In because data.outstanding requests were in flight"`
+	InFlight   uint64 `counter:"request_cycles" unit:"request-cycles" kind:"occupancy" mean:"mean_requests_in_flight" help:"data requests in flight, summed over the cycles (mean_requests_in_flight = request_cycles / cycles)"`
 }
 
 // slot is one request in flight, numbered by its ReadReq ID.
@@ -63,6 +64,7 @@ type Unit struct {
 	stats Stats
 	cread sim.CounterReader
 	stall sim.Stalls
+	occ   sim.Occupancy // Stats.InFlight
 }
 
 // New makes the data path for reorder tags 0..tags-1; cfg must be valid.
@@ -95,6 +97,7 @@ func (u *Unit) Describe() sim.Description {
 func (u *Unit) Stats() Stats {
 	s := u.stats
 	s.SlotStalls = u.stall.Count()
+	s.InFlight = u.occ.Count()
 	return s
 }
 
@@ -127,6 +130,7 @@ func (u *Unit) Eval(now uint64) bool {
 	}
 	waited := u.issue()
 	u.stall.Note(now, waited)
+	u.occ.NoteN(now, uint64(u.inUse))
 	return len(u.doneQ) > 0 || u.Handshakes() != moves
 }
 

@@ -75,6 +75,7 @@ type Stats struct {
 	Children     uint64          `counter:"children" unit:"pieces" help:"pieces sent one level down through the loop-back channel"`
 	CreditStalls uint64          `counter:"credit_stall_cycles" unit:"cycles" kind:"wait" help:"cycles a context waited for a free context one level down to reserve, summed over the contexts the cycle's round robin tried before one stepped"`
 	MaxContexts  int             `counter:"max_contexts_in_use" unit:"contexts" kind:"max" help:"the most contexts busy at once, all levels together"`
+	Busy         uint64          `counter:"context_cycles" unit:"context-cycles" kind:"occupancy" mean:"mean_contexts_in_use" help:"contexts busy, all levels together, summed over the cycles (mean_contexts_in_use = context_cycles / cycles)"`
 	Cuts         uint64          `counter:"cuts" unit:"pieces" help:"pieces stopped before their end because the request's result was decided by a failure below (bus.Cut)"`
 	CursorHits   uint64          `counter:"cursor_hits" unit:"pieces" help:"variable KLM pieces whose search started at a remembered position of their list rather than entry 0"`
 }
@@ -118,6 +119,7 @@ type Unit struct {
 	// waits counts this cycle's credit stalls; stall their cycles.
 	waits uint64
 	stall sim.Stalls
+	occ   sim.Occupancy // Stats.Busy
 }
 
 // New makes the unit; cfg must be valid.
@@ -161,6 +163,7 @@ func (u *Unit) Stats() Stats {
 	s := u.stats
 	s.Cache = u.cache.Stats
 	s.CreditStalls = u.stall.Count()
+	s.Busy = u.occ.Count()
 	return s
 }
 
@@ -210,6 +213,12 @@ func (u *Unit) freeCtx(level uint8) int {
 // Eval runs one cycle: credits, invalidation, fills, intake, then one step
 // of one context.
 func (u *Unit) Eval(now uint64) bool {
+	busy := u.eval(now)
+	u.occ.NoteN(now, uint64(u.busy))
+	return busy
+}
+
+func (u *Unit) eval(now uint64) bool {
 	if u.p.Credit.Valid() {
 		if l := u.p.Credit.Peek().Level; int(l) < len(u.resv) && u.resv[l] > 0 {
 			u.resv[l]--

@@ -39,6 +39,7 @@ type Stats struct {
 	Invalidations uint64 `counter:"invalidations" unit:"lines" help:"valid lines dropped by invalidation commands"`
 	InvalCommands uint64 `counter:"inval_commands" unit:"commands" help:"invalidation commands carried out on the control port, each answered by a token"`
 	StallCycles   uint64 `counter:"stall_cycles" unit:"cycles" kind:"wait" help:"cycles in which a piece waited at the head of In or Loop and no lookup completed (output busy, no MSHR, targets full, MemReq busy)"`
+	MSHRCycles    uint64 `counter:"mshr_cycles" unit:"MSHR-cycles" kind:"occupancy" mean:"mean_mshrs_in_use" help:"MSHRs in use, summed over the cycles (mean_mshrs_in_use = mshr_cycles / cycles)"`
 }
 
 // States of the FSM summary shown in waveforms (State).
@@ -88,6 +89,7 @@ type Unit struct {
 	stats Stats
 	cread sim.CounterReader // reads stats for CounterValues
 	stall sim.Stalls        // StallCycles
+	occ   sim.Occupancy     // MSHRCycles
 
 	// Registers seen by waveforms: the values during the current cycle.
 	inUseQ int
@@ -128,6 +130,7 @@ func (u *Unit) Config() Config { return u.cfg }
 func (u *Unit) Stats() Stats {
 	s := u.stats
 	s.StallCycles = u.stall.Count()
+	s.MSHRCycles = u.occ.Count()
 	return s
 }
 
@@ -243,7 +246,10 @@ func (u *Unit) Eval(now uint64) bool {
 // unit keeps is private to it and was updated in place by Eval (no other
 // component can read it, so that is the same as latching it here); the
 // channels latch their own pushes and pops.
-func (u *Unit) Commit() { u.inUseQ = u.mshrs.inUse }
+func (u *Unit) Commit() {
+	u.inUseQ = u.mshrs.inUse
+	u.occ.NoteN(u.Now(), uint64(u.inUseQ))
+}
 
 // fillStage takes one read completion. A fresh one installs the line and
 // starts the MSHR's replay (a failed one starts it without installing

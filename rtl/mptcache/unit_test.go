@@ -510,7 +510,9 @@ func TestHitsAfterWarmup(t *testing.T) {
 			b.checkComplete(false)
 			st := b.u.Stats()
 			n := uint64(len(idx))
-			want := Stats{Hits: n, Misses: n, Reads: n, Fills: n}
+			// Each miss holds its MSHR for the 20 cycles of the read and
+			// the cycle of its replay.
+			want := Stats{Hits: n, Misses: n, Reads: n, Fills: n, MSHRCycles: 21 * n}
 			st.StallCycles = 0
 			if st != want {
 				t.Errorf("stats %+v, want %+v", st, want)

@@ -74,6 +74,7 @@ type Stats struct {
 	Faults  uint64          `counter:"page_bit_misses" unit:"pages" help:"pages whose entry lacked the rd_en/wr_en bit the access needs (PAGE_ACCESS, or PAGE_FAULT on an ODP key)"`
 	MaxBusy int             `counter:"max_walkers_in_use" unit:"contexts" kind:"max" help:"the most walker contexts busy at once"`
 	Cuts    uint64          `counter:"cuts" unit:"pieces" help:"pieces stopped before their end because the request's result was decided by a failure below (bus.Cut)"`
+	Busy    uint64          `counter:"walker_cycles" unit:"walker-cycles" kind:"occupancy" mean:"mean_walkers_in_use" help:"walker contexts busy, summed over the cycles (mean_walkers_in_use = walker_cycles / cycles)"`
 }
 
 // walker is one piece being walked.
@@ -103,6 +104,7 @@ type Unit struct {
 	cuts                   bus.Cuts
 
 	stats Stats
+	occ   sim.Occupancy     // walkers busy (Stats.Busy)
 	cread sim.CounterReader // reads stats for CounterValues
 	cov   *cover.Collector  // nil: coverage off
 	// strobes of this cycle, for waveforms
@@ -168,16 +170,19 @@ func (u *Unit) Strobes() (hit, miss, fill bool) {
 func (u *Unit) Stats() Stats {
 	s := u.stats
 	s.Cache = u.cache.Stats
+	s.Busy = u.occ.Count()
 	return s
 }
 
 // Counters lists the counters: mttwalk's, then the cache's as mtt_cache.
 func (u *Unit) Counters() []sim.Counter {
-	return append(sim.CountersOf("mttwalk", &u.stats), u.cache.Counters("mtt_cache")...)
+	s := u.Stats()
+	return append(sim.CountersOf("mttwalk", &s), u.cache.Counters("mtt_cache")...)
 }
 
 // CounterValues appends the values of Counters (sim.CounterValuer).
 func (u *Unit) CounterValues(vs []uint64) []uint64 {
+	u.stats.Busy = u.occ.Count()
 	return u.cache.CounterValues(u.cread.Values(&u.stats, vs))
 }
 
@@ -195,6 +200,12 @@ func (u *Unit) SetCoverage(c *cover.Collector) { u.cov = c }
 // Eval runs one cycle: invalidation, fill, intake, then one page of one
 // context.
 func (u *Unit) Eval(now uint64) bool {
+	busy := u.eval()
+	u.occ.NoteN(now, uint64(u.busy))
+	return busy
+}
+
+func (u *Unit) eval() bool {
 	u.hit, u.miss, u.fill = false, false, false
 	u.state = Idle
 	if u.busy > 0 {

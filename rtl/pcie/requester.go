@@ -95,6 +95,7 @@ type RequesterStats struct {
 	FailedReads    uint64 `counter:"failed_reads" unit:"reads" help:"read responses delivered with a status other than SC"`
 	MaxTagsInUse   int    `counter:"max_tags_in_use" unit:"tags" kind:"max" help:"the most MRd TLPs in flight at once"`
 	TagStallCycles uint64 `counter:"tag_stall_cycles" unit:"cycles" kind:"wait" help:"cycles a unit's read waited for a free tag"`
+	TagCycles      uint64 `counter:"tag_cycles" unit:"tag-cycles" kind:"occupancy" mean:"mean_tags_in_use" help:"tags in use (MRds in flight), summed over the cycles (mean_tags_in_use = tag_cycles / cycles)"`
 	Errors         uint64 `counter:"errors" unit:"TLPs" help:"completions that broke a PCIe rule (see Requester.Errors)"`
 }
 
@@ -245,6 +246,7 @@ type Requester struct {
 	stats   RequesterStats
 	cread   sim.CounterReader // reads stats for CounterValues
 	stall   sim.Stalls        // TagStallCycles
+	occ     sim.Occupancy     // TagCycles
 	data    slab[byte]        // reads' buffers
 	zeros   []byte            // the payload of every MWr (read-only)
 	ctxs    slab[readCtx]     // reads' contexts
@@ -296,6 +298,7 @@ func (r *Requester) Config() RequesterConfig { return r.cfg }
 func (r *Requester) Stats() RequesterStats {
 	s := r.stats
 	s.TagStallCycles = r.stall.Count()
+	s.TagCycles = r.occ.Count()
 	return s
 }
 
@@ -639,7 +642,9 @@ func (r *Requester) Commit() {
 	r.stats.Responses += s.responses
 	r.stats.FailedReads += s.failed
 	r.stall.Note(r.Now(), s.stall)
-	if u := r.TagsInUse(); u > r.stats.MaxTagsInUse {
+	u := r.TagsInUse()
+	r.occ.NoteN(r.Now(), uint64(u))
+	if u > r.stats.MaxTagsInUse {
 		r.stats.MaxTagsInUse = u
 	}
 	r.rr = s.rr

@@ -84,5 +84,11 @@ func (s *Stalls) NoteN(now uint64, k uint64) {
 	s.k, s.last = k, now
 }
 
+// Occupancy sums a level over the cycles (how many contexts, MSHRs or
+// tags were in use in each), exact through the cycles the engine skips,
+// in which the level holds: NoteN(now, level) once in every Eval, with
+// the level the cycle leaves. It is a Stalls that counts use, not waits.
+type Occupancy = Stalls
+
 // Count is the number counted, up to the last Note.
 func (s *Stalls) Count() uint64 { return s.n }

@@ -20,7 +20,9 @@ import (
 // counter is the figure's name (its full name is the group, a dot, and
 // this), unit is what one count is, help is the event that increments it
 // and the state it reads. kind:"max" marks a high-water mark rather than a
-// count. Statistics files, summaries, sweep tables and docs/counters.md
+// count; kind:"occupancy" a sum over cycles of how many of something were
+// in use (an Occupancy), whose mean over the run, the figure named by the
+// mean tag, the statistics derive. Statistics files, summaries, sweep tables and docs/counters.md
 // all print counters by these names, so each has one definition.
 type Counter struct {
 	Name string // group.figure, e.g. mkc_cache.hits
@@ -31,7 +33,11 @@ type Counter struct {
 	// Stalls): it grows in the cycles the engine skips too, so it is
 	// brought up to date only when its unit next runs. A waveform does
 	// not show it: the channel's valid and ready show the wait itself.
-	Wait  bool
+	Wait bool
+	// Mean, for an occupancy (kind:"occupancy", also Wait: it grows in
+	// skipped cycles), names the figure value / cycles: the mean number in
+	// use over the run (mean:"mean_walkers_in_use").
+	Mean  string
 	Value uint64
 }
 
@@ -53,6 +59,9 @@ func CountersOf(group string, stats any) []Counter {
 	for i, f := range l.fields {
 		out[i] = f.c
 		out[i].Name = group + "." + f.c.Name
+		if f.c.Mean != "" {
+			out[i].Mean = group + "." + f.c.Mean
+		}
 		switch fv := v.Field(f.index); {
 		case fv.CanUint():
 			out[i].Value = fv.Uint()
@@ -173,6 +182,9 @@ func layoutOf(t reflect.Type) *counterLayout {
 		if name == "" || unit == "" || help == "" {
 			panic(fmt.Sprintf("sim: %s field %s lacks its counter, unit or help tag", t, f.Name))
 		}
+		if (f.Tag.Get("kind") == "occupancy") != (f.Tag.Get("mean") != "") {
+			panic(fmt.Sprintf("sim: %s field %s: an occupancy (kind:\"occupancy\") and only one has a mean tag", t, f.Name))
+		}
 		switch k := f.Type.Kind(); k {
 		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
 			reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
@@ -180,7 +192,8 @@ func layoutOf(t reflect.Type) *counterLayout {
 			panic(fmt.Sprintf("sim: %s field %s is a %s, not a count", t, f.Name, k))
 		}
 		l.fields = append(l.fields, counterField{
-			c:     Counter{Name: name, Unit: unit, Help: help, Max: f.Tag.Get("kind") == "max", Wait: f.Tag.Get("kind") == "wait"},
+			c: Counter{Name: name, Unit: unit, Help: help, Max: f.Tag.Get("kind") == "max",
+				Wait: f.Tag.Get("kind") == "wait" || f.Tag.Get("kind") == "occupancy", Mean: f.Tag.Get("mean")},
 			index: i, offset: f.Offset, kind: f.Type.Kind(),
 		})
 	}

@@ -50,5 +50,6 @@ func (t *Top) issue(seq int, a *scenario.Access, resume bool, now uint64) bool {
 		t.toCache.Push(bus.Piece{Tag: uint16(tag), Gen: e.gen, Type: a.Type, Key: a.Key, Addr: a.Addr, Len: uint64(a.Len),
 			QPN: a.QPN, PD: qp.PD})
 	}
+	t.noteDone(e)
 	return true
 }

@@ -36,6 +36,8 @@ type robEntry struct {
 	// every byte has moved.
 	mvSeg int
 	moved bool
+	// counted: the entry is whole and counted in Top.doneN.
+	counted bool
 }
 
 func (e *robEntry) done() bool { return e.covered == uint64(e.acc.Len) }
@@ -108,6 +110,7 @@ func (t *Top) collect(c *sim.Chan[bus.Outcome]) {
 	o := c.Peek()
 	e := &t.rob[o.Tag]
 	e.add(o)
+	t.noteDone(e)
 	if e.needsCut() && !e.cutQueued {
 		e.cutQueued = true
 		t.cutQ = append(t.cutQ, o.Tag)
@@ -196,9 +199,30 @@ func (t *Top) retirable() bool {
 	return e.done() && (!t.data || e.moved)
 }
 
+// noteDone counts e among the whole requests once it is whole (a page-
+// fault re-run aside: the command path gathers it).
+func (t *Top) noteDone(e *robEntry) {
+	if e.done() && !e.counted && !e.resume {
+		e.counted = true
+		t.doneN++
+	}
+}
+
+// orderWaits is the number of whole requests that wait for an older one
+// to retire first: the whole ones but the head.
+func (t *Top) orderWaits() uint64 {
+	if t.count > 0 && t.rob[t.head].counted {
+		return uint64(t.doneN - 1)
+	}
+	return uint64(t.doneN)
+}
+
 func (t *Top) free() {
 	if t.data {
 		t.moveN-- // the head's data went before it retired
+	}
+	if t.rob[t.head].counted {
+		t.doneN--
 	}
 	e := &t.rob[t.head]
 	e.used, e.segs, e.cutQueued = false, e.segs[:0], false

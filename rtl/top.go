@@ -87,6 +87,8 @@ type Top struct {
 	Latencies []uint64 // per retired access, cycles from issue to retirement
 	stats     Stats
 	occ       sim.Occupancy     // Stats.ROBCycles
+	order     sim.Stalls        // Stats.OrderStalls
+	doneN     int               // whole requests in the ROB (noteDone)
 	cread     sim.CounterReader // reads stats for CounterValues
 	cov       *cover.Collector  // nil: coverage off
 }
@@ -99,18 +101,19 @@ type Stats struct {
 	// TranslatedBytes counts only what succeeded: a failed access moves
 	// no data, so throughput in GB/s is made of these bytes.
 	TranslatedBytes uint64 `counter:"translated_bytes" unit:"bytes" help:"the len of every access result with status OK that left the reorder buffer, counted where core.translations is: the bytes the translations let move (a failure adds nothing)"`
+	OrderStalls     uint64 `counter:"order_stall_cycles" unit:"request-cycles" kind:"wait" help:"translated requests that waited for an older one to retire first (results leave in order), summed over the cycles"`
 	ROBCycles       uint64 `counter:"rob_cycles" unit:"entry-cycles" kind:"occupancy" mean:"mean_rob_in_use" help:"reorder buffer entries in use, summed over the cycles (mean_rob_in_use = rob_cycles / cycles)"`
 }
 
 // Counters lists the counters under the group core.
 func (t *Top) Counters() []sim.Counter {
-	t.stats.ROBCycles = t.occ.Count()
+	t.stats.ROBCycles, t.stats.OrderStalls = t.occ.Count(), t.order.Count()
 	return sim.CountersOf("core", &t.stats)
 }
 
 // CounterValues appends the values of Counters (sim.CounterValuer).
 func (t *Top) CounterValues(vs []uint64) []uint64 {
-	t.stats.ROBCycles = t.occ.Count()
+	t.stats.ROBCycles, t.stats.OrderStalls = t.occ.Count(), t.order.Count()
 	return t.cread.Values(&t.stats, vs)
 }
 
@@ -305,6 +308,7 @@ func (t *Top) Eval(now uint64) bool {
 	// A cycle that moved anything may let the command path or the
 	// ingress go on (the pipeline drained, a slot freed): look again.
 	t.occ.NoteN(now, uint64(t.count))
+	t.order.NoteN(now, t.orderWaits())
 	return t.cmd == cmdDone || len(t.pendingRerun) > 0 ||
 		t.retirable() || t.canMove() || t.Handshakes() != moves
 }

@@ -39,7 +39,13 @@ type Stats struct {
 	Invalidations uint64 `counter:"invalidations" unit:"lines" help:"valid lines dropped by invalidation commands"`
 	InvalCommands uint64 `counter:"inval_commands" unit:"commands" help:"invalidation commands carried out on the control port, each answered by a token"`
 	StallCycles   uint64 `counter:"stall_cycles" unit:"cycles" kind:"wait" help:"cycles in which a piece waited at the head of In or Loop and no lookup completed (output busy, no MSHR, targets full, MemReq busy)"`
-	MSHRCycles    uint64 `counter:"mshr_cycles" unit:"MSHR-cycles" kind:"occupancy" mean:"mean_mshrs_in_use" help:"MSHRs in use, summed over the cycles (mean_mshrs_in_use = mshr_cycles / cycles)"`
+	// The stall's causes: a head that waited in a cycle counts under its
+	// cause (two heads, In and Loop, may wait for different ones).
+	OutputStalls uint64 `counter:"output_stall_cycles" unit:"cycles" kind:"wait" help:"cycles in which a piece at the head of In or Loop hit but the protection checker's input was full"`
+	MSHRStalls   uint64 `counter:"mshr_stall_cycles" unit:"cycles" kind:"wait" help:"cycles in which a piece at the head of In or Loop missed and no MSHR was free for it (level-0 pieces: the mshrs; loop pieces: their reserve too)"`
+	TargetStalls uint64 `counter:"target_stall_cycles" unit:"cycles" kind:"wait" help:"cycles in which a piece at the head of In or Loop missed on an index being read whose MSHR had no target free for it"`
+	ReadStalls   uint64 `counter:"read_port_stall_cycles" unit:"cycles" kind:"wait" help:"cycles in which a piece at the head of In or Loop could take an MSHR but the read port (MemReq) was busy"`
+	MSHRCycles   uint64 `counter:"mshr_cycles" unit:"MSHR-cycles" kind:"occupancy" mean:"mean_mshrs_in_use" help:"MSHRs in use, summed over the cycles (mean_mshrs_in_use = mshr_cycles / cycles)"`
 }
 
 // States of the FSM summary shown in waveforms (State).
@@ -87,9 +93,11 @@ type Unit struct {
 	arr   *array
 	mshrs *mshrFile
 	stats Stats
-	cread sim.CounterReader // reads stats for CounterValues
-	stall sim.Stalls        // StallCycles
-	occ   sim.Occupancy     // MSHRCycles
+	cread sim.CounterReader     // reads stats for CounterValues
+	stall sim.Stalls            // StallCycles
+	why   [numCauses]sim.Stalls // the stalls by cause (Stats.OutputStalls ...)
+	cause uint8                 // this cycle's causes, a bit each
+	occ   sim.Occupancy         // MSHRCycles
 
 	// Registers seen by waveforms: the values during the current cycle.
 	inUseQ int
@@ -130,6 +138,8 @@ func (u *Unit) Config() Config { return u.cfg }
 func (u *Unit) Stats() Stats {
 	s := u.stats
 	s.StallCycles = u.stall.Count()
+	s.OutputStalls, s.MSHRStalls = u.why[causeOutput].Count(), u.why[causeMSHR].Count()
+	s.TargetStalls, s.ReadStalls = u.why[causeTarget].Count(), u.why[causeRead].Count()
 	s.MSHRCycles = u.occ.Count()
 	return s
 }
@@ -215,6 +225,7 @@ func (u *Unit) Eval(now uint64) bool {
 	pending := u.mshrs.issuing+u.mshrs.replaying > 0
 	if !pending && !inValid && !loopValid && !p.Ctrl.Valid() && !p.MemResp.Valid() {
 		u.stall.Note(now, false)
+		u.noteCauses(now, 0)
 		return false
 	}
 	moves := u.Handshakes()
@@ -227,7 +238,9 @@ func (u *Unit) Eval(now uint64) bool {
 	if loopValid || inValid {
 		u.state = StateLookup
 	}
+	u.cause = 0
 	u.stall.Note(now, u.lookupStage(loopValid, inValid))
+	u.noteCauses(now, u.cause)
 	if u.miss {
 		u.state = StateMiss
 	}
@@ -411,6 +424,7 @@ func (u *Unit) lookup(ch *sim.Chan[bus.Piece], vc int) bool {
 	if l := u.arr.find(index); l != nil {
 		out := u.out(vc)
 		if !out.Ready() {
+			u.cause |= 1 << causeOutput
 			return false
 		}
 		out.Push(bus.Lookup{Piece: *piece, MKC: l.mkc, Created: l.created})
@@ -422,6 +436,7 @@ func (u *Unit) lookup(ch *sim.Chan[bus.Piece], vc int) bool {
 	}
 	if m := u.mshrs.find(index); m != nil {
 		if !u.mshrs.canMerge(m, vc) {
+			u.cause |= 1 << causeTarget
 			return false
 		}
 		m.q[vc].push(*piece)
@@ -431,7 +446,12 @@ func (u *Unit) lookup(ch *sim.Chan[bus.Piece], vc int) bool {
 		u.miss = true
 		return true
 	}
-	if !u.mshrs.canAlloc(vc) || !u.p.MemReq.Ready() {
+	if !u.mshrs.canAlloc(vc) {
+		u.cause |= 1 << causeMSHR
+		return false
+	}
+	if !u.p.MemReq.Ready() {
+		u.cause |= 1 << causeRead
 		return false
 	}
 	id := u.mshrs.alloc(index, *piece)
@@ -441,4 +461,20 @@ func (u *Unit) lookup(ch *sim.Chan[bus.Piece], vc int) bool {
 	u.stats.Reads++
 	u.miss = true
 	return true
+}
+
+// Why a piece at the head of an input waited (Stats.OutputStalls ...).
+const (
+	causeOutput = iota
+	causeMSHR
+	causeTarget
+	causeRead
+	numCauses
+)
+
+// noteCauses counts this cycle's stalls by cause (a bit of mask each).
+func (u *Unit) noteCauses(now uint64, mask uint8) {
+	for c := range u.why {
+		u.why[c].Note(now, mask>>c&1 != 0)
+	}
 }

@@ -1122,3 +1122,34 @@ func TestReservedMSHRTakesNoLevel0(t *testing.T) {
 		t.Errorf("merged misses %d, want 1 (the second index-1 piece only)", st.MergedMisses)
 	}
 }
+
+// TestStallCauses: a stall is counted under its cause, with the cycles
+// known by hand. One level-0 MSHR, reads of 20 cycles: index 2 waits for
+// index 1's MSHR (no MSHR); with one target of level 0, a second piece of
+// index 1 waits for the MSHR's targets (then, a hit, for the output its
+// neighbour's replay holds); hits whose output is held for 50 cycles
+// wait on it.
+func TestStallCauses(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		in   []timed[bus.Piece]
+		out  func(uint64) bool
+		want func(s Stats) bool
+	}{
+		{"no MSHR", cfgWith(func(c *Config) { c.MSHRs = 1 }), pieces(0, 0, 0, 1, 2),
+			nil, func(s Stats) bool { return s.MSHRStalls >= 20 && s.TargetStalls == 0 && s.OutputStalls == 0 }},
+		{"no target", cfgWith(func(c *Config) { c.Targets, c.LoopTargets = 2, 1 }), pieces(0, 0, 0, 1, 1),
+			nil, func(s Stats) bool { return s.TargetStalls >= 20 && s.MSHRStalls == 0 }},
+		{"output full", DefaultConfig(), append(pieces(0, 0, 0, 1), pieces(1, 100, 0, 1, 1, 1, 1, 1, 1)...),
+			func(now uint64) bool { return now < 100 || now >= 150 }, func(s Stats) bool { return s.OutputStalls > 0 && s.MSHRStalls == 0 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newBench(t, setup{cfg: tc.cfg, latency: 20, in: tc.in, outReady: tc.out, outDepth: 1})
+			b.run(10000, nil)
+			if s := b.u.Stats(); !tc.want(s) {
+				t.Errorf("stats %+v", s)
+			}
+		})
+	}
+}

@@ -312,3 +312,37 @@ func (t *Top) Eval(now uint64) bool {
 	return t.cmd == cmdDone || len(t.pendingRerun) > 0 ||
 		t.retirable() || t.canMove() || t.Handshakes() != moves
 }
+
+// PDCounts is what the caches counted of one protection domain's lookups
+// (a tenant's): MKC and MTT hits and misses, as mkc_cache and mtt_cache
+// count them.
+type PDCounts struct {
+	PD                 uint32
+	MKCHits, MKCMisses uint64
+	MTTHits, MTTMisses uint64
+}
+
+// ByPD lists the caches' counts by PD, in PD order.
+func (t *Top) ByPD() []PDCounts {
+	m := map[uint32]*PDCounts{}
+	get := func(pd uint32) *PDCounts {
+		if m[pd] == nil {
+			m[pd] = &PDCounts{PD: pd}
+		}
+		return m[pd]
+	}
+	for _, c := range t.Cache.ByPD() {
+		p := get(c.Key)
+		p.MKCHits, p.MKCMisses = c.Hits, c.Misses
+	}
+	for _, c := range t.MTT.ByPD() {
+		p := get(c.Key)
+		p.MTTHits, p.MTTMisses = c.Hits, c.Misses
+	}
+	out := make([]PDCounts, 0, len(m))
+	for _, p := range m {
+		out = append(out, *p)
+	}
+	slices.SortFunc(out, func(a, b PDCounts) int { return int(int64(a.PD) - int64(b.PD)) })
+	return out
+}

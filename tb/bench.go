@@ -43,6 +43,7 @@ type warmup struct {
 	translations uint64
 	counters     []sim.Counter
 	latencies    int // Top.Latencies before the measurement
+	byPD         []rtl.PDCounts
 }
 
 // Warmup makes Stats count only what follows the moment the first
@@ -71,6 +72,7 @@ func (b *Bench) takeWarm() {
 	b.warm.done = true
 	b.warm.cycle, b.warm.translations = b.Eng.Now(), b.Top.Translations()
 	b.warm.counters, b.warm.latencies = b.Eng.Counters(), len(b.Top.Latencies)
+	b.warm.byPD = b.Top.ByPD()
 }
 
 // New builds the bench. Logging goes to log's sub-loggers ("tb", "top",

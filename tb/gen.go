@@ -34,8 +34,10 @@ type Workload struct {
 	// The measurement workloads (docs/workloads.md): Kind other than
 	// mixed makes MRs MTT keys of MRBytes each and only accesses, every
 	// one of which passes.
-	Kind           string `toml:"kind" json:"kind" range:"mixed, uniform, zipf, sequential, strided or trace" help:"mixed: the constrained-random stress of every mode and command (the parameters above); uniform, zipf, sequential, strided: measurement workloads of accesses only, over mrs MTT keys (the parameters below); trace: the accesses of trace_file over the same keys"`
-	MRs            int    `toml:"mrs" json:"mrs" range:"1..2^20" help:"memory regions (MTT keys) of a measurement workload"`
+	Kind string `toml:"kind" json:"kind" range:"mixed, uniform, zipf, sequential, strided or trace" help:"mixed: the constrained-random stress of every mode and command (the parameters above); uniform, zipf, sequential, strided: measurement workloads of accesses only, over mrs MTT keys (the parameters below); trace: the accesses of trace_file over the same keys"`
+	MRs  int    `toml:"mrs" json:"mrs" range:"1..2^20" help:"memory regions (MTT keys) of a measurement workload (of each tenant)"`
+	// Tenants share the model: each has its own PD, QP and regions.
+	Tenants        int    `toml:"tenants" json:"tenants" range:"1..4096" help:"tenants of a measurement workload (uniform, zipf, sequential, strided; the mixed and trace kinds ignore it): tenant t has PD t+1, QP t+1 and mrs regions of its own, and access n is tenant n mod tenants's, from its own stream; the statistics give each PD's hit rates"`
 	MRBytes        uint64 `toml:"mr_bytes" json:"mr_bytes" range:"1..2^40" help:"bytes of each memory region"`
 	PageBytes      uint64 `toml:"page_bytes" json:"page_bytes" range:"power of two in 4096..2^31" help:"page size of the regions' MTT entries (log_entity_size)"`
 	FootprintBytes uint64 `toml:"footprint_bytes" json:"footprint_bytes" range:"0..2^60" help:"bytes the accesses fall in, spread evenly over the regions (each region's first footprint_bytes / mrs); 0: all of every region"`
@@ -72,7 +74,7 @@ const MaxMTTEntries = 1 << 22
 func DefaultWorkload() Workload {
 	return Workload{Seed: 1, Keys: 1024, Accesses: 100_000, UMRPerMille: 3, InvalPerMille: 2, QueryPerMille: 1, ResumePerMille: 2, BadPerMille: 50,
 		HotKeys: 128, HotPerMille: 800,
-		Kind: KindMixed, MRs: 64, MRBytes: 1 << 20, PageBytes: 4096, AccessBytes: 64, AccessType: "LOCAL_READ", StrideBytes: 4096, ZipfS: 0.99}
+		Kind: KindMixed, MRs: 64, Tenants: 1, MRBytes: 1 << 20, PageBytes: 4096, AccessBytes: 64, AccessType: "LOCAL_READ", StrideBytes: 4096, ZipfS: 0.99}
 }
 
 // Check names the first parameter of a measurement workload that does
@@ -88,12 +90,21 @@ func (w *Workload) Check() error {
 		return nil
 	}
 	pages := (w.MRBytes + w.PageBytes - 1) / w.PageBytes
-	if total := pages * uint64(w.MRs); total > MaxMTTEntries {
+	if w.Kind == KindTrace {
+		if total := pages * uint64(w.MRs); total > MaxMTTEntries {
+			return fmt.Errorf("workload.mrs x mr_bytes / page_bytes = %d x %d pages = %d MTT entries: want at most %d (fewer or smaller regions, or larger pages)",
+				w.MRs, pages, total, MaxMTTEntries)
+		}
+		return w.checkTrace()
+	}
+	switch total := pages * uint64(w.MRs) * uint64(max(w.Tenants, 1)); {
+	case total <= MaxMTTEntries:
+	case w.Tenants > 1:
+		return fmt.Errorf("workload.tenants x mrs x mr_bytes / page_bytes = %d x %d x %d pages = %d MTT entries: want at most %d (fewer tenants, fewer or smaller regions, or larger pages)",
+			w.Tenants, w.MRs, pages, total, MaxMTTEntries)
+	default:
 		return fmt.Errorf("workload.mrs x mr_bytes / page_bytes = %d x %d pages = %d MTT entries: want at most %d (fewer or smaller regions, or larger pages)",
 			w.MRs, pages, total, MaxMTTEntries)
-	}
-	if w.Kind == KindTrace {
-		return w.checkTrace()
 	}
 	if total := w.MRBytes * uint64(w.MRs); w.FootprintBytes > total {
 		return fmt.Errorf("workload.footprint_bytes = %d: want at most mrs x mr_bytes = %d", w.FootprintBytes, total)

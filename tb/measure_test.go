@@ -132,6 +132,7 @@ func TestMeasurementCheck(t *testing.T) {
 		{func(w *Workload) { w.FootprintBytes = 65<<20 + 1 }, "workload.footprint_bytes = 68157441: want at most mrs x mr_bytes = 67108864"},
 		{func(w *Workload) { w.FootprintBytes, w.AccessBytes = 64*32, 64 }, "workload.access_bytes = 64: want at most footprint_bytes / mrs = 32"},
 		{func(w *Workload) { w.AccessType = "REMOTE_ATOMIC" }, "workload.access_bytes = 64: want 8 for REMOTE_ATOMIC"},
+		{func(w *Workload) { w.Tenants, w.MRs, w.MRBytes = 3, 1<<19, 1<<15 }, "workload.tenants x mrs x mr_bytes / page_bytes = 3 x 524288 x 8 pages"},
 	} {
 		w := measWorkload(KindUniform, 10, tc.tweak)
 		err := w.Check()
@@ -296,6 +297,55 @@ func TestInterArrival(t *testing.T) {
 			if allRes[i].Cycle != res[i].Cycle {
 				t.Fatalf("gap %d: result %d at cycle %d evaluating all, %d scheduled", gap, i, allRes[i].Cycle, res[i].Cycle)
 			}
+		}
+	}
+}
+
+// TestTenants: each tenant has its PD, its QP and its regions; access n
+// is tenant n mod tenants's; every access passes; the caches' counts by
+// PD add up to their totals, and each tenant sees its share; one tenant
+// is the workload of before, operation for operation.
+func TestTenants(t *testing.T) {
+	for _, kind := range []string{KindUniform, KindZipf, KindSequential, KindStrided} {
+		w := measWorkload(kind, 4000, func(w *Workload) { w.Tenants, w.MRs, w.MRBytes = 4, 8, 1<<18 })
+		if err := w.Check(); err != nil {
+			t.Fatal(err)
+		}
+		sc := Generate(w)
+		if len(sc.QPs) != 4 || len(sc.MKeys) != 32 {
+			t.Fatalf("%s: %d QPs, %d keys; want 4 and 32", kind, len(sc.QPs), len(sc.MKeys))
+		}
+		for _, k := range sc.MKeys {
+			if want := (k.Index-1)/8 + 1; k.MKC.PD != want {
+				t.Fatalf("%s: key %d of PD %d, want %d", kind, k.Index, k.MKC.PD, want)
+			}
+		}
+		for i, op := range sc.Ops {
+			a := op.Access
+			tenant := uint32(i%4) + 1
+			if a.QPN != tenant || (a.Key.Index()-1)/8+1 != tenant {
+				t.Fatalf("%s: access %d on QP %d, key %#x; want tenant %d's", kind, i, a.QPN, a.Key, tenant)
+			}
+		}
+		b := runBench(t, rtl.DefaultConfig(), sc)
+		s := b.Stats(0)
+		var mkcH, mkcM, mttH, mttM uint64
+		for i, ten := range s.Tenants {
+			if ten.PD != uint32(i+1) || ten.MKCHits+ten.MKCMisses != 1000 {
+				t.Errorf("%s: tenant %+v, want PD %d with 1000 MKC lookups", kind, ten, i+1)
+			}
+			mkcH, mkcM, mttH, mttM = mkcH+ten.MKCHits, mkcM+ten.MKCMisses, mttH+ten.MTTHits, mttM+ten.MTTMisses
+		}
+		for name, want := range map[string]uint64{"mkc_cache.hits": mkcH, "mkc_cache.misses": mkcM, "mtt_cache.hits": mttH, "mtt_cache.misses": mttM} {
+			if got, _ := s.Count(name); got != want || len(s.Tenants) != 4 {
+				t.Errorf("%s: %s %d, the tenants' add up to %d (%d tenants)", kind, name, got, want, len(s.Tenants))
+			}
+		}
+		one := measWorkload(kind, 500, nil)
+		before := Generate(one)
+		one.Tenants = 1
+		if after := Generate(one); fmt.Sprint(after.Ops) != fmt.Sprint(before.Ops) || fmt.Sprint(after.QPs) != fmt.Sprint(before.QPs) {
+			t.Errorf("%s: one tenant changed the workload", kind)
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
+	"mkeysim/rtl"
 	"mkeysim/rtl/sim"
 )
 
@@ -87,6 +88,9 @@ type Stats struct {
 	ClockPS uint64
 	Seed    int64
 	Config  json.RawMessage // every parameter in force
+	// Tenants are the caches' counts by protection domain: a tenant's
+	// hit rates (workload.tenants), in PD order.
+	Tenants []rtl.PDCounts
 }
 
 // Stats gathers the bench's statistics after a run of wall duration.
@@ -94,8 +98,20 @@ func (b *Bench) Stats(wall time.Duration) Stats {
 	lats := b.Top.Latencies
 	s := Stats{Cycles: b.Eng.Now(), WallSeconds: wall.Seconds(), Translations: b.Top.Translations(), Counters: b.Eng.Counters(),
 		ClockPS: b.Top.Config().ClockPS}
+	s.Tenants = b.Top.ByPD()
 	if w := &b.warm; w.done {
 		// Measured from the end of the warm-up (Bench.Warmup).
+		for i := range s.Tenants {
+			t := &s.Tenants[i]
+			for _, before := range w.byPD {
+				if before.PD == t.PD {
+					t.MKCHits -= before.MKCHits
+					t.MKCMisses -= before.MKCMisses
+					t.MTTHits -= before.MTTHits
+					t.MTTMisses -= before.MTTMisses
+				}
+			}
+		}
 		s.Cycles -= w.cycle
 		s.Translations -= w.translations
 		for i := range s.Counters {
@@ -307,6 +323,7 @@ func (s Stats) MarshalJSON() ([]byte, error) {
 	for _, f := range s.Figures() {
 		root.put(strings.Split(f.Name, "."), f.Value)
 	}
+	root.put([]string{"tenants"}, s.tenantsJSON())
 	root.put([]string{"seed"}, s.Seed)
 	cfg := s.Config
 	if len(cfg) == 0 {
@@ -346,6 +363,13 @@ func (n *node) put(path []string, v any) {
 		n.vals[i] = child
 	}
 	child.put(path[1:], v)
+}
+
+// MarshalJSON writes the object, keys in order (a node inside a list).
+func (n *node) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	err := n.write(&b)
+	return b.Bytes(), err
 }
 
 func (n *node) write(b *bytes.Buffer) error {
@@ -447,6 +471,13 @@ func (s *Stats) WriteSummary(w io.Writer) {
 			line(g+".", append(rate, fs...))
 		}
 	}
+	if n := len(s.Tenants); n >= 2 && n <= maxTenantLines {
+		for _, t := range s.Tenants {
+			fmt.Fprintf(w, "tenant pd %d: mkc_cache hit_rate %s (hits %d, misses %d), mtt_cache hit_rate %s (hits %d, misses %d)\n", t.PD,
+				FormatValue(Figure{Unit: "fraction", Value: rate(t.MKCHits, t.MKCMisses)}), t.MKCHits, t.MKCMisses,
+				FormatValue(Figure{Unit: "fraction", Value: rate(t.MTTHits, t.MTTMisses)}), t.MTTHits, t.MTTMisses)
+		}
+	}
 	for _, prefix := range []string{"latency_cycles.", "latency_ns."} {
 		var lat []Figure
 		for _, f := range figs {
@@ -466,4 +497,34 @@ func (s *Stats) WriteCountersDoc(w io.Writer) {
 	for _, f := range s.Figures() {
 		fmt.Fprintf(w, "| `%s` | %s | %s |\n", f.Name, f.Unit, strings.ReplaceAll(f.Help, "|", `\|`))
 	}
+}
+
+// maxTenantLines is the most tenants the summary prints a line for (the
+// JSON has them all).
+const maxTenantLines = 16
+
+// rate is hits / (hits + misses), nil when there was no lookup.
+func rate(hits, misses uint64) any {
+	if hits+misses == 0 {
+		return nil
+	}
+	return float64(hits) / float64(hits+misses)
+}
+
+// tenantsJSON is the tenants' counts as the JSON shows them: per PD, each
+// cache's hits, misses and hit rate.
+func (s *Stats) tenantsJSON() []any {
+	out := []any{}
+	for _, t := range s.Tenants {
+		n := &node{}
+		n.put([]string{"pd"}, t.PD)
+		n.put([]string{"mkc_cache", "hits"}, t.MKCHits)
+		n.put([]string{"mkc_cache", "misses"}, t.MKCMisses)
+		n.put([]string{"mkc_cache", "hit_rate"}, rate(t.MKCHits, t.MKCMisses))
+		n.put([]string{"mtt_cache", "hits"}, t.MTTHits)
+		n.put([]string{"mtt_cache", "misses"}, t.MTTMisses)
+		n.put([]string{"mtt_cache", "hit_rate"}, rate(t.MTTHits, t.MTTMisses))
+		out = append(out, n)
+	}
+	return out
 }

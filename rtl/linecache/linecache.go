@@ -115,7 +115,7 @@ func (c *Cache) Probe(addr uint64) ([]byte, bool) {
 // (the context sends a read, or joins one in flight: merged). The first
 // lookup after the context's own fill counts nothing when it hits: its
 // miss was counted already.
-func (c *Cache) Use(s *Slot, addr uint64, hit, merged bool) {
+func (c *Cache) Use(s *Slot, addr uint64, hit, merged bool) Counted {
 	replay := s.replay
 	s.replay = false
 	if !hit {
@@ -123,15 +123,28 @@ func (c *Cache) Use(s *Slot, addr uint64, hit, merged bool) {
 		if merged {
 			c.Stats.MergedMisses++
 		}
-		return
+		return CountedMiss
 	}
+	counted := CountedNothing
 	if !replay {
 		c.Stats.Hits++
+		counted = CountedHit
 	}
 	if i := c.find(addr >> c.shift); i >= 0 {
 		c.pol.touch(i/c.ways, i%c.ways)
 	}
+	return counted
 }
+
+// Counted is what Use counted: nothing (a replay), a hit or a miss.
+type Counted uint8
+
+// What Use counted.
+const (
+	CountedNothing Counted = iota
+	CountedHit
+	CountedMiss
+)
 
 // Overlaps reports whether the line of n bytes at line address a holds
 // any byte of [lo, hi); it does not wrap at 2^64.

@@ -98,6 +98,7 @@ type Unit struct {
 	why   [numCauses]sim.Stalls // the stalls by cause (Stats.OutputStalls ...)
 	cause uint8                 // this cycle's causes, a bit each
 	occ   sim.Occupancy         // MSHRCycles
+	byPD  sim.ByKey             // hits and misses by the piece\'s PD
 
 	// Registers seen by waveforms: the values during the current cycle.
 	inUseQ int
@@ -431,6 +432,7 @@ func (u *Unit) lookup(ch *sim.Chan[bus.Piece], vc int) bool {
 		u.arr.touch(l)
 		ch.Pop()
 		u.stats.Hits++
+		u.byPD.Add(piece.PD, true)
 		u.hit = true
 		return true
 	}
@@ -442,6 +444,7 @@ func (u *Unit) lookup(ch *sim.Chan[bus.Piece], vc int) bool {
 		m.q[vc].push(*piece)
 		ch.Pop()
 		u.stats.Misses++
+		u.byPD.Add(piece.PD, false)
 		u.stats.MergedMisses++
 		u.miss = true
 		return true
@@ -458,6 +461,7 @@ func (u *Unit) lookup(ch *sim.Chan[bus.Piece], vc int) bool {
 	u.p.MemReq.Push(pcie.ReadReq{ID: id, Addr: u.cfg.addr(index), Len: prm.MKCSize})
 	ch.Pop()
 	u.stats.Misses++
+	u.byPD.Add(piece.PD, false)
 	u.stats.Reads++
 	u.miss = true
 	return true
@@ -478,3 +482,7 @@ func (u *Unit) noteCauses(now uint64, mask uint8) {
 		u.why[c].Note(now, mask>>c&1 != 0)
 	}
 }
+
+// ByPD is the lookups' hits and misses by the piece's PD (a tenant), as
+// Stats counts them.
+func (u *Unit) ByPD() []sim.KeyCount { return u.byPD.Counts() }

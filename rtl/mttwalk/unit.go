@@ -105,6 +105,7 @@ type Unit struct {
 
 	stats Stats
 	occ   sim.Occupancy     // walkers busy (Stats.Busy)
+	byPD  sim.ByKey         // mtt_cache hits and misses by the piece\'s PD
 	cread sim.CounterReader // reads stats for CounterValues
 	cov   *cover.Collector  // nil: coverage off
 	// strobes of this cycle, for waveforms
@@ -322,7 +323,7 @@ func (u *Unit) page(id int, memUsed *bool) bool {
 			return false
 		}
 		u.miss = true
-		u.cache.Use(&c.slot, addr, false, merged)
+		u.note(w.PD, u.cache.Use(&c.slot, addr, false, merged))
 		la := u.cache.Start(&c.slot, addr)
 		if !merged {
 			*memUsed = true
@@ -337,7 +338,7 @@ func (u *Unit) page(id int, memUsed *bool) bool {
 		return false
 	}
 	u.hit = true
-	u.cache.Use(&c.slot, addr, true, false)
+	u.note(w.PD, u.cache.Use(&c.slot, addr, true, false))
 	at := addr - u.cache.LineAddr(addr)
 	e := prm.DecodeMTTEntry(data[at : at+EntryBytes])
 	pg := lo & (size - 1)
@@ -359,6 +360,17 @@ func (u *Unit) page(id int, memUsed *bool) bool {
 	}
 	return true
 }
+
+// note counts what the cache counted of a lookup under the piece's PD.
+func (u *Unit) note(pd uint32, c linecache.Counted) {
+	if c != linecache.CountedNothing {
+		u.byPD.Add(pd, c == linecache.CountedHit)
+	}
+}
+
+// ByPD is the MTT cache's hits and misses by the piece's PD (a tenant),
+// as mtt_cache counts them.
+func (u *Unit) ByPD() []sim.KeyCount { return u.byPD.Counts() }
 
 // inFlight reports whether a context waits for the line at la: a read of
 // it is in flight (the line is not cached, or the context would have

@@ -87,18 +87,19 @@ func (u *Unit) Describe() sim.Description {
 // something happens to it (sim.Base).
 type Unit struct {
 	sim.Base
-	name  string
-	cfg   Config
-	p     Ports
-	arr   *array
-	mshrs *mshrFile
-	stats Stats
-	cread sim.CounterReader     // reads stats for CounterValues
-	stall sim.Stalls            // StallCycles
-	why   [numCauses]sim.Stalls // the stalls by cause (Stats.OutputStalls ...)
-	cause uint8                 // this cycle's causes, a bit each
-	occ   sim.Occupancy         // MSHRCycles
-	byPD  sim.ByKey             // hits and misses by the piece\'s PD
+	name      string
+	cfg       Config
+	p         Ports
+	arr       *array
+	mshrs     *mshrFile
+	stats     Stats
+	cread     sim.CounterReader     // reads stats for CounterValues
+	stall     sim.Stalls            // StallCycles
+	why       [numCauses]sim.Stalls // the stalls by cause (Stats.OutputStalls ...)
+	cause     uint8                 // this cycle's causes, a bit each
+	lastCause uint8                 // the causes noted last
+	occ       sim.Occupancy         // MSHRCycles
+	byPD      sim.ByKey             // hits and misses by the piece\'s PD
 
 	// Registers seen by waveforms: the values during the current cycle.
 	inUseQ int
@@ -478,6 +479,10 @@ const (
 
 // noteCauses counts this cycle's stalls by cause (a bit of mask each).
 func (u *Unit) noteCauses(now uint64, mask uint8) {
+	if mask == 0 && u.lastCause == 0 {
+		return // nothing waited then or now: nothing to count
+	}
+	u.lastCause = mask
 	for c := range u.why {
 		u.why[c].Note(now, mask>>c&1 != 0)
 	}

@@ -18,8 +18,20 @@ d=${2:-}
 [ -n "$cmd" ] && [ -n "$d" ] || { echo "usage: $0 start|stop DIR" >&2; exit 2; }
 
 stop() {
+  local pids=()
   for p in slurmd slurmctld munged; do
-    [ -f "$d/run/$p.pid" ] && kill "$(cat "$d/run/$p.pid")" 2>/dev/null || true
+    if [ -f "$d/run/$p.pid" ]; then
+      pid=$(cat "$d/run/$p.pid")
+      kill "$pid" 2>/dev/null && pids+=("$pid")
+    fi
+  done
+  # Wait until they are gone (they write their state as they stop), at
+  # most 10 s, so that DIR can be removed after.
+  for _ in $(seq 100); do
+    alive=0
+    for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+    [ "$alive" = 0 ] && return 0
+    sleep 0.1
   done
 }
 

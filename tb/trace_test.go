@@ -672,8 +672,8 @@ func TestTraceCounters(t *testing.T) {
 			t.Errorf("%s counts waiting cycles and should not be traced", name)
 		}
 	}
-	if len(waits) != 18 {
-		t.Errorf("%d counters of waiting cycles and occupancies, want 18 (waits: mkc_cache and its four causes, ROB order, protcheck, klmwalk credits, requester tags, data path slots, two links; occupancies: ROB, MSHRs, walkers, KLM contexts, tags, data requests): %v", len(waits), waits)
+	if len(waits) != 20 {
+		t.Errorf("%d counters of waiting cycles and occupancies, want 20 (waits: mkc_cache and its four causes, ROB order, walker contexts, KLM level-0 contexts, protcheck, klmwalk credits, requester tags, data path slots, two links; occupancies: ROB, MSHRs, walkers, KLM contexts, tags, data requests): %v", len(waits), waits)
 	}
 	t.Logf("%d values of %d counters checked", len(wants), len(names))
 }

@@ -75,6 +75,7 @@ type Stats struct {
 	Children     uint64          `counter:"children" unit:"pieces" help:"pieces sent one level down through the loop-back channel"`
 	CreditStalls uint64          `counter:"credit_stall_cycles" unit:"cycles" kind:"wait" help:"cycles a context waited for a free context one level down to reserve, summed over the contexts the cycle's round robin tried before one stepped"`
 	MaxContexts  int             `counter:"max_contexts_in_use" unit:"contexts" kind:"max" help:"the most contexts busy at once, all levels together"`
+	NoCtx        uint64          `counter:"context_stall_cycles" unit:"cycles" kind:"wait" help:"cycles a level-0 piece waited at the head of In because no level-0 context was free (nested pieces wait for credits: credit_stall_cycles)"`
 	Busy         uint64          `counter:"context_cycles" unit:"context-cycles" kind:"occupancy" mean:"mean_contexts_in_use" help:"contexts busy, all levels together, summed over the cycles (mean_contexts_in_use = context_cycles / cycles)"`
 	Cuts         uint64          `counter:"cuts" unit:"pieces" help:"pieces stopped before their end because the request's result was decided by a failure below (bus.Cut)"`
 	CursorHits   uint64          `counter:"cursor_hits" unit:"pieces" help:"variable KLM pieces whose search started at a remembered position of their list rather than entry 0"`
@@ -117,9 +118,11 @@ type Unit struct {
 	cov      *cover.Collector  // nil: coverage off
 	fired    bool
 	// waits counts this cycle's credit stalls; stall their cycles.
-	waits uint64
-	stall sim.Stalls
-	occ   sim.Occupancy // Stats.Busy
+	waits   uint64
+	stall   sim.Stalls
+	occ     sim.Occupancy // Stats.Busy
+	noCtx   sim.Stalls    // Stats.NoCtx
+	ctxWait bool          // a level-0 piece waited at In this cycle, no context of level 0 free
 }
 
 // New makes the unit; cfg must be valid.
@@ -164,6 +167,7 @@ func (u *Unit) Stats() Stats {
 	s.Cache = u.cache.Stats
 	s.CreditStalls = u.stall.Count()
 	s.Busy = u.occ.Count()
+	s.NoCtx = u.noCtx.Count()
 	return s
 }
 
@@ -213,8 +217,10 @@ func (u *Unit) freeCtx(level uint8) int {
 // Eval runs one cycle: credits, invalidation, fills, intake, then one step
 // of one context.
 func (u *Unit) Eval(now uint64) bool {
+	u.ctxWait = false
 	busy := u.eval(now)
 	u.occ.NoteN(now, uint64(u.busy))
+	u.noCtx.Note(now, u.ctxWait)
 	return busy
 }
 
@@ -289,6 +295,8 @@ func (u *Unit) eval(now uint64) bool {
 		if i := u.freeCtx(0); i >= 0 {
 			u.start(i, u.p.In.Peek())
 			u.p.In.Pop()
+		} else {
+			u.ctxWait = true
 		}
 	}
 	u.fired = false

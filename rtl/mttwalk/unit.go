@@ -74,6 +74,7 @@ type Stats struct {
 	Faults  uint64          `counter:"page_bit_misses" unit:"pages" help:"pages whose entry lacked the rd_en/wr_en bit the access needs (PAGE_ACCESS, or PAGE_FAULT on an ODP key)"`
 	MaxBusy int             `counter:"max_walkers_in_use" unit:"contexts" kind:"max" help:"the most walker contexts busy at once"`
 	Cuts    uint64          `counter:"cuts" unit:"pieces" help:"pieces stopped before their end because the request's result was decided by a failure below (bus.Cut)"`
+	NoCtx   uint64          `counter:"context_stall_cycles" unit:"cycles" kind:"wait" help:"cycles a piece waited at the head of In because every walker context was busy"`
 	Busy    uint64          `counter:"walker_cycles" unit:"walker-cycles" kind:"occupancy" mean:"mean_walkers_in_use" help:"walker contexts busy, summed over the cycles (mean_walkers_in_use = walker_cycles / cycles)"`
 }
 
@@ -104,10 +105,13 @@ type Unit struct {
 	cuts                   bus.Cuts
 
 	stats Stats
-	occ   sim.Occupancy     // walkers busy (Stats.Busy)
-	byPD  sim.ByKey         // mtt_cache hits and misses by the piece\'s PD
-	cread sim.CounterReader // reads stats for CounterValues
-	cov   *cover.Collector  // nil: coverage off
+	occ   sim.Occupancy // walkers busy (Stats.Busy)
+	noCtx sim.Stalls    // Stats.NoCtx
+	// ctxWait: a piece waited at In this cycle, every context busy.
+	ctxWait bool
+	byPD    sim.ByKey         // mtt_cache hits and misses by the piece\'s PD
+	cread   sim.CounterReader // reads stats for CounterValues
+	cov     *cover.Collector  // nil: coverage off
 	// strobes of this cycle, for waveforms
 	hit, miss, fill bool
 	state           State // the state of the context that acted, for waveforms
@@ -172,6 +176,7 @@ func (u *Unit) Stats() Stats {
 	s := u.stats
 	s.Cache = u.cache.Stats
 	s.Busy = u.occ.Count()
+	s.NoCtx = u.noCtx.Count()
 	return s
 }
 
@@ -183,7 +188,7 @@ func (u *Unit) Counters() []sim.Counter {
 
 // CounterValues appends the values of Counters (sim.CounterValuer).
 func (u *Unit) CounterValues(vs []uint64) []uint64 {
-	u.stats.Busy = u.occ.Count()
+	u.stats.Busy, u.stats.NoCtx = u.occ.Count(), u.noCtx.Count()
 	return u.cache.CounterValues(u.cread.Values(&u.stats, vs))
 }
 
@@ -203,6 +208,7 @@ func (u *Unit) SetCoverage(c *cover.Collector) { u.cov = c }
 func (u *Unit) Eval(now uint64) bool {
 	busy := u.eval()
 	u.occ.NoteN(now, uint64(u.busy))
+	u.noCtx.Note(now, u.ctxWait)
 	return busy
 }
 
@@ -260,7 +266,9 @@ func (u *Unit) eval() bool {
 			u.p.MemResp.Pop()
 		}
 	}
+	u.ctxWait = false
 	if u.p.In.Valid() {
+		u.ctxWait = u.busy == len(u.ctx)
 		if i := u.idle.Next(0); i >= 0 {
 			u.ctx[i] = walker{state: Page, w: *u.p.In.Peek()}
 			u.idle.Clear(i)

@@ -130,8 +130,15 @@ func newXAxis(a Axis) xAxis {
 		return v
 	}
 	if len(a.Values) <= 16 {
+		// A mark at every value, a label at most at nine of them, so that
+		// labels do not run into each other.
+		step := (len(a.Values) + 8) / 9
 		for i, v := range a.Values {
-			x.ticks = append(x.ticks, plot.Tick{Value: x.pos[i], Label: label(v, x.pos[i])})
+			t := plot.Tick{Value: x.pos[i]}
+			if i%step == 0 {
+				t.Label = label(v, x.pos[i])
+			}
+			x.ticks = append(x.ticks, t)
 		}
 	} else if x.log {
 		x.ticks = log2Ticks(lo, hi, 10, bytesAxis)

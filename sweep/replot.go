@@ -331,6 +331,36 @@ func unitOf(param string) string {
 // it (log2 for powers of two spanning a factor of 8, sizes in KiB, MiB,
 // GiB), labelled with the units, y from zero. A reference that a log2 or
 // category axis cannot show is an *InputError.
+// Normalize divides each series (and its spread) by its value at its
+// first x, so that curves of different scales, and a measured curve
+// normalised the same way, compare as shapes: the throughput against the
+// window as a fraction of the small-window throughput. A series whose
+// first value is 0 cannot be and is an *InputError naming it.
+func (l *Lines) Normalize() error {
+	for i := range l.Series {
+		s := &l.Series[i]
+		if len(s.Y) == 0 {
+			continue
+		}
+		y0 := s.Y[0]
+		if y0 == 0 {
+			name := s.Label
+			if name == "" {
+				name = l.Y
+			}
+			return &InputError{Msg: fmt.Sprintf("--normalize: %s is 0 at the first point (%s = %g): nothing to divide by", name, l.X.Name, s.X[0])}
+		}
+		for k := range s.Y {
+			s.Y[k] /= y0
+		}
+		for k := range s.SD {
+			s.SD[k] /= y0
+		}
+	}
+	l.Unit = "fraction of its value at the first point"
+	return nil
+}
+
 func (l *Lines) Draw(note string, ref *Reference) ([]byte, error) {
 	x := l.xaxis
 	xlabel := l.X.Name

@@ -3,6 +3,7 @@ package sweep
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"image/png"
 	"math"
 	"os"
@@ -232,5 +233,23 @@ func TestDraw(t *testing.T) {
 	}
 	if _, err := lc.Draw("", ref); err == nil || !strings.Contains(err.Error(), "values that are not numbers") {
 		t.Errorf("reference on categories: %v", err)
+	}
+}
+
+// TestNormalize: each line divided by its first value, spreads too; a
+// line that starts at 0 is refused naming it.
+func TestNormalize(t *testing.T) {
+	l := &Lines{X: Axis{Name: "workload.footprint_bytes"}, Y: "throughput_maps", Unit: "M accesses/s",
+		Series: []Series{{Label: "a", X: []float64{1, 2, 4}, Y: []float64{50, 25, 5}, SD: []float64{5, 1, 0}},
+			{Label: "b", X: []float64{1, 2}, Y: []float64{2, 3}}}}
+	if err := l.Normalize(); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(l.Series[0].Y, l.Series[0].SD, l.Series[1].Y) != "[1 0.5 0.1] [0.1 0.02 0] [1 1.5]" || !strings.Contains(l.Unit, "first point") {
+		t.Errorf("normalised %+v, unit %q", l.Series, l.Unit)
+	}
+	z := &Lines{X: Axis{Name: "x"}, Y: "y", Series: []Series{{Label: "walkers=1", X: []float64{4}, Y: []float64{0}}}}
+	if err := z.Normalize(); err == nil || !strings.Contains(err.Error(), "walkers=1 is 0 at the first point (x = 4)") {
+		t.Errorf("a line starting at 0: %v", err)
 	}
 }

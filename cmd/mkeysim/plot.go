@@ -33,6 +33,10 @@ then at least 2 lines of x,y, x in P's unit (bytes for *_bytes) and y in
 C's unit (the unit of the sweep.csv column). Lines starting with # are
 comments.
 
+--normalize divides each line by its value at its first x, to compare
+shapes (a throughput as a fraction of its small-window value) with a
+reference normalised the same way.
+
 Bad input (a RESULTS that is not a sweep's output, an unknown P, C or Q,
 a reference file that is missing, has no header, a field that is not a
 number or fewer than 2 lines) is refused with exit status 2, naming the
@@ -47,6 +51,7 @@ const plotExample = `  mkeysim sweep --vary mkc_cache.ways=1,2,4,8 --workload.ac
 // plotFlags are the flags of 'mkeysim plot'.
 type plotFlags struct {
 	x, y, group, reference, out string
+	normalize                   bool
 	noSummary                   bool
 }
 
@@ -70,6 +75,7 @@ func newPlotCmd() *cobra.Command {
 	f.StringVarP(&pf.y, "y", "y", "", "the figure `C` on the y axis: a column of sweep.csv")
 	f.StringVar(&pf.group, "group", "", "one line per value of the varied parameter `Q`")
 	f.StringVar(&pf.reference, "reference", "", "a measured curve, `FILE.csv` of x,y with a header, drawn over the lines")
+	f.BoolVar(&pf.normalize, "normalize", false, "divide each line by its value at its first x (a reference is drawn as given: normalise it the same way)")
 	f.StringVar(&pf.out, "out", "", "the PNG `FILE` to write")
 	f.BoolVar(&pf.noSummary, "no-summary", false, "no summary line on standard error")
 	return c
@@ -100,6 +106,11 @@ func plotMain(c *cobra.Command, results string, pf *plotFlags) error {
 	lines, err := res.Lines(pf.x, pf.y, pf.group)
 	if err != nil {
 		return fail("%s: %v", results, err)
+	}
+	if pf.normalize {
+		if err := lines.Normalize(); err != nil {
+			return fail("%s: %v", results, err)
+		}
 	}
 	var ref *sweep.Reference
 	if pf.reference != "" {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"math"
 	"os"
@@ -154,14 +153,9 @@ func summaryItem(summary, group, fig string) (string, bool) {
 // readCSV returns the first row of a sweep.csv by column name.
 func readCSV(t *testing.T, path string) map[string]string {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil || len(recs) < 2 {
-		t.Fatalf("%s: %v, %d records", path, err, len(recs))
+	recs := readCSVFile(t, path)
+	if len(recs) < 2 {
+		t.Fatalf("%s: %d records", path, len(recs))
 	}
 	row := map[string]string{}
 	for i, h := range recs[0] {

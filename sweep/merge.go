@@ -54,14 +54,23 @@ func ReadSlice(dir string) (*Result, error) {
 	} else if !st.IsDir() {
 		return nil, &MergeError{Dir: dir, Msg: "not a directory"}
 	}
-	return readResult(dir, filepath.Join(dir, "sweep.json"), true)
+	return readResult(dir, filepath.Join(dir, "sweep.json"), true, false)
 }
 
 // Read reads back the output of any sweep, whole, sliced or interrupted:
 // path is its directory or its sweep.json. The rows are typed as a run
 // makes them (each figure with its unit), as ReadSlice reads them; errors
 // are MergeErrors naming path.
-func Read(path string) (*Result, error) {
+func Read(path string) (*Result, error) { return read(path, false) }
+
+// ReadAny is Read for redrawing: it also reads the output of an older
+// mkeysim, whose parameters and figures differ from this one's. A
+// parameter it lacks takes its default, a figure it lacks is undefined
+// (no point drawn), and what this mkeysim no longer has is left out. Merge
+// and resume use Read, which refuses such an output.
+func ReadAny(path string) (*Result, error) { return read(path, true) }
+
+func read(path string, lenient bool) (*Result, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, &MergeError{Dir: path, Msg: fmt.Sprint(errors.Unwrap(err))}
@@ -70,7 +79,7 @@ func Read(path string) (*Result, error) {
 	if st.IsDir() {
 		file = filepath.Join(path, "sweep.json")
 	}
-	res, err := readResult(path, file, false)
+	res, err := readResult(path, file, false, lenient)
 	if err != nil {
 		return nil, err
 	}
@@ -85,8 +94,9 @@ func Read(path string) (*Result, error) {
 }
 
 // readResult reads the sweep.json file of the output at path (named in
-// errors); slice says that it must be a slice's.
-func readResult(path, file string, slice bool) (*Result, error) {
+// errors); slice says that it must be a slice's, lenient that it may be
+// an older mkeysim's (ReadAny).
+func readResult(path, file string, slice, lenient bool) (*Result, error) {
 	bad := func(format string, a ...any) error {
 		return &MergeError{Dir: path, Msg: fmt.Sprintf(format, a...)}
 	}
@@ -114,7 +124,7 @@ func readResult(path, file string, slice bool) (*Result, error) {
 	for i, name := range doc.Varied {
 		res.Axes = append(res.Axes, Axis{Name: name, Values: doc.Values[i]})
 	}
-	base, err := configFromJSON(doc.Config)
+	base, err := configFromJSON(doc.Config, lenient)
 	if err != nil {
 		return nil, bad("not a sweep output of this mkeysim: config: %v", err)
 	}
@@ -129,7 +139,7 @@ func readResult(path, file string, slice bool) (*Result, error) {
 	}
 	grid := Grid(res.Axes)
 	for k, raw := range doc.Rows {
-		row, err := readRow(raw, grid, res.Axes, base, doc.Seeds > 1)
+		row, err := readRow(raw, grid, res.Axes, base, doc.Seeds > 1, lenient)
 		if err != nil {
 			return nil, bad("sweep.json: row %d: %v", k, err)
 		}
@@ -141,8 +151,10 @@ func readResult(path, file string, slice bool) (*Result, error) {
 	return res, nil
 }
 
-// configFromJSON is the configuration Config.JSON wrote.
-func configFromJSON(raw json.RawMessage) (config.Config, error) {
+// configFromJSON is the configuration Config.JSON wrote; lenient takes
+// the defaults for parameters raw lacks and ignores those it has beyond
+// this mkeysim's.
+func configFromJSON(raw json.RawMessage, lenient bool) (config.Config, error) {
 	cfg := config.Default()
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
@@ -150,6 +162,9 @@ func configFromJSON(raw json.RawMessage) (config.Config, error) {
 	}
 	for _, p := range cfg.Params() {
 		v, ok := m[p.Name]
+		if !ok && lenient {
+			continue
+		}
 		if !ok {
 			return cfg, fmt.Errorf("no %s", p.Name)
 		}
@@ -166,7 +181,7 @@ func configFromJSON(raw json.RawMessage) (config.Config, error) {
 	if err := json.Compact(&compact, raw); err != nil {
 		return cfg, err
 	}
-	if !bytes.Equal(cfg.JSON(), compact.Bytes()) {
+	if !lenient && !bytes.Equal(cfg.JSON(), compact.Bytes()) {
 		return cfg, fmt.Errorf("parameters other than this mkeysim's")
 	}
 	return cfg, nil
@@ -177,7 +192,7 @@ func configFromJSON(raw json.RawMessage) (config.Config, error) {
 // parameters are recomputed from the grid and checked against the row's.
 // A row of several seeds (seeded) holds means, reals, and each figure's
 // standard deviation, NAME_sd (Aggregate).
-func readRow(raw json.RawMessage, grid []Point, axes []Axis, base config.Config, seeded bool) (Row, error) {
+func readRow(raw json.RawMessage, grid []Point, axes []Axis, base config.Config, seeded, lenient bool) (Row, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
@@ -243,7 +258,7 @@ func readRow(raw json.RawMessage, grid []Point, axes []Axis, base config.Config,
 	}
 	want, _ := row.Params.MarshalJSON()
 	var got bytes.Buffer
-	if err := json.Compact(&got, vals["params"]); err != nil || !bytes.Equal(got.Bytes(), want) {
+	if err := json.Compact(&got, vals["params"]); err != nil || !lenient && !bytes.Equal(got.Bytes(), want) {
 		return Row{}, fmt.Errorf("params %s are not those of point %d (%s)", vals["params"], row.Point, want)
 	}
 	bench, err := tb.New(cfg.Model)
@@ -261,7 +276,9 @@ func readRow(raw json.RawMessage, grid []Point, axes []Axis, base config.Config,
 	for _, f := range st.Figures() {
 		known[f.Name] = true
 		v, ok := vals[f.Name]
-		if !ok {
+		if !ok && lenient {
+			v = json.RawMessage("null") // a figure the older mkeysim did not make
+		} else if !ok {
 			return Row{}, fmt.Errorf("no figure %s", f.Name)
 		}
 		like := f.Value
@@ -282,7 +299,9 @@ func readRow(raw json.RawMessage, grid []Point, axes []Axis, base config.Config,
 			name := f.Name + SDSuffix
 			known[name] = true
 			v, ok := vals[name]
-			if !ok {
+			if !ok && lenient {
+				v = json.RawMessage("null")
+			} else if !ok {
 				return Row{}, fmt.Errorf("no figure %s", name)
 			}
 			if sd.Value, err = figureValue(0.0, v); err != nil {
@@ -292,7 +311,7 @@ func readRow(raw json.RawMessage, grid []Point, axes []Axis, base config.Config,
 		row.SD = append(row.SD, sd)
 	}
 	for _, k := range order {
-		if !known[k] {
+		if !known[k] && !lenient {
 			return Row{}, fmt.Errorf("unknown figure %s", k)
 		}
 	}
@@ -402,8 +421,8 @@ func differs(a, b *Result) string {
 	case a.Checked != b.Checked:
 		return fmt.Sprintf("checked against the golden model: %v, not %v", b.Checked, a.Checked)
 	case !bytes.Equal(a.Config, b.Config):
-		ca, _ := configFromJSON(a.Config)
-		cb, _ := configFromJSON(b.Config)
+		ca, _ := configFromJSON(a.Config, false)
+		cb, _ := configFromJSON(b.Config, false)
 		ma, mb := ca.Map(), cb.Map()
 		for _, p := range ca.Params() {
 			if fmt.Sprint(ma[p.Name]) != fmt.Sprint(mb[p.Name]) {

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -122,4 +123,51 @@ func TestResumeRefusesAnotherSweep(t *testing.T) {
 			t.Errorf("%+v: %v, want an error naming %s and saying %q", tc.s.Axes, err, dir, tc.want)
 		}
 	}
+}
+
+// TestReadAny: the output of an older mkeysim (a parameter and a figure it
+// did not have, one this mkeysim no longer makes) is refused by Read,
+// which merge and resume use, and read by ReadAny, which plot uses: the
+// missing parameter takes its default, the missing figure is undefined.
+func TestReadAny(t *testing.T) {
+	s := Sweep{Base: smallConfig(), Axes: mustVary(t, "mkc_cache.ways=1,2")}
+	res, err := s.Run(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(res.JSON(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	delete(doc["config"].(map[string]any), "workload.tenants")
+	for _, r := range doc["rows"].([]any) {
+		row := r.(map[string]any)
+		delete(row, "core.rob_cycles")
+		row["mttwalk.an_old_counter"] = 7
+	}
+	old, _ := json.Marshal(doc)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "sweep.json"), old, 0o644)
+	if _, err := Read(dir); err == nil || !strings.Contains(err.Error(), "no workload.tenants") {
+		t.Errorf("Read of an older output: %v", err)
+	}
+	got, err := ReadAny(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, ok := got.Rows[1].Figure("core.rob_cycles"); !ok || f.Value != nil {
+		t.Errorf("a figure the older output lacks: %+v, want undefined", f)
+	}
+	if v, _ := got.Rows[1].Value("mkc_cache.hits"); v != float64(res.Rows[1].Figures[indexOfFigure(res.Rows[1], "mkc_cache.hits")].Value.(uint64)) {
+		t.Errorf("mkc_cache.hits read as %v", v)
+	}
+}
+
+func indexOfFigure(r Row, name string) int {
+	for i, f := range r.Figures {
+		if f.Name == name {
+			return i
+		}
+	}
+	return -1
 }

@@ -99,7 +99,7 @@ func plotMain(c *cobra.Command, results string, pf *plotFlags) error {
 	if st, err := os.Stat(filepath.Dir(pf.out)); err != nil || !st.IsDir() {
 		return fail("--out %q: no directory %s", pf.out, filepath.Dir(pf.out))
 	}
-	res, err := sweep.Read(results)
+	res, err := sweep.ReadAny(results)
 	if err != nil {
 		return fail("%v", err)
 	}

@@ -91,7 +91,7 @@ func completeAxis(_ *cobra.Command, args []string, toComplete string) ([]string,
 	if len(args) == 0 {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	res, err := sweep.Read(args[0])
+	res, err := sweep.ReadAny(args[0])
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}

@@ -144,13 +144,13 @@ func (u *Unit) respond(r *pcie.ReadResp) {
 	s := u.slots[id]
 	u.free.Set(id)
 	u.inUse--
-	ts := &u.tags[s.tag]
-	ts.pending--
 	if s.atomic {
+		// The read's count in its tag's pending now stands for the
+		// write to come.
 		u.wq = append(u.wq, atomicWrite{tag: s.tag, addr: s.addr})
-		ts.pending++ // the write to come
 		return
 	}
+	u.tags[s.tag].pending--
 	u.check(s.tag)
 }
 
@@ -173,7 +173,6 @@ func (u *Unit) issue() bool {
 		w := u.wq[0]
 		u.wq = u.wq[1:]
 		id := u.take(slot{tag: w.tag})
-		u.tags[w.tag].pending-- // counted when its read completed; take counts it again
 		u.p.MemReq.Push(pcie.ReadReq{ID: uint32(id), Addr: w.addr, Len: 8, Write: true})
 		u.stats.Writes++
 		u.stats.WriteBytes += 8
@@ -216,6 +215,7 @@ func (u *Unit) issue() bool {
 		u.stats.Atomics++
 	}
 	req.ID = uint32(u.take(s))
+	u.tags[m.Tag].pending++
 	u.p.MemReq.Push(req)
 	if u.off += n; u.off == m.Len {
 		u.off = 0
@@ -227,13 +227,12 @@ func (u *Unit) issue() bool {
 	return false
 }
 
-// take allocates a slot for s and counts the request in flight.
+// take allocates a slot for s: a request in flight.
 func (u *Unit) take(s slot) int {
 	id := u.free.Next(0)
 	u.free.Clear(id)
 	u.slots[id] = s
 	u.inUse++
 	u.stats.MaxInUse = max(u.stats.MaxInUse, u.inUse)
-	u.tags[s.tag].pending++
 	return id
 }

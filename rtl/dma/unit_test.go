@@ -32,6 +32,8 @@ type requester struct {
 	}
 	Taken   []taken
 	MaxOpen int
+	// Answered is the cycle each request's answer left, by its address.
+	Answered map[uint64]uint64
 }
 
 func (r *requester) Name() string { return "requester" }
@@ -60,6 +62,10 @@ func (r *requester) Eval(now uint64) bool {
 			}
 		}
 		if best >= 0 {
+			if r.Answered == nil {
+				r.Answered = map[uint64]uint64{}
+			}
+			r.Answered[r.q[best].r.Addr] = now
 			r.resp.Push(r.q[best].r)
 			r.q = append(r.q[:best], r.q[best+1:]...)
 		}
@@ -136,6 +142,15 @@ func TestDirected(t *testing.T) {
 	}
 	if wr <= rd+3 {
 		t.Errorf("atomic write at cycle %d, read at %d: the write must wait for the read's answer (3+ cycles)", wr, rd)
+	}
+	// Each request's Moved leaves after the answers to all its requests.
+	last := map[uint16][]uint64{0: {0x1800, 0x2000, 0x3000}, 1: {0x5f00, 0x6000, 0x9000}, 2: {0x7008}}
+	for _, got := range b.done.Got {
+		for _, a := range last[got.V.Tag] {
+			if at, ok := b.req.Answered[a]; !ok || got.Cycle <= at {
+				t.Errorf("tag %d Moved at cycle %d, its request at %#x answered at %d (%v)", got.V.Tag, got.Cycle, a, at, ok)
+			}
+		}
 	}
 	s := b.u.Stats()
 	if s.Reads != 4 || s.ReadBytes != 0x2008 || s.Writes != 4 || s.WriteBytes != 0x210 || s.Atomics != 1 || s.Moved != 3 {

@@ -130,3 +130,59 @@ func BenchmarkTranslateKLM(b *testing.B) {
 	benchTable.klmOnce.Do(buildKLMTable)
 	benchTranslate(b, benchTable.m, benchTable.klmReqs)
 }
+
+// BenchmarkTranslateMTT1MBatch: BenchmarkTranslateMTT1M's requests in
+// batches of 32, each batch's reads started ahead (Model.Prefetch).
+func BenchmarkTranslateMTT1MBatch(b *testing.B) {
+	benchTable.mttOnce.Do(buildMTTTable)
+	m, reqs := benchTable.m, benchTable.mttReqs
+	buf := make([]prm.Segment, 0, 16)
+	const batch = 32
+	var sink uint64
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i += batch {
+		lo := i & (benchReqs - 1)
+		hi := min(lo+batch, benchReqs, lo+b.N-i)
+		sink += m.Prefetch(reqs[lo:hi])
+		for k := lo; k < hi; k++ {
+			out := m.Translate(reqs[k], buf)
+			if out.Status != prm.OK {
+				b.Fatalf("request %+v: %s", reqs[k], showOutcome(out))
+			}
+			buf = out.Segments
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "translations/s")
+	_ = sink
+}
+
+// TestPrefetchChangesNothing: on a table large enough for Prefetch to
+// read ahead, random requests (valid, of absent keys, out of range, with
+// page indexes past 2^64) translate the same after it as before, and Run,
+// which reads ahead through runs of accesses up to each command, gives
+// the results of applying the operations one by one.
+func TestPrefetchChangesNothing(t *testing.T) {
+	m, reqs := buildMTTKeys(1 << 17)
+	rng := rand.New(rand.NewPCG(9, 9))
+	for i := range reqs {
+		switch rng.IntN(4) {
+		case 0:
+			reqs[i].Key = prm.MakeKey(1<<17+rng.Uint32N(1000), 0)
+		case 1:
+			reqs[i].Addr = rng.Uint64()
+		}
+	}
+	want := make([]string, 4096)
+	for i := range want {
+		want[i] = showOutcome(m.Translate(reqs[i], nil))
+	}
+	for lo := 0; lo < len(want); lo += ref.PrefetchBatch {
+		m.Prefetch(reqs[lo : lo+ref.PrefetchBatch])
+		for i := lo; i < lo+ref.PrefetchBatch; i++ {
+			if got := showOutcome(m.Translate(reqs[i], nil)); got != want[i] {
+				t.Fatalf("request %d %+v: %s after Prefetch, %s before", i, reqs[i], got, want[i])
+			}
+		}
+	}
+}

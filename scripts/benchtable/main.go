@@ -28,6 +28,7 @@ type row struct {
 var rows = []row{
 	{"golden model, 1K MTT keys", "BenchmarkTranslateMTT1K", "translations/s", 1e-6, "M translations/s"},
 	{"golden model, 1M MTT keys", "BenchmarkTranslateMTT1M", "translations/s", 1e-6, "M translations/s"},
+	{"golden model, 1M MTT keys, in batches of 32 read ahead", "BenchmarkTranslateMTT1MBatch", "translations/s", 1e-6, "M translations/s"},
 	{"golden model, KLM over MTT", "BenchmarkTranslateKLM", "translations/s", 1e-6, "M translations/s"},
 	{"clocked, hit-bound (HotWorkload)", "BenchmarkHotWorkload", "translations/cpu-s", 1e-6, "M translations per CPU-s"},
 	{"clocked, hit-bound", "BenchmarkHotWorkload", "cycles/s", 1e-6, "M cycles/s"},

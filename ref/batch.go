@@ -1,6 +1,9 @@
 package ref
 
-import "mkeysim/prm"
+import (
+	"mkeysim/prm"
+	"mkeysim/scenario"
+)
 
 // Prefetch reads ahead what translating reqs will read first: each
 // request's key slot, then the MTT entry of its first byte. The reads of
@@ -45,3 +48,25 @@ const PrefetchBatch = 32
 // prefetchKeys is the number of keys from which Prefetch reads ahead: a
 // table of fewer fits in the cache, where reading ahead only adds work.
 const prefetchKeys = 1 << 16
+
+// ReadAhead starts the reads of a stream of operations a batch ahead of
+// their application: the next accesses, up to a command (which may change
+// what they read) and PrefetchBatch at most. The zero value is ready; a
+// new stream wants a new one.
+type ReadAhead struct {
+	ahead int // the operations before it have had their reads started
+	batch []Request
+}
+
+// Before is called before applying ops[i] to m.
+func (r *ReadAhead) Before(m *Model, ops []scenario.Op, i int) {
+	if i < r.ahead {
+		return
+	}
+	r.batch = r.batch[:0]
+	for r.ahead = i; r.ahead < len(ops) && len(r.batch) < PrefetchBatch && ops[r.ahead].Kind == scenario.OpAccess; r.ahead++ {
+		r.batch = append(r.batch, Request(ops[r.ahead].Access))
+	}
+	r.ahead = max(r.ahead, i+1)
+	m.Prefetch(r.batch)
+}

@@ -175,19 +175,9 @@ func Run(sc *scenario.Scenario, cfg Config) ([]scenario.Result, error) {
 		return nil, err
 	}
 	out := make([]scenario.Result, len(sc.Ops))
-	var batch []Request
-	ahead := 0 // the operations before it have had their reads started
+	var ra ReadAhead
 	for i := range sc.Ops {
-		if i >= ahead {
-			// Start the reads of the next accesses up to a command
-			// (which may change what they read), PrefetchBatch at most.
-			batch = batch[:0]
-			for ahead = i; ahead < len(sc.Ops) && len(batch) < PrefetchBatch && sc.Ops[ahead].Kind == scenario.OpAccess; ahead++ {
-				batch = append(batch, Request(sc.Ops[ahead].Access))
-			}
-			ahead = max(ahead, i+1)
-			m.Prefetch(batch)
-		}
+		ra.Before(m, sc.Ops, i)
 		out[i] = m.Apply(i, &sc.Ops[i])
 	}
 	return out, nil

@@ -159,10 +159,11 @@ var linkGroups = []string{"pcie.up", "pcie.down"}
 func (s *Stats) HitRate(cache string) (float64, bool) {
 	h, ok1 := s.Count(cache + ".hits")
 	m, ok2 := s.Count(cache + ".misses")
-	if !ok1 || !ok2 || h+m == 0 {
+	if !ok1 || !ok2 {
 		return 0, false
 	}
-	return float64(h) / float64(h+m), true
+	r, ok := rate(h, m).(float64)
+	return r, ok
 }
 
 // Figure is one number of the statistics with its definition: a counter
@@ -503,7 +504,8 @@ func (s *Stats) WriteCountersDoc(w io.Writer) {
 // JSON has them all).
 const maxTenantLines = 16
 
-// rate is hits / (hits + misses), nil when there was no lookup.
+// rate is hits / (hits + misses), nil when there was no lookup: the one
+// definition of a hit rate, a cache's (HitRate) as a tenant's.
 func rate(hits, misses uint64) any {
 	if hits+misses == 0 {
 		return nil

@@ -12,6 +12,8 @@
 #   verilator    replays them under Verilator
 #   imagemagick  takes the waveform picture of docs/ (import)
 #   python3      runs the shared conformance comparator
+#   tshark       decodes the RoCEv2 and PCIe TLP captures a run writes
+#   python3-scapy computes the RoCEv2 ICRC independently of the model
 #   slurmctld, slurmd, slurm-client, munge
 #                a Slurm cluster of one node, to run a sweep's job array
 #                (mkeysim sweep --emit-slurm; scripts/slurm-single-node.sh)
@@ -30,6 +32,10 @@ want iverilog  iverilog    "replays the golden vectors under Icarus Verilog"
 want verilator verilator   "replays the golden vectors under Verilator"
 want import    imagemagick "takes the waveform picture of docs/"
 want python3   python3     "runs the shared conformance comparator"
+want tshark    tshark      "decodes the RoCEv2 and PCIe TLP captures a run writes"
+# Debian's scapy is seen by Debian's python3 (a pyenv shim on PATH may not
+# see it); MKEYSIM_SCAPY_PYTHON names another interpreter.
+"${MKEYSIM_SCAPY_PYTHON:-/usr/bin/python3}" -c 'import scapy' >/dev/null 2>&1 || { need+=(python3-scapy); why+=("  python3-scapy: computes the RoCEv2 ICRC independently of the model"); }
 want slurmctld slurmctld   "the controller of a one-node Slurm cluster (the job-array test)"
 want slurmd    slurmd      "the node daemon of that cluster"
 want sbatch    slurm-client "submits the job array"

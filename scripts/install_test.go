@@ -26,7 +26,7 @@ func stubs(t *testing.T, bodies map[string]string) string {
 func runInstall(t *testing.T, dir string) (int, string) {
 	t.Helper()
 	cmd := exec.Command("/bin/bash", "install-tools.sh")
-	cmd.Env = []string{"PATH=" + dir}
+	cmd.Env = []string{"PATH=" + dir, "MKEYSIM_SCAPY_PYTHON=" + filepath.Join(dir, "python3")}
 	out, err := cmd.CombinedOutput()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
@@ -37,7 +37,7 @@ func runInstall(t *testing.T, dir string) (int, string) {
 	return code, string(out)
 }
 
-var allTools = []string{"gtkwave", "xvfb-run", "iverilog", "verilator", "import", "python3", "slurmctld", "slurmd", "sbatch", "munged"}
+var allTools = []string{"gtkwave", "xvfb-run", "iverilog", "verilator", "import", "python3", "tshark", "slurmctld", "slurmd", "sbatch", "munged"}
 
 // TestInstallTools: with every tool present the script does nothing;
 // as root it installs what is missing with apt-get; as a user it uses

@@ -38,7 +38,11 @@ var allowed = map[string][]string{
 
 	// tb knows the top, the host side (rtl/pcie) and rtl/sim, never a
 	// unit: it learns about one through what the unit declares.
-	"tb":          {"prm", "scenario", "ref", "vcd", "rtl", "rtl/sim", "rtl/pcie"},
+	"tb": {"prm", "scenario", "ref", "vcd", "rtl", "rtl/sim", "rtl/pcie"},
+	// The wire (RoCEv2 packets as gopacket layers) and the PCIe capture
+	// format stand alone: formats, no model.
+	"tb/wire":     {"prm"},
+	"tb/tlpcap":   {"rtl/pcie"},
 	"vectors":     {"prm", "scenario", "ref", "rtl", "version"},
 	"config":      {"rtl", "tb"},
 	"sweep":       {"config", "tb", "ref", "scenario"},

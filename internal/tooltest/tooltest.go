@@ -36,3 +36,6 @@ var GTKWave = []string{"gtkwave", "xvfb-run", "vcd2fst"}
 // Slurm is what the job-array test runs: a one-node cluster's daemons
 // (munge's, the controller's, the node's) and sbatch.
 var Slurm = []string{"munged", "slurmctld", "slurmd", "sbatch", "sinfo"}
+
+// Tshark is what the capture tests run: Wireshark's command-line decoder.
+var Tshark = []string{"tshark"}

@@ -1,7 +1,11 @@
 // Package prm packs and parses the bit-exact formats of the HCA memory
 // translation path, as laid out in the PRM digest (translation.md section 2):
 // the MKey, the 64-byte MKey Context, MTT and KLM entries and the UMR control
-// segment with its mkey_ctx_mask.
+// segment with its mkey_ctx_mask. It also packs the send-queue WQEs that
+// carry them (control, remote address, atomic and data segments; UMR, local
+// invalidate and send WQEs) and the 64-byte CQE as the Linux mlx5 driver
+// lays them out; their parsers report a value a layout forbids as a
+// *FieldError.
 //
 // Every dword is big-endian and bit 31 is its most significant bit. This is
 // the only package of mkeysim that knows a bit offset: everything else works

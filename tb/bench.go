@@ -145,6 +145,9 @@ type RunOptions struct {
 	// run streamed in chunks keeps one numbering (page_fault_resume names
 	// the accesses it runs again by number, whatever chunk they were in).
 	SeqBase int
+	// OnIssue, if not nil, is called with each operation's number and the
+	// cycle the model's input took it.
+	OnIssue func(seq int, cycle uint64)
 	// Stop, if not nil, stops the run at the next cycle boundary when it
 	// is closed: Stream returns ErrStopped, every result that left the
 	// model before having been passed to OnResult.
@@ -183,6 +186,7 @@ func (b *Bench) Run(ops []scenario.Op, progress func(done int)) ([]scenario.Resu
 // default): its error names the stuck unit and the oldest operation.
 func (b *Bench) Stream(ops []scenario.Op, opt RunOptions) error {
 	b.src.ops, b.src.next, b.src.base = ops, 0, opt.SeqBase
+	b.src.onIssue = opt.OnIssue
 	b.src.Wake()
 	b.sink.seen, b.sink.base = make([]bool, len(ops)), opt.SeqBase
 	b.sink.inOrder = !b.Top.Config().OverlapInvalidate
@@ -300,6 +304,7 @@ type source struct {
 	// gap is the offered load: at least gap cycles between two pushes (0:
 	// as fast as the model takes them); nextAt the first cycle of the next.
 	gap, nextAt uint64
+	onIssue     func(seq int, cycle uint64)
 }
 
 func (s *source) Name() string { return "tb.source" }
@@ -323,6 +328,9 @@ func (s *source) Eval(now uint64) bool {
 	}
 	if s.next < len(s.ops) && s.out.Ready() {
 		s.out.Push(rtl.Op{Seq: s.base + s.next, Op: &s.ops[s.next]})
+		if s.onIssue != nil {
+			s.onIssue(s.base+s.next, now)
+		}
 		s.next++
 		if s.gap > 1 {
 			s.nextAt = now + s.gap

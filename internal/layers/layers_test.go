@@ -38,7 +38,7 @@ var allowed = map[string][]string{
 
 	// tb knows the top, the host side (rtl/pcie) and rtl/sim, never a
 	// unit: it learns about one through what the unit declares.
-	"tb": {"prm", "scenario", "ref", "vcd", "rtl", "rtl/sim", "rtl/pcie"},
+	"tb": {"prm", "scenario", "ref", "vcd", "rtl", "rtl/sim", "rtl/pcie", "tb/wire"},
 	// The wire (RoCEv2 packets as gopacket layers) and the PCIe capture
 	// format stand alone: formats, no model.
 	"tb/wire":     {"prm"},
@@ -46,7 +46,7 @@ var allowed = map[string][]string{
 	"vectors":     {"prm", "scenario", "ref", "rtl", "version"},
 	"config":      {"rtl", "tb"},
 	"sweep":       {"config", "tb", "ref", "scenario"},
-	"cmd/mkeysim": {"config", "cover", "prm", "ref", "rtl", "scenario", "sweep", "tb", "vcd", "vectors", "version"},
+	"cmd/mkeysim": {"config", "cover", "prm", "ref", "rtl", "rtl/pcie", "scenario", "sweep", "tb", "tb/tlpcap", "tb/wire", "vcd", "vectors", "version"},
 
 	"examples":           nil,
 	"scripts":            nil,

@@ -1,0 +1,167 @@
+package tb
+
+import (
+	"fmt"
+	"strings"
+
+	"mkeysim/scenario"
+	"mkeysim/tb/wire"
+)
+
+// Front is how a scenario's operations reach the model.
+type Front string
+
+// The fronts.
+const (
+	// FrontDirect hands every operation to the model's input as it is.
+	FrontDirect Front = "direct"
+	// FrontWire sends the operations a wire carries (WireCarries) as
+	// RoCEv2 packets, which the responder parses into what the model
+	// runs; the others go to the model directly.
+	FrontWire Front = "wire"
+)
+
+// Fronts lists the fronts, for help text and errors.
+func Fronts() []Front { return []Front{FrontDirect, FrontWire} }
+
+// ParseFront reads a front's name.
+func ParseFront(s string) (Front, error) {
+	for _, f := range Fronts() {
+		if string(f) == s {
+			return f, nil
+		}
+	}
+	names := make([]string, 0, 2)
+	for _, f := range Fronts() {
+		names = append(names, string(f))
+	}
+	return "", fmt.Errorf("front %q: want %s", s, strings.Join(names, " or "))
+}
+
+// Frame is one Ethernet frame on the wire and the cycle it was there: a
+// request in the cycle the model's input took its operation, an answer
+// in the cycle its result completed.
+type Frame struct {
+	Cycle uint64
+	Data  []byte
+}
+
+// WireOptions are what a run through the wire front adds to RunOptions.
+type WireOptions struct {
+	// Frames, if not nil, is called with every frame of the run, the
+	// requests and the responder's answers, as the run makes them (not
+	// sorted by cycle: an answer may come a cycle before a request made
+	// in the cycle its result completed).
+	Frames func(Frame)
+}
+
+// WireStats count what travelled on the wire.
+type WireStats struct {
+	Messages int // operations that travelled as packets
+	Requests int // request packets
+	Answers  int // answer packets (ACKs, NAKs, read responses)
+	Skipped  int // packets that started no message (replay)
+}
+
+// StreamWire runs ops as Stream does, the operations a wire carries sent
+// as request packets that the responder parses back into the operations
+// the model runs; each result is answered with the responder's packets.
+// The results are those of Stream on ops.
+func (b *Bench) StreamWire(ops []scenario.Op, opt RunOptions, wo WireOptions) (WireStats, error) {
+	req, resp := NewRequester(), NewResponder()
+	run := make([]scenario.Op, len(ops))
+	msgs := make([]*Message, len(ops))
+	var sent [][][]byte
+	if wo.Frames != nil {
+		sent = make([][][]byte, len(ops))
+	}
+	var st WireStats
+	for i := range ops {
+		if !WireCarries(&ops[i]) {
+			run[i] = ops[i]
+			continue
+		}
+		frames, err := req.Send(&ops[i])
+		if err != nil {
+			return st, fmt.Errorf("operation %d: %v", opt.SeqBase+i, err)
+		}
+		for _, f := range frames {
+			s, err := wire.Decode(f)
+			if err == nil && !s.ICRCOK {
+				err = fmt.Errorf("ICRC 0x%08x is wrong", s.ICRC)
+			}
+			if err != nil {
+				return st, fmt.Errorf("operation %d: the responder cannot parse its own requester's packet: %v", opt.SeqBase+i, err)
+			}
+			m, err := resp.Receive(s)
+			if err != nil {
+				return st, fmt.Errorf("operation %d: %v", opt.SeqBase+i, err)
+			}
+			if m != nil {
+				msgs[i] = m
+			}
+		}
+		run[i] = msgs[i].Op
+		st.Messages++
+		st.Requests += len(frames)
+		if sent != nil {
+			sent[i] = frames
+		}
+	}
+	err := b.streamMessages(run, msgs, sent, resp, opt, wo, &st)
+	st.Skipped = resp.Skipped
+	return st, err
+}
+
+// streamMessages streams run, where msgs[i] (nil for an operation that
+// did not travel as packets) is the message operation i came in, sent[i]
+// its request frames (nil: none to report); it answers every message's
+// result through resp.
+func (b *Bench) streamMessages(run []scenario.Op, msgs []*Message, sent [][][]byte, resp *Responder, opt RunOptions, wo WireOptions, st *WireStats) error {
+	base := opt.SeqBase
+	var answerErr error
+	answer := func(r *scenario.Result, cycle uint64) {
+		i := r.Seq - base
+		if i < 0 || i >= len(msgs) || msgs[i] == nil || answerErr != nil {
+			return
+		}
+		frames, err := resp.Answer(msgs[i], r)
+		if err != nil {
+			answerErr = fmt.Errorf("operation %d: answer: %v", r.Seq, err)
+			return
+		}
+		st.Answers += len(frames)
+		if wo.Frames != nil {
+			for _, f := range frames {
+				wo.Frames(Frame{Cycle: cycle, Data: f})
+			}
+		}
+	}
+	inner := opt
+	if wo.Frames != nil && sent != nil {
+		inner.OnIssue = func(seq int, cycle uint64) {
+			for _, f := range sent[seq-base] {
+				wo.Frames(Frame{Cycle: cycle, Data: f})
+			}
+			if opt.OnIssue != nil {
+				opt.OnIssue(seq, cycle)
+			}
+		}
+	}
+	inner.OnResult = func(r *scenario.Result) error {
+		answer(r, r.Cycle)
+		// The accesses a resume ran again are answered with it (the
+		// first answer was an RNR NAK).
+		for k := range r.Resumed {
+			answer(&r.Resumed[k], r.Cycle)
+		}
+		if answerErr != nil {
+			return answerErr
+		}
+		if opt.OnResult != nil {
+			return opt.OnResult(r)
+		}
+		return nil
+	}
+	return b.Stream(run, inner)
+}

@@ -1,0 +1,174 @@
+package tb
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"mkeysim/prm"
+	"mkeysim/rtl"
+	"mkeysim/scenario"
+	"mkeysim/tb/wire"
+)
+
+// resultLines runs sc through a new bench with run (Stream or StreamWire
+// on the bench) and returns its result lines, cycles included.
+func resultLines(t *testing.T, sc *scenario.Scenario, run func(b *Bench, opt RunOptions) error) []string {
+	t.Helper()
+	b, err := New(rtl.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Load(sc); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	opt := RunOptions{OnResult: func(r *scenario.Result) error {
+		var buf strings.Builder
+		err := (&scenario.LineWriter{W: &buf}).Write(r)
+		lines = append(lines, buf.String())
+		return err
+	}}
+	if err := run(b, opt); err != nil {
+		t.Fatal(err)
+	}
+	return lines
+}
+
+// TestWireFrontExamples: every example and conformance scenario gives
+// through the wire front the result lines, cycles included, it gives
+// directly; every operation a wire carries travels as packets, and every
+// packet of the run decodes with a right ICRC.
+func TestWireFrontExamples(t *testing.T) {
+	files, _ := filepath.Glob("../examples/*.json")
+	shared, _ := filepath.Glob("../../shared/conformance/*.json")
+	carriedAll := 0
+	for _, f := range append(files, shared...) {
+		sc, err := scenario.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		direct := resultLines(t, sc, func(b *Bench, opt RunOptions) error { return b.Stream(sc.Ops, opt) })
+		var st WireStats
+		var frames []Frame
+		viaWire := resultLines(t, sc, func(b *Bench, opt RunOptions) error {
+			var err error
+			st, err = b.StreamWire(sc.Ops, opt, WireOptions{Frames: func(f Frame) { frames = append(frames, f) }})
+			return err
+		})
+		if !slices.Equal(direct, viaWire) {
+			for i := range direct {
+				if i >= len(viaWire) || direct[i] != viaWire[i] {
+					t.Fatalf("%s: result %d through the wire differs:\ndirect %s\nwire   %s", f, i, direct[i], viaWire[min(i, len(viaWire)-1)])
+				}
+			}
+		}
+		carried := 0
+		for i := range sc.Ops {
+			if WireCarries(&sc.Ops[i]) {
+				carried++
+			}
+		}
+		if st.Messages != carried || st.Requests+st.Answers != len(frames) || (carried > 0 && st.Answers < carried) {
+			t.Errorf("%s: %+v for %d operations a wire carries and %d frames", f, st, carried, len(frames))
+		}
+		for k, fr := range frames {
+			s, err := wire.Decode(fr.Data)
+			if err != nil || !s.ICRCOK {
+				t.Fatalf("%s: frame %d: %v (ICRC ok %v)", f, k, err, s != nil && s.ICRCOK)
+			}
+		}
+		carriedAll += carried
+	}
+	if carriedAll < 100 {
+		t.Errorf("only %d operations of the examples travelled on the wire", carriedAll)
+	}
+}
+
+// TestResponderParsesRequester: the operations the responder parses from
+// the requester's packets are the operations sent, on random remote
+// operations (fixed seed), and the answers are what the InfiniBand
+// specification gives each outcome.
+func TestResponderParsesRequester(t *testing.T) {
+	req, resp := NewRequester(), NewResponder()
+	types := []prm.AccessType{prm.RemoteRead, prm.RemoteWrite, prm.RemoteAtomic}
+	lens := []uint32{0, 1, 8, 4095, 4096, 4097, 3 * 4096, MaxWireMessage}
+	for i := 0; i < 300; i++ {
+		op := scenario.Op{Kind: scenario.OpAccess, Access: scenario.Access{QPN: uint32(i % 5), Key: prm.Key(0x1000 + i*257),
+			Addr: uint64(i) * 0x123456789, Len: lens[i%len(lens)], Type: types[i%3]}}
+		if op.Access.Type == prm.RemoteAtomic {
+			op.Access.Len = 8
+		}
+		if i%7 == 0 {
+			op = scenario.Op{Kind: scenario.OpSendWithInvalidate, QPN: uint32(i % 5), Key: prm.Key(0xabc00 + i)}
+		}
+		frames, err := req.Send(&op)
+		if err != nil {
+			t.Fatalf("op %d %+v: %v", i, op, err)
+		}
+		var got *Message
+		for k, f := range frames {
+			s, err := wire.Decode(f)
+			if err != nil || !s.ICRCOK {
+				t.Fatalf("op %d frame %d: %v", i, k, err)
+			}
+			m, err := resp.Receive(s)
+			if err != nil {
+				t.Fatalf("op %d frame %d: %v", i, k, err)
+			}
+			if m != nil {
+				if got != nil {
+					t.Fatalf("op %d: a second message at frame %d", i, k)
+				}
+				got = m
+			}
+		}
+		if got == nil || got.Op.Kind != op.Kind || got.Op.Access != op.Access || got.Op.QPN != op.QPN || got.Op.Key != op.Key {
+			t.Fatalf("op %d: sent %+v, parsed %+v", i, op, got)
+		}
+		for _, c := range []struct {
+			st   prm.Status
+			want wire.Syndrome
+		}{
+			{prm.PageFault, wire.RNRNAK(rnrTimer)},
+			{prm.KeyMismatch, wire.NAK(NAKFor(op.Kind, prm.KeyMismatch))},
+			{prm.OK, wire.ACK(credits)},
+		} {
+			frames, err := resp.Answer(got, &scenario.Result{Status: c.st})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := wire.Decode(frames[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Syndrome != c.want || s.DestQP != got.Op.Access.QPN^peerQPFlip && s.DestQP != got.Op.QPN^peerQPFlip {
+				t.Fatalf("op %d, %v: answer %+v, want syndrome %v", i, c.st, s.Packet, c.want)
+			}
+		}
+	}
+}
+
+// TestNAKFor: the NAK each failure gets (docs/wire.md).
+func TestNAKFor(t *testing.T) {
+	for _, c := range []struct {
+		k    scenario.OpKind
+		st   prm.Status
+		want wire.NAKCode
+	}{
+		{scenario.OpAccess, prm.BadKeyIndex, wire.NAKRemoteAccessError},
+		{scenario.OpAccess, prm.KeyMismatch, wire.NAKRemoteAccessError},
+		{scenario.OpAccess, prm.AccessDenied, wire.NAKRemoteAccessError},
+		{scenario.OpAccess, prm.OutOfRange, wire.NAKRemoteAccessError},
+		{scenario.OpAccess, prm.PageAccess, wire.NAKRemoteAccessError},
+		{scenario.OpAccess, prm.MisalignedAtomic, wire.NAKInvalidRequest},
+		{scenario.OpAccess, prm.BadParam, wire.NAKRemoteOperationalError},
+		{scenario.OpSendWithInvalidate, prm.RemoteInvalidateDenied, wire.NAKInvalidRequest},
+		{scenario.OpSendWithInvalidate, prm.KeyMismatch, wire.NAKInvalidRequest},
+	} {
+		if got := NAKFor(c.k, c.st); got != c.want {
+			t.Errorf("%v %v: %v, want %v", c.k, c.st, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,189 @@
+package wire
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"time"
+
+	"github.com/google/gopacket"
+	"github.com/google/gopacket/layers"
+	"github.com/google/gopacket/pcapgo"
+)
+
+// Frame is one Ethernet frame and the time it was on the wire.
+type Frame struct {
+	Time time.Time
+	Data []byte
+}
+
+// Captured is one RoCEv2 frame read back from a capture file, decoded.
+type Captured struct {
+	Number int // the frame's number in the file, from 1, as tshark counts
+	Frame
+	Summary
+}
+
+// PcapError reports what is wrong with a capture file: which file, which
+// packet (from 1; 0 for the file header) and why.
+type PcapError struct {
+	File   string
+	Packet int
+	Err    error
+}
+
+// Error reads "wire: FILE: packet N: REASON" ("wire: FILE: REASON" for
+// the file header).
+func (e *PcapError) Error() string {
+	if e.Packet == 0 {
+		return fmt.Sprintf("wire: %s: %v", e.File, e.Err)
+	}
+	return fmt.Sprintf("wire: %s: packet %d: %v", e.File, e.Packet, e.Err)
+}
+
+// Unwrap is the reason.
+func (e *PcapError) Unwrap() error { return e.Err }
+
+// SnapLen is the snap length WritePcap declares, tcpdump's default, and
+// the longest record ReadPcap accepts: no frame is cut, a longer one is an
+// error.
+const SnapLen = 262144
+
+// The pcapng magic number (to name that format in an error) and the length
+// of the classic file header.
+const (
+	pcapngMagic    = 0x0A0D0D0A
+	pcapFileHdrLen = 24
+)
+
+// WritePcap writes frames to a new pcap file at path (replacing any), as
+// WritePcapTo does.
+func WritePcap(path string, frames []Frame) (err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = cerr
+		}
+	}()
+	w := bufio.NewWriter(f)
+	if err := WritePcapTo(w, path, frames); err != nil {
+		return err
+	}
+	return w.Flush()
+}
+
+// WritePcapTo writes frames to w as a pcap file with pcapgo.NewWriterNanos:
+// little-endian, nanosecond timestamps (a model's cycles of a few ns stay
+// apart; Wireshark and tshark read them; a zero Time is written as 1970-01-01, where pcapgo would
+// write the time of writing), link type Ethernet, snap length SnapLen.
+// A frame longer than SnapLen, a time before 1970 or past 2106, or a
+// failed write is a *PcapError naming name and the frame (from 1).
+func WritePcapTo(w io.Writer, name string, frames []Frame) error {
+	pw := pcapgo.NewWriterNanos(w)
+	if err := pw.WriteFileHeader(SnapLen, layers.LinkTypeEthernet); err != nil {
+		return &PcapError{File: name, Err: fmt.Errorf("writing the file header: %w", err)}
+	}
+	for i, fr := range frames {
+		at := fr.Time
+		if at.IsZero() {
+			at = time.Unix(0, 0)
+		}
+		if sec := at.Unix(); sec < 0 || sec > math.MaxUint32 {
+			return &PcapError{File: name, Packet: i + 1, Err: fmt.Errorf("time %v is outside the pcap range 1970 to 2106", fr.Time)}
+		}
+		if len(fr.Data) > SnapLen {
+			return &PcapError{File: name, Packet: i + 1, Err: fmt.Errorf("frame of %d bytes is over the snap length %d", len(fr.Data), SnapLen)}
+		}
+		ci := gopacket.CaptureInfo{Timestamp: at, CaptureLength: len(fr.Data), Length: len(fr.Data)}
+		if err := pw.WritePacket(ci, fr.Data); err != nil {
+			return &PcapError{File: name, Packet: i + 1, Err: fmt.Errorf("writing: %w", err)}
+		}
+	}
+	return nil
+}
+
+// ReadPcap reads the pcap file at path, as ReadPcapFrom does.
+func ReadPcap(path string) ([]Captured, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadPcapFrom(f, path)
+}
+
+// ReadPcapFrom reads a pcap file from r with pcapgo.NewReader (either byte
+// order, microsecond or nanosecond timestamps, gzipped or not) and decodes
+// its RoCEv2 frames, skipping those that are not RoCEv2 (a
+// *NotRoCEv2Error from Decode: ARP, LLDP, other UDP ports). It fails with
+// a *PcapError naming name, the packet (from 1; 0 for the file header)
+// and the reason on: a file header that is cut off, not pcap (pcapng
+// included) or of a link type other than Ethernet; a record cut off by the
+// end of the file (a truncated capture); a record captured shorter than
+// the frame was (a snap length) or longer than the snap length (at most
+// SnapLen); and a RoCEv2 frame that does not decode. A wrong ICRC is not
+// an error: see Summary.ICRCOK.
+func ReadPcapFrom(r io.Reader, name string) ([]Captured, error) {
+	fail := func(n int, format string, args ...any) error {
+		return &PcapError{File: name, Packet: n, Err: fmt.Errorf(format, args...)}
+	}
+	br := bufio.NewReader(r)
+	head, _ := br.Peek(pcapFileHdrLen)
+	gzipped := len(head) >= 2 && head[0] == 0x1F && head[1] == 0x8B
+	switch {
+	case len(head) >= 4 && binary.BigEndian.Uint32(head) == pcapngMagic:
+		return nil, fail(0, "pcapng file: only the classic pcap format is read")
+	case !gzipped && len(head) < pcapFileHdrLen:
+		return nil, fail(0, "file header cut off after %d of %d bytes", len(head), pcapFileHdrLen)
+	}
+	pr, err := pcapgo.NewReader(br)
+	if err != nil {
+		return nil, fail(0, "file header: %v", err)
+	}
+	if lt := pr.LinkType(); lt != layers.LinkTypeEthernet {
+		return nil, fail(0, "link type %d (%v), want %d (Ethernet)", uint32(lt), lt, uint32(layers.LinkTypeEthernet))
+	}
+	snap := pr.Snaplen()
+	limit := snap // what a record may hold: the snap length, at most SnapLen
+	if limit == 0 || limit > SnapLen {
+		limit = SnapLen
+	}
+	pr.SetSnaplen(limit)
+	var out []Captured
+	for n := 1; ; n++ {
+		data, ci, err := pr.ReadPacketData()
+		headerRead := !ci.Timestamp.IsZero()
+		switch {
+		case err == io.EOF && !headerRead:
+			return out, nil
+		case err != nil && !headerRead:
+			return nil, fail(n, "record header cut off by the end of the file (truncated capture): %v", err)
+		case err != nil && ci.CaptureLength > int(limit):
+			return nil, fail(n, "record of %d bytes is over the snap length %d", ci.CaptureLength, limit)
+		case err != nil && ci.CaptureLength > ci.Length:
+			return nil, fail(n, "record of %d bytes is longer than its frame of %d", ci.CaptureLength, ci.Length)
+		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+			return nil, fail(n, "record of %d bytes cut off by the end of the file (truncated capture)", ci.CaptureLength)
+		case err != nil:
+			return nil, fail(n, "%v", err)
+		case ci.CaptureLength < ci.Length:
+			return nil, fail(n, "captured %d of the frame's %d bytes (snap length %d)", ci.CaptureLength, ci.Length, snap)
+		}
+		sum, err := Decode(data)
+		var not *NotRoCEv2Error
+		if errors.As(err, &not) {
+			continue
+		}
+		if err != nil {
+			return nil, &PcapError{File: name, Packet: n, Err: err}
+		}
+		out = append(out, Captured{Number: n, Frame: Frame{Time: ci.Timestamp, Data: data}, Summary: *sum})
+	}
+}

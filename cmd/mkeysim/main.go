@@ -1,6 +1,7 @@
 // Command mkeysim runs the models of the HCA memory-key translation path.
 //
 //	mkeysim run [SCENARIO.json]    clocked model (default workload without a file)
+//	mkeysim replay CAP.pcap --scenario S.json   a RoCEv2 capture through the responder
 //	mkeysim ref SCENARIO.json      golden model: one result line per operation
 //	mkeysim sweep --vary P=V1,V2   the clocked model over a grid of parameters
 //	mkeysim merge OUT SLICE...     join the slices of a sweep run with --shard
@@ -139,7 +140,7 @@ differ or a run failed, 2 bad input, 130 interrupted.`,
 	root.SetGlobalNormalizationFunc(config.NormalizeFlag)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err.Error()} })
 	root.CompletionOptions.HiddenDefaultCmd = false
-	root.AddCommand(newRunCmd(), newRefCmd(), newSweepCmd(), newMergeCmd(), newPlotCmd(), newVectorsCmd(), newConfigCmd(),
+	root.AddCommand(newRunCmd(), newReplayCmd(), newRefCmd(), newSweepCmd(), newMergeCmd(), newPlotCmd(), newVectorsCmd(), newConfigCmd(),
 		newMKCCmd(), newCompareCmd(), newVersionCmd())
 	// cobra's own help and completion commands, made now so that their
 	// help can show examples too.

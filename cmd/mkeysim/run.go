@@ -15,12 +15,14 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"mkeysim/config"
 	"mkeysim/cover"
 	"mkeysim/ref"
 	"mkeysim/scenario"
 	"mkeysim/tb"
+	"mkeysim/tb/wire"
 )
 
 // runLong is 'mkeysim run --help' before the flags.
@@ -48,6 +50,7 @@ exit status is 130.`
 const runExample = `  mkeysim run examples/klm-nested.json
   mkeysim run --out out/run.jsonl --stats out/stats.json --coverage out/coverage.json
   mkeysim run examples/klm-nested.json --vcd out/klm.vcd --clock-ps 1000
+  mkeysim run examples/klm-nested.json --tlp-out out/klm.tlp.pcap
   mkeysim run --mkc-cache.ways 8 --pcie.link-latency-cycles 200 --workload.accesses 10000 --no-summary`
 
 // runFlags are the flags of run that are not model parameters.
@@ -57,6 +60,11 @@ type runFlags struct {
 	progress                     bool
 	logLevel                     string
 	wave                         waveFlags
+	tlpOut, pcapOut              string
+	front                        string
+	// capture and setup are replay's: the capture whose requests run, on
+	// the QPs and MKeys of the setup scenario.
+	capture, setup string
 }
 
 // newRunCmd is 'mkeysim run'.
@@ -73,7 +81,14 @@ func newRunCmd() *cobra.Command {
 			return runMain(c, &rf, cfg, args)
 		},
 	}
-	f := c.Flags()
+	rf.register(c.Flags(), &cfg)
+	c.Flags().StringVar(&rf.front, "front", "direct", "how the operations reach the model: `direct` (handed to its input), wire (the remote reads, writes, atomics and SENDs with invalidate as RoCEv2 packets the responder parses; the rest directly); docs/wire.md")
+	return c
+}
+
+// register adds the flags that run and replay share, and cfg's model
+// parameters, to f.
+func (rf *runFlags) register(f *pflag.FlagSet, cfg *config.Config) {
 	f.StringVar(&rf.config, "config", "", "TOML configuration `FILE` (see 'mkeysim config --defaults'); flags given win over it")
 	f.StringVar(&rf.out, "out", "", "write the result lines to `FILE` instead of standard output")
 	f.StringVar(&rf.stats, "stats", "", "write the run's statistics as JSON to `FILE` (docs/counters.md)")
@@ -83,9 +98,10 @@ func newRunCmd() *cobra.Command {
 	f.BoolVar(&rf.progress, "progress", false, "show the progress bar even when standard error is not a terminal")
 	f.BoolVar(&rf.noSummary, "no-summary", false, "no summary on standard error")
 	f.StringVar(&rf.logLevel, "log-level", "warn", "log `LEVEL` on standard error: trace, debug, info, warn, error or off")
+	f.StringVar(&rf.pcapOut, "pcap-out", "", "with --front wire: write the run's RoCEv2 packets, requests and answers, to `FILE` (pcap, Ethernet; tshark and Wireshark decode it; mkeysim replay runs it again)")
+	f.StringVar(&rf.tlpOut, "tlp-out", "", "write the run's PCIe traffic, every TLP at the device's port, to `FILE` as a pcap (link type USER0; tshark -X lua_script:scripts/tlp.lua -r FILE decodes it)")
 	rf.wave.register(f)
 	cfg.RegisterFlags(f)
-	return c
 }
 
 // runMain is 'mkeysim run' once its flags are parsed: cfg holds the flags'
@@ -93,7 +109,7 @@ func newRunCmd() *cobra.Command {
 func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) error {
 	stdout, stderr := c.OutOrStdout(), c.ErrOrStderr()
 	fail := func(format string, a ...any) error {
-		fmt.Fprintf(stderr, "mkeysim run: "+format+"\n", a...)
+		fmt.Fprintf(stderr, "mkeysim "+c.Name()+": "+format+"\n", a...)
 		return status(exitUsage)
 	}
 	cfg, err := effectiveConfig(c.Flags(), rf.config, cfg)
@@ -108,20 +124,41 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 			name = s // the file, its length, and whether it wraps around
 		}
 	}
-	if len(args) == 1 {
+	front, err := tb.ParseFront(rf.front)
+	if err != nil {
+		return fail("--front: %v", err)
+	}
+	if rf.pcapOut != "" && front != tb.FrontWire && rf.capture == "" {
+		return fail("--pcap-out %q: only --front wire has packets to write (add --front wire)", rf.pcapOut)
+	}
+	var replay *tb.Replay
+	switch {
+	case rf.capture != "":
+		name = rf.capture
+		if sc, err = scenario.ReadFile(rf.setup); err != nil {
+			return fail("%v", err)
+		}
+		pkts, err := wire.ReadPcap(rf.capture)
+		if err != nil {
+			return fail("%v", err)
+		}
+		if replay, err = tb.NewReplay(sc.Ops, pkts); err != nil {
+			return fail("%s: %v", rf.capture, err)
+		}
+		sc.Ops = replay.Ops
+	case len(args) == 1:
 		name = args[0]
-		var err error
 		if sc, err = scenario.ReadFile(name); err != nil {
 			return fail("%v", err)
 		}
-	} else {
+	default:
 		sc = tb.Generate(cfg.Workload)
 	}
 	// Output directories are made before the paths are checked, and
 	// removed again if the run leaves them empty.
 	var made madeDirs
 	defer made.removeEmpty()
-	for _, o := range [][2]string{{"--out", rf.out}, {"--stats", rf.stats}, {"--coverage", rf.coverage}, {"--vcd", rf.wave.file}} {
+	for _, o := range [][2]string{{"--out", rf.out}, {"--stats", rf.stats}, {"--coverage", rf.coverage}, {"--vcd", rf.wave.file}, {"--tlp-out", rf.tlpOut}, {"--pcap-out", rf.pcapOut}} {
 		if err := made.parent(o[0], o[1]); err != nil {
 			return fail("%v", err)
 		}
@@ -185,6 +222,14 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 		}
 		board.Overlap = cfg.Model.OverlapInvalidate
 	}
+	tlps, err := startTLPCapture(rf.tlpOut, bench, cfg.Model.ClockPS)
+	if err != nil {
+		return fail("%v", err)
+	}
+	packets, err := startPacketCapture(rf.pcapOut, cfg.Model.ClockPS)
+	if err != nil {
+		return fail("%v", err)
+	}
 	tracer, err := rf.wave.start(bench, cfg, name)
 	if err != nil {
 		fmt.Fprintln(stderr, "mkeysim run:", err)
@@ -207,7 +252,19 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 		}
 		return lw.Write(r)
 	}
-	runErr := bench.Stream(sc.Ops, tb.RunOptions{OnResult: onResult, Progress: bar.set, Stop: c.Context().Done()})
+	opt := tb.RunOptions{OnResult: onResult, Progress: bar.set, Stop: c.Context().Done()}
+	var runErr error
+	var wireSt *tb.WireStats
+	switch {
+	case replay != nil:
+		st, err := bench.StreamReplay(replay, opt, packets.options())
+		runErr, wireSt = err, &st
+	case front == tb.FrontWire:
+		st, err := bench.StreamWire(sc.Ops, opt, packets.options())
+		runErr, wireSt = err, &st
+	default:
+		runErr = bench.Stream(sc.Ops, opt)
+	}
 	wall := time.Since(start)
 	bar.finish()
 	code := exitOK
@@ -226,6 +283,18 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 		code = exitFail
 	} else if path := tracer.path(); path != "" {
 		kept = append(kept, "the waveform "+path)
+	}
+	if what, err := packets.close(); err != nil {
+		fmt.Fprintln(stderr, "mkeysim run:", err)
+		code = exitFail
+	} else if what != "" {
+		kept = append(kept, what)
+	}
+	if what, err := tlps.close(); err != nil {
+		fmt.Fprintln(stderr, "mkeysim run:", err)
+		code = exitFail
+	} else if what != "" {
+		kept = append(kept, what)
 	}
 	interrupted := errors.Is(runErr, tb.ErrStopped)
 	switch {
@@ -280,6 +349,9 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 		}
 		fmt.Fprintln(stderr)
 		st.WriteSummary(stderr)
+		if wireSt != nil {
+			fmt.Fprintf(stderr, "wire: messages %d, request_packets %d, answer_packets %d, skipped_packets %d\n", wireSt.Messages, wireSt.Requests, wireSt.Answers, wireSt.Skipped)
+		}
 		if coverage != nil {
 			writeCoverageSummary(stderr, coverage)
 		}

@@ -235,6 +235,10 @@ type Requester struct {
 	cfg  RequesterConfig
 	// Tx carries MRds to the link, Rx completions from it.
 	Tx, Rx *sim.Chan[TLP]
+	// Target, if not nil (SetTarget), takes the MWr TLPs that arrive on
+	// Rx: the host's writes to the device's registers (doorbells). Without
+	// it an MWr is a protocol error.
+	Target *sim.Chan[TLP]
 
 	// registers
 	clients []client
@@ -314,10 +318,18 @@ func (r *Requester) CounterValues(vs []uint64) []uint64 {
 	return r.cread.Values(&s, vs)
 }
 
+// SetTarget gives the requester the channel that takes the host's
+// writes to the device (doorbells). Call it before the first cycle.
+func (r *Requester) SetTarget(c *sim.Chan[TLP]) { r.Target = c }
+
 // Connections lists the channels the requester pops (its clients'
-// requests, completions) and pushes (MRds, responses) (sim.Connected).
+// requests, completions) and pushes (MRds, responses, the host's writes
+// to the device) (sim.Connected).
 func (r *Requester) Connections() (in, out []sim.Port) {
 	in, out = []sim.Port{r.Rx}, []sim.Port{r.Tx}
+	if r.Target != nil {
+		out = append(out, r.Target)
+	}
 	for i := range r.clients {
 		in = append(in, r.clients[i].req)
 		out = append(out, r.clients[i].resp)
@@ -374,9 +386,18 @@ func (r *Requester) Eval(now uint64) bool {
 		}
 	}
 	if r.Rx.Valid() {
-		t := r.Rx.Peek()
-		r.receive(now, t)
-		r.Rx.Pop()
+		switch t := r.Rx.Peek(); {
+		case t.Type == MWr && r.Target != nil:
+			// A write to the device's registers: passed on as it is
+			// (held on Rx while the target is full).
+			if r.Target.Ready() {
+				r.Target.Push(*t)
+				r.Rx.Pop()
+			}
+		default:
+			r.receive(now, t)
+			r.Rx.Pop()
+		}
 	}
 	r.issue(now)
 	busy := len(s.appends) > 0

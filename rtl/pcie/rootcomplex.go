@@ -68,6 +68,8 @@ type RootComplexStats struct {
 	DataReadBytes  uint64 `counter:"data_read_bytes" unit:"bytes" help:"bytes the host returned for the data path's reads, of read_bytes"`
 	DataWrites     uint64 `counter:"data_writes" unit:"TLPs" help:"MWr TLPs of the data path (TC 1) the host took: counted, not stored (not in writes)"`
 	DataWriteBytes uint64 `counter:"data_write_bytes" unit:"bytes" help:"the enabled bytes of the data path's MWr TLPs (not in write_bytes)"`
+	// What the host's CPU sends the device: doorbells.
+	HostWrites uint64 `counter:"host_writes" unit:"TLPs" help:"MWr TLPs the host's CPU sent down to the device (doorbells of the host front)"`
 }
 
 func (s *RootComplexStats) add(d *RootComplexStats) {
@@ -83,6 +85,7 @@ func (s *RootComplexStats) add(d *RootComplexStats) {
 	s.DataReadBytes += d.DataReadBytes
 	s.DataWrites += d.DataWrites
 	s.DataWriteBytes += d.DataWriteBytes
+	s.HostWrites += d.HostWrites
 }
 
 // RootComplex is the host side of the link, a sim.Component the testbench
@@ -110,8 +113,12 @@ type RootComplex struct {
 	mem  *Memory
 	// Rx carries requests from the device, Tx completions to it.
 	Rx, Tx *sim.Chan[TLP]
-	pipe   *sim.Chan[TLP] // ICM requests (TC 0), ICMLatency long
-	dpipe  *sim.Chan[TLP] // data requests (TCData), DataLatency long
+	// CPU, if not nil (SetCPU), carries the MWr TLPs the host's CPU
+	// writes to the device (doorbells): sent on Tx between two reads'
+	// completions, before the next request is taken.
+	CPU   *sim.Chan[TLP]
+	pipe  *sim.Chan[TLP] // ICM requests (TC 0), ICMLatency long
+	dpipe *sim.Chan[TLP] // data requests (TCData), DataLatency long
 
 	// registers
 	pending []TLP // completions of the read being answered
@@ -158,10 +165,19 @@ func (r *RootComplex) Counters() []sim.Counter { return sim.CountersOf("pcie", &
 // CounterValues appends the values of Counters (sim.CounterValuer).
 func (r *RootComplex) CounterValues(vs []uint64) []uint64 { return r.cread.Values(&r.stats, vs) }
 
+// SetCPU gives the root complex the channel of the CPU's writes to the
+// device (doorbells). Call it before the root complex is added to the
+// engine.
+func (r *RootComplex) SetCPU(c *sim.Chan[TLP]) { r.CPU = c }
+
 // Connections lists the channels the root complex pops and pushes: its
 // ports and its pipe, both ends of which it holds (sim.Connected).
 func (r *RootComplex) Connections() (in, out []sim.Port) {
-	return []sim.Port{r.Rx, r.pipe, r.dpipe}, []sim.Port{r.Tx, r.pipe, r.dpipe}
+	in = []sim.Port{r.Rx, r.pipe, r.dpipe}
+	if r.CPU != nil {
+		in = append(in, r.CPU)
+	}
+	return in, []sim.Port{r.Tx, r.pipe, r.dpipe}
 }
 
 // Pipe is the internal channel of ICM requests inside the host latency
@@ -188,6 +204,12 @@ func (r *RootComplex) Eval(now uint64) bool {
 	switch {
 	case r.next < len(r.pending):
 		r.send()
+	case r.CPU != nil && r.CPU.Valid():
+		if r.Tx.Ready() {
+			r.Tx.Push(*r.CPU.Peek())
+			r.CPU.Pop()
+			r.d.HostWrites++
+		}
 	case r.pipe.Valid():
 		// The head stays in its slot until overwritten, after this
 		// cycle's commit: no copy (one that escaped would cost an
@@ -205,7 +227,7 @@ func (r *RootComplex) Eval(now uint64) bool {
 	}
 	// Busy while completions remain, or when a request waits in a pipe
 	// behind the ones just answered.
-	return len(r.nPending) > 0 || r.pipe.Valid() || r.dpipe.Valid()
+	return len(r.nPending) > 0 || r.pipe.Valid() || r.dpipe.Valid() || r.CPU != nil && r.CPU.Valid()
 }
 
 // take acts on the request t at the head of a pipe: an MWr is written

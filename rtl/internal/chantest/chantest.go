@@ -55,6 +55,9 @@ type Memory struct {
 	Writes []Write
 	// FailFirst makes the first read of every line answer UR.
 	FailFirst bool
+	// AnySize takes reads of any length at any address (the send-queue
+	// front's), not only aligned lines.
+	AnySize bool
 	// Reads is every request taken, in order.
 	Reads []pcie.ReadReq
 	// Cycles is the cycle each of Reads was taken.
@@ -85,7 +88,7 @@ func (m *Memory) Eval(now uint64) bool {
 	if m.req.Valid() && len(m.q) < 64 {
 		r := *m.req.Peek()
 		m.req.Pop()
-		if r.Len < 1 || r.Len > linecache.MaxLineBytes || r.Len&(r.Len-1) != 0 || r.Addr%uint64(r.Len) != 0 {
+		if !m.AnySize && (r.Len < 1 || r.Len > linecache.MaxLineBytes || r.Len&(r.Len-1) != 0 || r.Addr%uint64(r.Len) != 0) {
 			panic(fmt.Sprintf("walker read %+v: not one aligned line", r))
 		}
 		resp := pcie.ReadResp{ID: r.ID, Addr: r.Addr, Status: pcie.SC}

@@ -1,0 +1,352 @@
+package sq
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"mkeysim/prm"
+	"mkeysim/rtl/bus"
+	"mkeysim/rtl/pcie"
+	"mkeysim/rtl/sim"
+)
+
+// The send queues' place in host memory and the doorbell register: what
+// the driver and the device agree on when a QP is created (its QP
+// context), fixed here for every QP.
+const (
+	// DoorbellAddr is the device's doorbell register (BAR 0, the first
+	// UAR page's BlueFlame offset).
+	DoorbellAddr = 0xf000_0800
+	// SQRing is the basic blocks of every send queue (64 KiB).
+	SQRing = 1024
+	// sqRegion is where the send queues start: above every ICM address a
+	// scenario can give (mtt_handle has 48 bits).
+	sqRegion = 1 << 48
+	// MaxBatch is the basic blocks one read of the send queue fetches at
+	// most: the WQEs posted and announced, up to 512 bytes (the default
+	// max_read_request).
+	MaxBatch = 8
+)
+
+// SQBase is the host address of QP qpn's send queue.
+func SQBase(qpn uint32) uint64 { return sqRegion + uint64(qpn)*SQRing*prm.SendWQEBB }
+
+// SlotAddr is the host address of basic block index (a WQE index) of
+// QP qpn's send queue.
+func SlotAddr(qpn uint32, index uint16) uint64 {
+	return SQBase(qpn) + uint64(index%SQRing)*prm.SendWQEBB
+}
+
+// Ports are the unit's channels, made by the top.
+type Ports struct {
+	Doorbell *sim.Chan[pcie.TLP]
+	Out      *sim.Chan[bus.WQE]
+	MemReq   *sim.Chan[pcie.ReadReq]
+	MemResp  *sim.Chan[pcie.ReadResp]
+}
+
+// Stats counts the front's work. Each field's tags are the counter's one
+// definition (sim.Counter), under the group sq.
+type Stats struct {
+	Doorbells    uint64 `counter:"doorbells" unit:"MWr TLPs" help:"doorbells taken: MWr TLPs to the doorbell register"`
+	BadDoorbells uint64 `counter:"bad_doorbells" unit:"MWr TLPs" help:"MWr TLPs to another address or of another length than the doorbell's 8 bytes, dropped"`
+	WQEs         uint64 `counter:"wqes" unit:"WQEs" help:"WQEs read and sent to the top, the bad ones included (NOPs not)"`
+	NOPs         uint64 `counter:"nops" unit:"WQEs" help:"NOP WQEs read and skipped (the host's padding at the end of a send queue)"`
+	BadWQEs      uint64 `counter:"bad_wqes" unit:"WQEs" help:"WQEs that could not be read or parsed: sent with the reason, their operation fails"`
+	ReadBytes    uint64 `counter:"read_bytes" unit:"bytes" help:"bytes of send queue and UMR lists read from host memory"`
+	BusyCycles   uint64 `counter:"busy_cycles" unit:"cycles" kind:"occupancy" mean:"busy" help:"cycles the fetch engine served a doorbell (busy = busy_cycles / cycles)"`
+}
+
+// State is the fetch engine's state.
+type State uint8
+
+// The states.
+const (
+	Idle     State = iota // no doorbell being served
+	ReadHead              // to read the first basic block of the next WQE
+	WaitHead              // waiting for it
+	ReadRest              // to read the rest of a WQE longer than 64 bytes
+	WaitRest              // waiting for it
+	ReadList              // to read a UMR's list through its pointer
+	WaitList              // waiting for it
+	Emit                  // the parsed WQE waits for Out
+	numStates
+)
+
+var stateNames = [numStates]string{"idle", "read_head", "wait_head", "read_rest", "wait_rest", "read_list", "wait_list", "emit"}
+
+func (s State) String() string {
+	if s < numStates {
+		return stateNames[s]
+	}
+	return fmt.Sprintf("State(%d)", uint8(s))
+}
+
+// StateEnum names the states in waveforms.
+var StateEnum = func() *sim.Enum {
+	e := &sim.Enum{Name: "sq_state", Width: 3, Names: map[uint64]string{}}
+	for s := range numStates {
+		e.Names[uint64(s)] = s.String()
+	}
+	return e
+}()
+
+// Unit is the send-queue front. The engine evaluates it only in the
+// cycles something happens to it (sim.Base).
+type Unit struct {
+	sim.Base
+	name  string
+	p     Ports
+	state State
+	qpn   uint32            // the QP being served
+	pi    uint16            // the producer counter its doorbell announced
+	ci    map[uint32]uint16 // every QP's consumer counter
+	ready []doorbell        // the doorbells taken, not yet served, in order
+	buf   []byte            // the WQE read so far
+	wqe   bus.WQE           // the parsed WQE
+	stats Stats
+	cread sim.CounterReader
+	occ   sim.Occupancy
+}
+
+// New makes the send-queue front.
+func New(name string, p Ports) *Unit {
+	return &Unit{name: name, p: p, ci: map[uint32]uint16{}}
+}
+
+// doorbell is a doorbell taken: the QP and the producer counter it
+// announces.
+type doorbell struct {
+	qpn uint32
+	pi  uint16
+}
+
+// Name is the unit's hierarchical name.
+func (u *Unit) Name() string { return u.name }
+
+// Connections lists the channels the unit pops and pushes (sim.Connected).
+func (u *Unit) Connections() (in, out []sim.Port) {
+	return []sim.Port{u.p.Doorbell, u.p.MemResp}, []sim.Port{u.p.Out, u.p.MemReq}
+}
+
+// Describe lists what the unit shows in its waveform scope: the fetch
+// engine's state, the QP it serves, its producer and consumer counters
+// and the opcode of the WQE read (sim.Described).
+func (u *Unit) Describe() sim.Description {
+	return sim.Description{Scope: u.name, Signals: []sim.Signal{
+		{Name: "state", Enum: StateEnum}, {Name: "qpn", Width: 24, Format: sim.Hex},
+		{Name: "pi", Width: 16}, {Name: "ci", Width: 16}, {Name: "opcode", Width: 8, Format: sim.Hex}},
+		Sample: func(vs []uint64) {
+			vs[0], vs[1], vs[2], vs[3], vs[4] = uint64(u.state), uint64(u.qpn), uint64(u.pi), uint64(u.ci[u.qpn]), uint64(u.wqe.Ctrl.Opcode)
+		}}
+}
+
+// Stats returns the counters.
+func (u *Unit) Stats() Stats {
+	s := u.stats
+	s.BusyCycles = u.occ.Count()
+	return s
+}
+
+// Counters lists the counters under the group sq.
+func (u *Unit) Counters() []sim.Counter {
+	s := u.Stats()
+	return sim.CountersOf("sq", &s)
+}
+
+// CounterValues appends the values of Counters (sim.CounterValuer).
+func (u *Unit) CounterValues(vs []uint64) []uint64 {
+	s := u.Stats()
+	return u.cread.Values(&s, vs)
+}
+
+// Busy reports whether a doorbell is being served.
+func (u *Unit) Busy() bool { return u.state != Idle }
+
+// Eval runs one cycle of the fetch engine.
+func (u *Unit) Eval(now uint64) bool {
+	moves := u.Handshakes()
+	u.doorbell()
+	switch u.state {
+	case Idle:
+		u.serve()
+	case ReadHead:
+		if u.p.MemReq.Ready() {
+			// Every basic block announced, up to MaxBatch and the
+			// queue's end, in one read.
+			ci := u.ci[u.qpn]
+			n := min(int(u.pi-ci), MaxBatch, SQRing-int(ci%SQRing))
+			u.p.MemReq.Push(pcie.ReadReq{Addr: SlotAddr(u.qpn, ci), Len: n * prm.SendWQEBB})
+			u.state = WaitHead
+		}
+	case WaitHead, WaitRest, WaitList:
+		if u.p.MemResp.Valid() {
+			u.respond(u.p.MemResp.Peek())
+			u.p.MemResp.Pop()
+		}
+	case ReadRest:
+		if u.p.MemReq.Ready() {
+			addr := SlotAddr(u.qpn, u.ci[u.qpn]) + uint64(len(u.buf))
+			u.p.MemReq.Push(pcie.ReadReq{Addr: addr, Len: u.wqeBytes() - len(u.buf)})
+			u.state = WaitRest
+		}
+	case ReadList:
+		if u.p.MemReq.Ready() {
+			n := int(u.wqe.UMR.UMR.TranslationOctwordActualSize) * prm.OctowordSize
+			u.p.MemReq.Push(pcie.ReadReq{Addr: u.wqe.UMR.Pointer.Addr, Len: n})
+			u.state = WaitList
+		}
+	case Emit:
+		if u.p.Out.Ready() {
+			u.p.Out.Push(u.wqe)
+			u.stats.WQEs++
+			if u.wqe.Bad != "" {
+				u.stats.BadWQEs++
+			}
+			u.next()
+		}
+	}
+	if u.state != Idle {
+		u.occ.NoteN(now, 1)
+	}
+	// The states that act without an input move on by themselves.
+	return u.state == ReadHead || u.state == ReadRest || u.state == ReadList || u.state == Emit ||
+		u.state == Idle && len(u.ready) > 0 || u.Handshakes() != moves
+}
+
+// doorbell takes a doorbell, if one is there, into the queue of those
+// to serve. A doorbell is never refused (a device must always take
+// posted writes: a completion behind it on the link could not pass it
+// otherwise); doorbells are served in the order they came, so WQEs leave
+// in the order the host posted them, whatever their QPs.
+func (u *Unit) doorbell() {
+	if !u.p.Doorbell.Valid() {
+		return
+	}
+	t := u.p.Doorbell.Peek()
+	u.p.Doorbell.Pop()
+	if t.Addr != DoorbellAddr || len(t.Data) != 8 {
+		u.stats.BadDoorbells++
+		return
+	}
+	u.stats.Doorbells++
+	d0, d1 := binary.BigEndian.Uint32(t.Data), binary.BigEndian.Uint32(t.Data[4:])
+	u.ready = append(u.ready, doorbell{qpn: d1 >> 8, pi: uint16(d0>>8) + uint16(prm.WQEBBs(uint8(d1&0x3f)))})
+}
+
+// serve starts serving the next doorbell that announces work.
+func (u *Unit) serve() {
+	for len(u.ready) > 0 {
+		d := u.ready[0]
+		u.ready = u.ready[1:]
+		// The doorbells of the same QP right behind it are served with
+		// it: the WQEs they announce follow in its send queue.
+		for len(u.ready) > 0 && u.ready[0].qpn == d.qpn {
+			d.pi = u.ready[0].pi
+			u.ready = u.ready[1:]
+		}
+		if d.pi != u.ci[d.qpn] {
+			u.qpn, u.pi, u.state = d.qpn, d.pi, ReadHead
+			return
+		}
+	}
+}
+
+// respond takes a read's answer: the first basic block, the rest of the
+// WQE, or a UMR's list.
+func (u *Unit) respond(r *pcie.ReadResp) {
+	u.stats.ReadBytes += uint64(len(r.Data))
+	if r.Status != pcie.SC {
+		if u.state != WaitList {
+			// What is known of the WQE: its control segment if the
+			// first basic block came (buf is empty before it).
+			u.wqe = bus.WQE{Ctrl: ctrlOf(u.buf)}
+		}
+		u.wqe.Bad = fmt.Sprintf("reading %d bytes at %#x: completion status %v", len(r.Data), r.Addr, r.Status)
+		u.state = Emit
+		return
+	}
+	switch u.state {
+	case WaitHead:
+		u.buf = append(u.buf[:0], r.Data...)
+		u.parse()
+	case WaitRest:
+		u.buf = append(u.buf, r.Data...)
+		u.parse()
+	case WaitList:
+		u.wqe.UMR.List = append([]byte(nil), r.Data...)
+		u.state = Emit
+	}
+}
+
+// wqeBytes is the size of the WQE whose first basic block is in buf: its
+// DS in basic blocks (at least one).
+func (u *Unit) wqeBytes() int {
+	return max(prm.WQEBBs(u.buf[7]&0x3f), 1) * prm.SendWQEBB
+}
+
+// ctrlOf parses the control segment at the start of b, whatever its
+// reserved bits hold (the WQE's parser reports them).
+func ctrlOf(b []byte) prm.CtrlSeg {
+	if len(b) < prm.CtrlSegSize {
+		return prm.CtrlSeg{}
+	}
+	c, _ := prm.ParseCtrlSeg(b[:prm.CtrlSegSize])
+	return c
+}
+
+// parse parses the WQE at the start of buf: one longer than buf holds
+// reads its rest first, a NOP is skipped, a UMR whose list is not inline
+// goes on to read it, anything else waits for Out.
+func (u *Unit) parse() {
+	if u.wqeBytes() > len(u.buf) {
+		u.state = ReadRest
+		return
+	}
+	ctrl := ctrlOf(u.buf)
+	b := u.buf[:min(len(u.buf), max(int(ctrl.DS), 1)*prm.OctowordSize)]
+	u.wqe = bus.WQE{Ctrl: ctrl}
+	u.state = Emit
+	var err error
+	switch ctrl.Opcode {
+	case prm.OpNOP:
+		u.stats.NOPs++
+		u.next()
+		return
+	case prm.OpUMR:
+		u.wqe.UMR, err = prm.ParseUMRWQE(b)
+		if err == nil && !u.wqe.UMR.UMR.Inline {
+			switch err = prm.CheckUMRPointer(u.wqe.UMR.Pointer); {
+			case err != nil:
+			case u.wqe.UMR.UMR.TranslationOctwordActualSize > 0:
+				u.state = ReadList
+			}
+		}
+	default:
+		u.wqe.Send, err = prm.ParseSendWQE(b)
+	}
+	if err != nil {
+		u.wqe.Bad = err.Error()
+		u.state = Emit
+	}
+}
+
+// next moves the consumer counter past the WQE just served and parses
+// the next one if the last read brought it, else reads it, or ends the
+// doorbell.
+func (u *Unit) next() {
+	bbs := max(prm.WQEBBs(u.wqe.Ctrl.DS), 1)
+	ci := u.ci[u.qpn] + uint16(bbs)
+	u.ci[u.qpn] = ci
+	u.buf = u.buf[min(len(u.buf), bbs*prm.SendWQEBB):]
+	switch {
+	case ci == u.pi:
+		u.buf = u.buf[:0]
+		u.state = Idle
+	case len(u.buf) >= prm.SendWQEBB:
+		u.parse()
+	default:
+		u.buf = u.buf[:0]
+		u.state = ReadHead
+	}
+}

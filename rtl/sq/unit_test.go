@@ -1,0 +1,276 @@
+package sq
+
+import (
+	"bytes"
+	"math/rand"
+	"reflect"
+	"testing"
+
+	"mkeysim/prm"
+	"mkeysim/rtl/bus"
+	"mkeysim/rtl/internal/chantest"
+	"mkeysim/rtl/pcie"
+	"mkeysim/rtl/sim"
+)
+
+// bench is the front with a fake host memory, a doorbell source and a
+// sink of the WQEs it parses.
+type bench struct {
+	e    *sim.Engine
+	u    *Unit
+	mem  *pcie.Memory
+	icm  *chantest.Memory
+	db   *chantest.Source[pcie.TLP]
+	out  *chantest.Sink[bus.WQE]
+	pi   map[uint32]uint16
+	list uint64
+	want []bus.WQE
+	at   uint64 // the cycle of the next doorbell
+}
+
+func newBench(lat func(uint64) uint64, ready func(uint64) bool) *bench {
+	e := sim.New()
+	b := &bench{e: e, mem: pcie.NewMemory(), pi: map[uint32]uint16{}, list: 1 << 49}
+	p := Ports{Doorbell: sim.NewChan[pcie.TLP](e, "sq.doorbell", 4, 1), Out: sim.NewChan[bus.WQE](e, "sq.out", 4, 1),
+		MemReq: sim.NewChan[pcie.ReadReq](e, "sq.mem_req", 4, 1), MemResp: sim.NewChan[pcie.ReadResp](e, "sq.mem_resp", 4, 1)}
+	b.u = New("sq", p)
+	b.icm = chantest.NewMemory(p.MemReq, p.MemResp, b.mem, lat)
+	b.icm.AnySize = true
+	b.db = chantest.NewSource("doorbells", p.Doorbell)
+	b.out = chantest.NewSink("wqes", p.Out, ready)
+	e.Add(b.u, b.icm, b.db, b.out)
+	return b
+}
+
+// post writes w (its bytes b, its control segment at the QP's producer
+// counter) and rings its doorbell; want is what the front must parse.
+func (b *bench) post(qpn uint32, build func(index uint16) ([]byte, bus.WQE)) {
+	pi := b.pi[qpn]
+	raw, _ := build(pi)
+	bbs := uint16((len(raw) + 63) / 64)
+	for pi%SQRing+bbs > SQRing { // pad to the end with NOPs
+		var nop [64]byte
+		prm.CtrlSeg{Opcode: prm.OpNOP, WQEIndex: pi, QPN: qpn, DS: 1}.Put(nop[:])
+		b.mem.Write(SlotAddr(qpn, pi), nop[:])
+		pi++
+	}
+	raw, want := build(pi)
+	b.mem.Write(SlotAddr(qpn, pi), raw)
+	b.pi[qpn] = pi + bbs
+	b.want = append(b.want, want)
+	b.db.Add(b.at, pcie.NewWrite(0, DoorbellAddr, raw[:8]))
+	b.at += 3
+}
+
+// send is a SEND (LOCAL_READ) or RDMA READ (LOCAL_WRITE) WQE.
+func send(qpn uint32, op prm.Opcode, key prm.Key, addr uint64, n uint32) func(uint16) ([]byte, bus.WQE) {
+	return func(index uint16) ([]byte, bus.WQE) {
+		w := prm.SendWQE{Ctrl: prm.CtrlSeg{Opcode: op, WQEIndex: index, QPN: qpn, CE: prm.CompAlways},
+			Data: []prm.DataSeg{{ByteCount: n, LKey: key, Addr: addr}}}
+		ds, _ := w.DS()
+		w.Ctrl.DS = ds
+		return w.Append(nil), bus.WQE{Ctrl: w.Ctrl, Send: w}
+	}
+}
+
+// umr is a UMR WQE with the list of n MTT entries: inline up to 64
+// bytes, else through a pointer (written by the bench).
+func (b *bench) umr(qpn uint32, key prm.Key, n int) func(uint16) ([]byte, bus.WQE) {
+	entries := make([]prm.MTTEntry, n)
+	for i := range entries {
+		entries[i] = prm.MTTEntry{PTag: uint64(i+1) << 12, RdEn: true, WrEn: i%2 == 0}
+	}
+	list := prm.MTTList(entries)
+	var at uint64
+	if len(list) > 64 {
+		at = b.list
+		b.list += 2048 * uint64((len(list)+2047)/2048)
+		b.mem.Write(at, list)
+	}
+	return func(index uint16) ([]byte, bus.WQE) {
+		w := prm.UMRWQE{Ctrl: prm.CtrlSeg{Opcode: prm.OpUMR, WQEIndex: index, QPN: qpn, Imm: uint32(key)},
+			UMR: prm.UMRCtrl{Inline: true, MKeyMask: prm.MaskAccessMode | prm.MaskLen, TranslationOctwordActualSize: uint16(len(list) / 16)},
+			MKC: prm.MKC{AccessMode: prm.ModeMTT, Len: 1 << 20}}
+		if len(list) <= 64 {
+			w.List = list
+		} else {
+			w.UMR.Inline = false
+			w.Pointer = prm.DataSeg{ByteCount: uint32(len(list)), Addr: at}
+		}
+		ds, err := w.DS()
+		if err != nil {
+			panic(err)
+		}
+		w.Ctrl.DS = ds
+		raw := w.Append(nil)
+		parsed := w
+		parsed.List = list
+		return raw, bus.WQE{Ctrl: w.Ctrl, UMR: parsed}
+	}
+}
+
+// run steps until every WQE is out (or a bound) and compares them.
+func (b *bench) run(t *testing.T, seed int64) {
+	t.Helper()
+	for c := 0; c < 200000 && len(b.out.Got) < len(b.want); c++ {
+		b.e.Step()
+	}
+	if len(b.out.Got) != len(b.want) {
+		t.Fatalf("seed %d: %d WQEs out of %d posted (state %v)", seed, len(b.out.Got), len(b.want), b.u.state)
+	}
+	for i, g := range b.out.Got {
+		w := b.want[i]
+		if g.V.Bad != "" || g.V.Ctrl != w.Ctrl || !reflect.DeepEqual(g.V.Send, w.Send) || g.V.UMR.UMR != w.UMR.UMR ||
+			g.V.UMR.MKC != w.UMR.MKC || !bytes.Equal(g.V.UMR.List, w.UMR.List) || g.V.UMR.Pointer != w.UMR.Pointer {
+			t.Fatalf("seed %d: WQE %d:\ngot  %+v\nwant %+v", seed, i, g.V, w)
+		}
+	}
+}
+
+// TestFetchDirected: a SEND, an RDMA READ, UMRs with an inline list and
+// with a list through a pointer, and a local invalidate on one QP, then
+// the same on another, come out parsed, in the order posted; the reads
+// fetch each WQE once.
+func TestFetchDirected(t *testing.T) {
+	b := newBench(func(uint64) uint64 { return 20 }, nil)
+	for _, qpn := range []uint32{5, 9} {
+		b.post(qpn, send(qpn, prm.OpSend, 0x1234, 0x7000, 512))
+		b.post(qpn, send(qpn, prm.OpRDMARead, 0x1235, 0x9000, 64))
+		b.post(qpn, b.umr(qpn, 0x4400, 8))  // 64-byte list: inline, 3 basic blocks
+		b.post(qpn, b.umr(qpn, 0x4500, 40)) // 320 bytes: through the pointer
+		b.post(qpn, func(index uint16) ([]byte, bus.WQE) {
+			w := prm.LocalInvWQE{Ctrl: prm.CtrlSeg{WQEIndex: index, QPN: qpn, Imm: 0x4400}}
+			u := w.UMRWQE()
+			return w.Append(nil), bus.WQE{Ctrl: u.Ctrl, UMR: u}
+		})
+	}
+	b.run(t, 0)
+	st := b.u.Stats()
+	// Per QP: 1 + 1 + 3 + 3 (9 octowords) + 2 basic blocks of WQEs and
+	// a 320-byte list.
+	if st.Doorbells != 10 || st.WQEs != 10 || st.BadWQEs != 0 || st.ReadBytes != 2*(10*64+320) {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+// poster is the test's host for long runs: it posts the WQEs of its
+// builders one a cycle, as long as less than half a send queue is posted
+// and not yet parsed (a driver does not lap its consumer), writing each
+// into memory in the cycle it rings the doorbell.
+type poster struct {
+	b       *bench
+	qpns    []uint32
+	builds  []func(uint16) ([]byte, bus.WQE)
+	bbs     []int // basic blocks of each WQE posted
+	next    int
+	doorbel *sim.Chan[pcie.TLP]
+}
+
+func (p *poster) Name() string { return "poster" }
+func (p *poster) Commit()      {}
+
+func (p *poster) Eval(now uint64) bool {
+	if p.next == len(p.builds) {
+		return false
+	}
+	outstanding := 0
+	for _, n := range p.bbs[len(p.b.out.Got):] {
+		outstanding += n
+	}
+	if outstanding > SQRing/2 || !p.doorbel.Ready() {
+		return true
+	}
+	qpn, b := p.qpns[p.next], p.b
+	pi := b.pi[qpn]
+	raw, _ := p.builds[p.next](pi)
+	n := uint16((len(raw) + 63) / 64)
+	for pi%SQRing+n > SQRing {
+		var nop [64]byte
+		prm.CtrlSeg{Opcode: prm.OpNOP, WQEIndex: pi, QPN: qpn, DS: 1}.Put(nop[:])
+		b.mem.Write(SlotAddr(qpn, pi), nop[:])
+		pi++
+	}
+	raw, want := p.builds[p.next](pi)
+	b.mem.Write(SlotAddr(qpn, pi), raw)
+	b.pi[qpn] = pi + n
+	b.want = append(b.want, want)
+	p.bbs = append(p.bbs, int(n))
+	p.doorbel.Push(pcie.NewWrite(0, DoorbellAddr, raw[:8]))
+	p.next++
+	return true
+}
+
+// TestFetchRandom: random WQEs on a few QPs, with doorbells one a cycle,
+// a memory of random latency and an output that stalls, come out parsed
+// in the order posted, the NOPs that pad the queues' ends skipped.
+func TestFetchRandom(t *testing.T) {
+	for seed := int64(1); seed <= 4; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		e := sim.New()
+		b := &bench{e: e, mem: pcie.NewMemory(), pi: map[uint32]uint16{}, list: 1 << 49}
+		ports := Ports{Doorbell: sim.NewChan[pcie.TLP](e, "sq.doorbell", 4, 1), Out: sim.NewChan[bus.WQE](e, "sq.out", 4, 1),
+			MemReq: sim.NewChan[pcie.ReadReq](e, "sq.mem_req", 4, 1), MemResp: sim.NewChan[pcie.ReadResp](e, "sq.mem_resp", 4, 1)}
+		b.u = New("sq", ports)
+		b.icm = chantest.NewMemory(ports.MemReq, ports.MemResp, b.mem, chantest.Jitter(seed, 5, 60))
+		b.icm.AnySize = true
+		b.out = chantest.NewSink("wqes", ports.Out, chantest.Stall(seed))
+		p := &poster{b: b, doorbel: ports.Doorbell}
+		for i := 0; i < 2400; i++ {
+			qpn := uint32(rng.Intn(3) + 1)
+			p.qpns = append(p.qpns, qpn)
+			switch rng.Intn(4) {
+			case 0:
+				p.builds = append(p.builds, send(qpn, prm.OpSend, prm.Key(rng.Uint32()), rng.Uint64(), uint32(rng.Intn(1<<20))))
+			case 1:
+				p.builds = append(p.builds, send(qpn, prm.OpRDMARead, prm.Key(rng.Uint32()), rng.Uint64(), uint32(rng.Intn(1<<20))))
+			case 2:
+				p.builds = append(p.builds, b.umr(qpn, prm.Key(rng.Uint32()), rng.Intn(20)))
+			default:
+				p.builds = append(p.builds, b.umr(qpn, prm.Key(rng.Uint32()), 0))
+			}
+		}
+		e.Add(b.u, b.icm, p, b.out)
+		for c := 0; c < 2_000_000 && len(b.out.Got) < len(p.builds); c++ {
+			e.Step()
+		}
+		if len(b.want) != len(p.builds) {
+			t.Fatalf("seed %d: %d of %d posted", seed, len(b.want), len(p.builds))
+		}
+		b.run(t, seed)
+		if st := b.u.Stats(); st.NOPs == 0 {
+			t.Errorf("seed %d: no send queue wrapped (%+v)", seed, st)
+		}
+	}
+}
+
+// TestBadInput: a write to another address is not a doorbell; a WQE with
+// a reserved bit set and one whose read fails come out with Bad set, and
+// the front goes on with the next.
+func TestBadInput(t *testing.T) {
+	b := newBench(func(uint64) uint64 { return 10 }, nil)
+	b.db.Add(0, pcie.NewWrite(0, DoorbellAddr+8, make([]byte, 8)))
+	b.at = 2
+	b.post(1, send(1, prm.OpSend, 1, 2, 3))
+	raw := make([]byte, 64)
+	b.mem.Read(SlotAddr(1, 0), raw)
+	raw[9] = 1 // reserved byte of the control segment
+	b.mem.Write(SlotAddr(1, 0), raw)
+	b.post(1, send(1, prm.OpSend, 4, 5, 6))
+	for c := 0; c < 1000 && len(b.out.Got) < 2; c++ {
+		b.e.Step()
+	}
+	if len(b.out.Got) != 2 || b.out.Got[0].V.Bad == "" || b.out.Got[1].V.Bad != "" {
+		t.Fatalf("got %+v", b.out.Got)
+	}
+	if st := b.u.Stats(); st.BadDoorbells != 1 || st.BadWQEs != 1 || st.Doorbells != 2 {
+		t.Errorf("stats %+v", st)
+	}
+	b.icm.FailFirst = true
+	b.post(2, send(2, prm.OpSend, 7, 8, 9))
+	for c := 0; c < 1000 && len(b.out.Got) < 3; c++ {
+		b.e.Step()
+	}
+	if len(b.out.Got) != 3 || b.out.Got[2].V.Bad == "" {
+		t.Fatalf("a failed read: got %+v", b.out.Got[2:])
+	}
+}

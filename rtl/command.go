@@ -70,24 +70,26 @@ func (t *Top) execute(now uint64) {
 	res := &t.curRes
 	var iv *inval
 	var r *refusal
-	switch op.Kind {
-	case scenario.OpCreateMKey:
+	switch {
+	case t.curBad != "":
+		r = bad("%s", t.curBad)
+	case op.Kind == scenario.OpCreateMKey:
 		var idx uint32
 		idx, iv, r = t.fw.create(op.Create)
 		if r == nil {
 			res.Index, res.Key = idx, prm.MakeKey(idx, op.Create.MKC.Variant)
 		}
-	case scenario.OpDestroyMKey:
+	case op.Kind == scenario.OpDestroyMKey:
 		iv, r = t.fw.destroy(op.Index)
-	case scenario.OpQueryMKey:
+	case op.Kind == scenario.OpQueryMKey:
 		r = t.fw.query(op.Index, res)
-	case scenario.OpUMR:
+	case op.Kind == scenario.OpUMR:
 		iv, r = t.fw.umr(op.UMR)
-	case scenario.OpLocalInvalidate:
+	case op.Kind == scenario.OpLocalInvalidate:
 		iv, r = t.fw.invalidate(op.QPN, op.Key, false)
-	case scenario.OpSendWithInvalidate:
+	case op.Kind == scenario.OpSendWithInvalidate:
 		iv, r = t.fw.invalidate(op.QPN, op.Key, true)
-	case scenario.OpPageFaultResume:
+	case op.Kind == scenario.OpPageFaultResume:
 		t.resume(now)
 		return
 	}

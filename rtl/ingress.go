@@ -17,13 +17,39 @@ func (t *Top) ingress(now uint64) {
 		return
 	}
 	op := *t.In.Peek()
+	bad := ""
+	if op.SQ {
+		// The operation is the send queue's next WQE.
+		if !t.fromSQ.Valid() {
+			return
+		}
+		var sqOp *scenario.Op
+		sqOp, bad = t.wqeOp(t.fromSQ.Peek())
+		if bad != "" {
+			// Run as the command the host meant, refused with the reason
+			// (an access too: the command path answers it).
+			t.fromSQ.Pop()
+			t.In.Pop()
+			t.cur, t.cmd, t.curBad = op, cmdDrain, bad
+			t.curRes = scenario.Result{Seq: op.Seq, Op: op.Op.Kind}
+			t.log.Error("send queue", "seq", op.Seq, "error", bad)
+			return
+		}
+		op.Op = sqOp
+	}
 	if op.Op.Kind != scenario.OpAccess {
+		if op.SQ {
+			t.fromSQ.Pop()
+		}
 		t.In.Pop()
-		t.cur, t.cmd = op, cmdDrain
+		t.cur, t.cmd, t.curBad = op, cmdDrain, ""
 		t.curRes = scenario.Result{Seq: op.Seq, Op: op.Op.Kind}
 		return
 	}
 	if t.issue(op.Seq, &op.Op.Access, false, now) {
+		if op.SQ {
+			t.fromSQ.Pop()
+		}
 		t.In.Pop()
 	}
 }

@@ -15,13 +15,18 @@ import (
 	"mkeysim/rtl/pcie"
 	"mkeysim/rtl/protcheck"
 	"mkeysim/rtl/sim"
+	"mkeysim/rtl/sq"
 	"mkeysim/scenario"
 )
 
 // Op is one operation of a scenario entering the model, with its position.
+// With SQ set, the operation is the next work request the send-queue
+// front delivers (the host posted it as a WQE and rang its doorbell): Op
+// only says what the host meant, for messages; the model runs the WQE.
 type Op struct {
 	Seq int
 	Op  *scenario.Op
+	SQ  bool
 }
 
 // Top is the clocked model: the units, their channels, the reorder buffer
@@ -46,6 +51,10 @@ type Top struct {
 	// DMA is the data path; it moves data only when data.enabled (data).
 	DMA  *dma.Unit
 	data bool
+	// SQ is the send-queue front: it fetches the WQEs the host's
+	// doorbells announce (operations In marks SQ).
+	SQ     *sq.Unit
+	fromSQ *sim.Chan[bus.WQE]
 
 	toCache                  *sim.Chan[bus.Piece]
 	doneCheck, doneMTT       *sim.Chan[bus.Outcome]
@@ -73,6 +82,7 @@ type Top struct {
 	cmd          cmdState
 	cur          Op
 	curRes       scenario.Result
+	curBad       string          // the current command's WQE could not be run: why
 	wait         uint64          // cycle at which firmware finishes
 	acks         int             // acknowledgements still awaited
 	pendingRerun []stalledAccess // a resume's accesses not yet issued
@@ -235,7 +245,17 @@ func New(cfg Config, e *sim.Engine, icm ICM, log hclog.Logger) (*Top, error) {
 	dResp := sim.NewChan[pcie.ReadResp](e, "dma.mem_resp", d, 1)
 	t.DMA = dma.New("dma", cfg.Data, cfg.ROBEntries, dma.Ports{In: t.toDMA, Done: t.doneDMA, MemReq: dReq, MemResp: dResp})
 	t.Req.AddDataClient(dReq, dResp)
-	e.Add(t, t.Cache, t.Check, t.MTT, t.KLM, t.Req, t.DMA)
+
+	// The send-queue front reads WQEs as an ICM client does; the
+	// requester hands it the host's doorbells (MWr TLPs on Rx).
+	doorbell := sim.NewChan[pcie.TLP](e, "sq.doorbell", d, 1)
+	t.fromSQ = sim.NewChan[bus.WQE](e, "sq.out", d, l)
+	sReq := sim.NewChan[pcie.ReadReq](e, "sq.mem_req", d, 1)
+	sResp := sim.NewChan[pcie.ReadResp](e, "sq.mem_resp", d, 1)
+	t.SQ = sq.New("sq", sq.Ports{Doorbell: doorbell, Out: t.fromSQ, MemReq: sReq, MemResp: sResp})
+	t.Req.AddClient(sReq, sResp)
+	t.Req.SetTarget(doorbell)
+	e.Add(t, t.Cache, t.Check, t.MTT, t.KLM, t.Req, t.DMA, t.SQ)
 	return t, nil
 }
 
@@ -246,7 +266,7 @@ func (t *Top) Name() string { return "top" }
 // acknowledgements) and pushes (results, pieces, invalidations, cuts)
 // (sim.Connected).
 func (t *Top) Connections() (in, out []sim.Port) {
-	return []sim.Port{t.In, t.doneCheck, t.doneMTT, t.doneKLM, t.ackCheck, t.ackMTT, t.ackKLM, t.doneDMA},
+	return []sim.Port{t.In, t.doneCheck, t.doneMTT, t.doneKLM, t.ackCheck, t.ackMTT, t.ackKLM, t.doneDMA, t.fromSQ},
 		[]sim.Port{t.Out, t.toCache, t.ctrlCache, t.ctrlMTT, t.ctrlKLM, t.cutMTT, t.cutKLM, t.toDMA}
 }
 

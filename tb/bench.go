@@ -111,7 +111,13 @@ func build(cfg rtl.Config, log hclog.Logger, host func(e *sim.Engine, mem *pcie.
 		rc = b.RC
 	}
 	b.Down = pcie.NewLink(e, "pcie.down", cfg.PCIe.Link(), downIn, top.Rx)
-	b.src = &source{out: top.In}
+	// The CPU's doorbells (the host front) go down through the root
+	// complex.
+	cpu := sim.NewChan[pcie.TLP](e, "host.cpu", d, 1)
+	if b.RC != nil {
+		b.RC.SetCPU(cpu)
+	}
+	b.src = &source{out: top.In, cpu: cpu}
 	b.sink = &sink{in: top.Out}
 	e.Add(b.Up, rc, b.Down, b.src, b.sink)
 	return b, nil
@@ -187,6 +193,7 @@ func (b *Bench) Run(ops []scenario.Op, progress func(done int)) ([]scenario.Resu
 func (b *Bench) Stream(ops []scenario.Op, opt RunOptions) error {
 	b.src.ops, b.src.next, b.src.base = ops, 0, opt.SeqBase
 	b.src.onIssue = opt.OnIssue
+	b.src.err, b.src.posted = nil, 0
 	b.src.Wake()
 	b.sink.seen, b.sink.base = make([]bool, len(ops)), opt.SeqBase
 	b.sink.inOrder = !b.Top.Config().OverlapInvalidate
@@ -202,6 +209,9 @@ func (b *Bench) Stream(ops []scenario.Op, opt RunOptions) error {
 		busy := b.Eng.Step()
 		if b.sink.err != nil {
 			return b.sink.err
+		}
+		if b.src.err != nil {
+			return b.src.err
 		}
 		if opt.Stop != nil {
 			select {
@@ -305,12 +315,19 @@ type source struct {
 	// as fast as the model takes them); nextAt the first cycle of the next.
 	gap, nextAt uint64
 	onIssue     func(seq int, cycle uint64)
+	// cpu carries the doorbells of the host front to the root complex;
+	// host, when not nil, posts the WQEs of the operations it carries.
+	cpu    *sim.Chan[pcie.TLP]
+	host   *host
+	posted int // operations up to which the host has posted WQEs
+	err    error
 }
 
 func (s *source) Name() string { return "tb.source" }
 
-// Connections: the source pushes the model's input (sim.Connected).
-func (s *source) Connections() (in, out []sim.Port) { return nil, []sim.Port{s.out} }
+// Connections: the source pushes the model's input and the CPU's
+// doorbells (sim.Connected).
+func (s *source) Connections() (in, out []sim.Port) { return nil, []sim.Port{s.out, s.cpu} }
 
 // Describe: the source shows the operations it has pushed, in top.tb
 // (sim.Described).
@@ -322,12 +339,21 @@ func (s *source) Describe() sim.Description {
 // Eval pushes the next operation when the input has room; a push wakes it
 // the next cycle, a pop of the input when it was full.
 func (s *source) Eval(now uint64) bool {
+	posting := s.host != nil && s.postAhead()
 	if s.next < len(s.ops) && now < s.nextAt {
 		s.WakeAt(s.nextAt) // offered load: not yet
-		return false
+		return posting
 	}
-	if s.next < len(s.ops) && s.out.Ready() {
-		s.out.Push(rtl.Op{Seq: s.base + s.next, Op: &s.ops[s.next]})
+	if s.next < len(s.ops) && s.err == nil {
+		op := &s.ops[s.next]
+		viaSQ := s.host != nil && HostCarries(op)
+		if viaSQ && s.posted <= s.next {
+			return true // its WQE is not posted yet: the next cycle
+		}
+		if !s.out.Ready() {
+			return posting // refused: woken when top.in takes again
+		}
+		s.out.Push(rtl.Op{Seq: s.base + s.next, Op: op, SQ: viaSQ})
 		if s.onIssue != nil {
 			s.onIssue(s.base+s.next, now)
 		}
@@ -337,11 +363,40 @@ func (s *source) Eval(now uint64) bool {
 			if s.next < len(s.ops) {
 				s.WakeAt(s.nextAt)
 			}
-			return false
+			return posting
 		}
-		return s.next < len(s.ops) // more to push next cycle
+		return s.next < len(s.ops) || posting // more to push next cycle
 	}
-	return false // done, or refused: woken when top.in takes again
+	return posting
+}
+
+// hostAhead is how many operations ahead of the model's input the host
+// posts WQEs (a driver posts work before the device takes it; at most 64
+// WQEs of 3 basic blocks stay well inside a send queue of sq.SQRing).
+const hostAhead = 64
+
+// postAhead posts the WQE of the next operation the host carries, if it
+// is at most hostAhead operations ahead and the doorbell channel takes
+// one this cycle; it reports whether more remain to post.
+func (s *source) postAhead() bool {
+	limit := min(len(s.ops), s.next+hostAhead)
+	for s.posted < limit && !HostCarries(&s.ops[s.posted]) {
+		s.posted++
+	}
+	if s.posted >= limit || s.err != nil {
+		return false
+	}
+	if !s.cpu.Ready() {
+		return false // woken when the doorbell channel frees
+	}
+	db, err := s.host.post(&s.ops[s.posted])
+	if err != nil {
+		s.err = fmt.Errorf("operation %d: posting its WQE: %v", s.base+s.posted, err)
+		return false
+	}
+	s.cpu.Push(db)
+	s.posted++
+	return true
 }
 
 // sink takes results as they leave the model, hands each to onResult and

@@ -19,10 +19,15 @@ const (
 	// RoCEv2 packets, which the responder parses into what the model
 	// runs; the others go to the model directly.
 	FrontWire Front = "wire"
+	// FrontHost posts the send-queue work a WQE carries (HostCarries:
+	// local accesses, UMR, local invalidation) in host memory and rings
+	// its doorbell over PCIe; the model's send-queue front fetches and
+	// parses it. The rest goes to the model directly.
+	FrontHost Front = "host"
 )
 
 // Fronts lists the fronts, for help text and errors.
-func Fronts() []Front { return []Front{FrontDirect, FrontWire} }
+func Fronts() []Front { return []Front{FrontDirect, FrontWire, FrontHost} }
 
 // ParseFront reads a front's name.
 func ParseFront(s string) (Front, error) {
@@ -31,11 +36,11 @@ func ParseFront(s string) (Front, error) {
 			return f, nil
 		}
 	}
-	names := make([]string, 0, 2)
+	names := make([]string, 0, 3)
 	for _, f := range Fronts() {
 		names = append(names, string(f))
 	}
-	return "", fmt.Errorf("front %q: want %s", s, strings.Join(names, " or "))
+	return "", fmt.Errorf("front %q: want one of %s", s, strings.Join(names, ", "))
 }
 
 // Frame is one Ethernet frame on the wire and the cycle it was there: a
@@ -164,4 +169,23 @@ func (b *Bench) streamMessages(run []scenario.Op, msgs []*Message, sent [][][]by
 		return nil
 	}
 	return b.Stream(run, inner)
+}
+
+// HostStats count what the host front posted.
+type HostStats struct {
+	WQEs      int // WQEs posted (each an operation)
+	NOPs      int // NOP WQEs posted to pad a send queue's end
+	Doorbells int // doorbells rung (MWr TLPs to the device)
+}
+
+// StreamHost runs ops as Stream does, the operations a WQE carries
+// (HostCarries) posted by the host in their QP's send queue with a
+// doorbell each, for the model's send-queue front to fetch and parse.
+// The results are those of Stream on ops.
+func (b *Bench) StreamHost(ops []scenario.Op, opt RunOptions) (HostStats, error) {
+	h := newHost(b.Mem)
+	b.src.host, b.src.err = h, nil
+	err := b.Stream(ops, opt)
+	b.src.host = nil
+	return HostStats{WQEs: h.wqes, NOPs: h.nops, Doorbells: h.doorbells}, err
 }

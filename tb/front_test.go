@@ -1,12 +1,14 @@
 package tb
 
 import (
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"mkeysim/prm"
+	"mkeysim/ref"
 	"mkeysim/rtl"
 	"mkeysim/scenario"
 	"mkeysim/tb/wire"
@@ -170,5 +172,113 @@ func TestNAKFor(t *testing.T) {
 		if got := NAKFor(c.k, c.st); got != c.want {
 			t.Errorf("%v %v: %v, want %v", c.k, c.st, got, c.want)
 		}
+	}
+}
+
+// TestHostFrontExamples: every example and conformance scenario gives
+// through the host front the results, cycles aside, it gives directly;
+// the operations a WQE carries travel as WQEs, one doorbell each, and
+// the send-queue front reads and parses every one.
+func TestHostFrontExamples(t *testing.T) {
+	files, _ := filepath.Glob("../examples/*.json")
+	shared, _ := filepath.Glob("../../shared/conformance/*.json")
+	total := 0
+	for _, f := range append(files, shared...) {
+		sc, err := scenario.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		noCycle := func(run func(b *Bench, opt RunOptions) error) []string {
+			return resultLines(t, sc, func(b *Bench, opt RunOptions) error {
+				inner := opt.OnResult
+				opt.OnResult = func(r *scenario.Result) error {
+					c := r.Clone()
+					c.HasCycle = false
+					return inner(&c)
+				}
+				return run(b, opt)
+			})
+		}
+		direct := noCycle(func(b *Bench, opt RunOptions) error { return b.Stream(sc.Ops, opt) })
+		var st HostStats
+		var sqWQEs uint64
+		viaHost := noCycle(func(b *Bench, opt RunOptions) error {
+			var err error
+			st, err = b.StreamHost(sc.Ops, opt)
+			for _, c := range b.Eng.Counters() {
+				if c.Name == "sq.wqes" {
+					sqWQEs = c.Value
+				}
+			}
+			return err
+		})
+		for i := range direct {
+			if i >= len(viaHost) || direct[i] != viaHost[i] {
+				t.Fatalf("%s: result %d through the host front differs:\ndirect %s\nhost   %s", f, i, direct[i], viaHost[min(i, len(viaHost)-1)])
+			}
+		}
+		carried := 0
+		for i := range sc.Ops {
+			if HostCarries(&sc.Ops[i]) {
+				carried++
+			}
+		}
+		if st.WQEs != carried || st.Doorbells != carried || sqWQEs != uint64(carried) {
+			t.Errorf("%s: %+v, the send-queue front read %d WQEs, for %d operations a WQE carries", f, st, sqWQEs, carried)
+		}
+		total += carried
+	}
+	t.Logf("%d operations travelled as WQEs", total)
+	if total < 200 {
+		t.Errorf("only %d operations of the examples travelled as WQEs", total)
+	}
+}
+
+// TestHostFrontTickOrder: through the host front, with the components
+// evaluated in a random order every cycle and under back-pressure, every
+// result matches the golden model and completes at the cycle of the run
+// in order.
+func TestHostFrontTickOrder(t *testing.T) {
+	w := DefaultWorkload()
+	w.Keys, w.Accesses, w.Seed = 200, 2000, 23
+	sc := Generate(w)
+	run := func(tweak func(*Bench)) []uint64 {
+		board, err := NewScoreboard(sc, ref.Config{MaxIndirection: rtl.DefaultConfig().KLM.MaxIndirection})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := New(rtl.DefaultConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		tweak(b)
+		if err := b.Load(sc); err != nil {
+			t.Fatal(err)
+		}
+		var cycles []uint64
+		st, err := b.StreamHost(sc.Ops, RunOptions{OnResult: func(r *scenario.Result) error {
+			if d := board.Check(r); d != "" {
+				return fmt.Errorf("clocked model differs from the golden model: %s", d)
+			}
+			cycles = append(cycles, r.Cycle)
+			return nil
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.WQEs < 500 {
+			t.Fatalf("only %d WQEs", st.WQEs)
+		}
+		return cycles
+	}
+	base := run(func(*Bench) {})
+	for _, seed := range []int64{1, 2} {
+		if got := run(func(b *Bench) { b.Eng.Shuffle(seed) }); !slices.Equal(got, base) {
+			t.Fatalf("shuffle seed %d: completion cycles differ", seed)
+		}
+	}
+	press := run(func(b *Bench) { b.Eng.Backpressure(5, 200) })
+	if got := run(func(b *Bench) { b.Eng.Backpressure(5, 200); b.Eng.Shuffle(3) }); !slices.Equal(got, press) {
+		t.Fatalf("back-pressure, shuffled: completion cycles differ")
 	}
 }

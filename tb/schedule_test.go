@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"mkeysim/prm"
@@ -27,7 +28,7 @@ type scheduleRun struct {
 // runScheduled runs sc, traced, with every component evaluated in every
 // cycle (evalAll, the reference, auditing that a component evaluated when
 // not due does nothing) or only when due (the engine's schedule).
-func runScheduled(t *testing.T, sc *scenario.Scenario, cfg rtl.Config, evalAll bool) scheduleRun {
+func runScheduled(t *testing.T, sc *scenario.Scenario, cfg rtl.Config, evalAll, host bool) scheduleRun {
 	t.Helper()
 	b, err := New(cfg)
 	if err != nil {
@@ -42,7 +43,17 @@ func runScheduled(t *testing.T, sc *scenario.Scenario, cfg rtl.Config, evalAll b
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := b.Run(sc.Ops, nil)
+	var res []scenario.Result
+	if host {
+		// The host front: the send-queue front, the doorbells and the
+		// root complex's CPU writes.
+		_, err = b.StreamHost(sc.Ops, RunOptions{OnResult: func(r *scenario.Result) error {
+			res = append(res, r.Clone())
+			return nil
+		}})
+	} else {
+		res, err = b.Run(sc.Ops, nil)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,10 +144,22 @@ func TestScheduleMatchesEvalAll(t *testing.T) {
 		sc, _ := scenario.ReadFile(f)
 		runs = append(runs, run{filepath.Base(f) + ", data path", sc, data})
 	}
+	// Through the host front (the send-queue front, the doorbells and
+	// the root complex's CPU writes): runs named so.
+	const viaHost = ", host front"
+	for _, f := range files {
+		sc, _ := scenario.ReadFile(f)
+		runs = append(runs, run{filepath.Base(f) + viaHost, sc, rtl.DefaultConfig()})
+	}
+	hw := DefaultWorkload()
+	hw.Accesses, hw.Seed = 3000, 17
+	runs = append(runs, run{"random" + viaHost, Generate(hw), rtl.DefaultConfig()})
+	runs = append(runs, run{"random, tiny" + viaHost, Generate(hw), smallConfigs()["tiny"]})
 	for _, r := range runs {
 		t.Run(r.name, func(t *testing.T) {
-			all := runScheduled(t, r.sc, r.cfg, true)
-			due := runScheduled(t, r.sc, r.cfg, false)
+			host := strings.HasSuffix(r.name, viaHost)
+			all := runScheduled(t, r.sc, r.cfg, true, host)
+			due := runScheduled(t, r.sc, r.cfg, false, host)
 			if len(all.results) != len(due.results) {
 				t.Fatalf("%d results scheduled, %d evaluating all", len(due.results), len(all.results))
 			}

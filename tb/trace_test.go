@@ -564,9 +564,9 @@ func TestTraceScopeCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"top", "top.tb", "top.core", "top.mptcache", "top.protcheck", "top.mttwalk", "top.klmwalk", "top.dma", "top.pcie", "top.host",
+	want := []string{"top", "top.tb", "top.core", "top.mptcache", "top.protcheck", "top.mttwalk", "top.klmwalk", "top.dma", "top.pcie", "top.sq", "top.host",
 		"top.counters.core", "top.counters.mkc_cache", "top.counters.protcheck", "top.counters.mttwalk", "top.counters.mtt_cache",
-		"top.counters.klmwalk", "top.counters.klm_cache", "top.counters.pcie.requester", "top.counters.data", "top.counters.pcie.up", "top.counters.pcie",
+		"top.counters.klmwalk", "top.counters.klm_cache", "top.counters.pcie.requester", "top.counters.data", "top.counters.sq", "top.counters.pcie.up", "top.counters.pcie",
 		"top.counters.pcie.down"}
 	if strings.Join(scopes, ",") != strings.Join(want, ",") {
 		t.Errorf("scopes %v, want %v", scopes, want)
@@ -672,8 +672,8 @@ func TestTraceCounters(t *testing.T) {
 			t.Errorf("%s counts waiting cycles and should not be traced", name)
 		}
 	}
-	if len(waits) != 20 {
-		t.Errorf("%d counters of waiting cycles and occupancies, want 20 (waits: mkc_cache and its four causes, ROB order, walker contexts, KLM level-0 contexts, protcheck, klmwalk credits, requester tags, data path slots, two links; occupancies: ROB, MSHRs, walkers, KLM contexts, tags, data requests): %v", len(waits), waits)
+	if len(waits) != 21 {
+		t.Errorf("%d counters of waiting cycles and occupancies, want 21 (waits: mkc_cache and its four causes, ROB order, walker contexts, KLM level-0 contexts, protcheck, klmwalk credits, requester tags, data path slots, two links; occupancies: ROB, MSHRs, walkers, KLM contexts, tags, data requests, the send-queue front's busy cycles): %v", len(waits), waits)
 	}
 	t.Logf("%d values of %d counters checked", len(wants), len(names))
 }

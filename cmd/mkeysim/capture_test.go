@@ -384,3 +384,27 @@ func TestTLPOutTshark(t *testing.T) {
 		}
 	}
 }
+
+// TestFrontHost: a scenario through the host front prints the results of
+// a direct run, cycles aside, and the summary counts its WQEs.
+func TestFrontHost(t *testing.T) {
+	f := "../../examples/umr-mode-change.json"
+	code, direct, errs := runCLI("run", "--quiet", "--no-summary", f)
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	code, viaHost, errs := runCLI("run", "--quiet", "--front", "host", f)
+	if code != 0 || !strings.Contains(errs, "host: wqes 2, nops 0, doorbells 2") || !strings.Contains(errs, "sq: doorbells 2") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	want, _ := scenario.ReadResults(strings.NewReader(direct))
+	got, err := scenario.ReadResults(strings.NewReader(viaHost))
+	if err != nil || len(got) != len(want) {
+		t.Fatalf("%d results through the host, %d directly (%v)", len(got), len(want), err)
+	}
+	for i := range want {
+		if d := scenario.Diff(&got[i], &want[i]); d != "" {
+			t.Fatal(d)
+		}
+	}
+}

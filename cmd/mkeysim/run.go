@@ -82,7 +82,7 @@ func newRunCmd() *cobra.Command {
 		},
 	}
 	rf.register(c.Flags(), &cfg)
-	c.Flags().StringVar(&rf.front, "front", "direct", "how the operations reach the model: `direct` (handed to its input), wire (the remote reads, writes, atomics and SENDs with invalidate as RoCEv2 packets the responder parses; the rest directly); docs/wire.md")
+	c.Flags().StringVar(&rf.front, "front", "direct", "how the operations reach the model: `direct` (handed to its input), wire (the remote reads, writes, atomics and SENDs with invalidate as RoCEv2 packets the responder parses; docs/wire.md) or host (local accesses, UMRs and local invalidations as WQEs the host posts and the device fetches over PCIe; docs/host.md); the rest directly")
 	return c
 }
 
@@ -255,6 +255,7 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 	opt := tb.RunOptions{OnResult: onResult, Progress: bar.set, Stop: c.Context().Done()}
 	var runErr error
 	var wireSt *tb.WireStats
+	var hostSt *tb.HostStats
 	switch {
 	case replay != nil:
 		st, err := bench.StreamReplay(replay, opt, packets.options())
@@ -262,6 +263,9 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 	case front == tb.FrontWire:
 		st, err := bench.StreamWire(sc.Ops, opt, packets.options())
 		runErr, wireSt = err, &st
+	case front == tb.FrontHost:
+		st, err := bench.StreamHost(sc.Ops, opt)
+		runErr, hostSt = err, &st
 	default:
 		runErr = bench.Stream(sc.Ops, opt)
 	}
@@ -349,6 +353,9 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 		}
 		fmt.Fprintln(stderr)
 		st.WriteSummary(stderr)
+		if hostSt != nil {
+			fmt.Fprintf(stderr, "host: wqes %d, nops %d, doorbells %d\n", hostSt.WQEs, hostSt.NOPs, hostSt.Doorbells)
+		}
 		if wireSt != nil {
 			fmt.Fprintf(stderr, "wire: messages %d, request_packets %d, answer_packets %d, skipped_packets %d\n", wireSt.Messages, wireSt.Requests, wireSt.Answers, wireSt.Skipped)
 		}

@@ -28,7 +28,7 @@ func (w *waveFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&w.file, "vcd", "", "write a VCD waveform of the run to `FILE` (run.vcd), with run.gtkw (GTKWave save file, paths relative to it) and run.filters/ (value names) beside it")
 	fs.Uint64Var(&w.from, "vcd-from", 0, "first `CYCLE` traced")
 	fs.Uint64Var(&w.to, "vcd-to", 0, "last `CYCLE` traced (0: to the end)")
-	fs.StringVar(&w.scope, "vcd-scope", "", "trace only the scopes matching these comma-separated `PATTERNS`, '*' within one level (e.g. 'top.mptcache,top.*walk'); scopes: top.tb, top.core, top.mptcache, top.protcheck, top.mttwalk, top.klmwalk, top.pcie, top.host (top.clk and top.cycle always)")
+	fs.StringVar(&w.scope, "vcd-scope", "", "trace only the scopes matching these comma-separated `PATTERNS`, '*' within one level (e.g. 'top.mptcache,top.*walk'); scopes: top.tb, top.core, top.mptcache, top.protcheck, top.mttwalk, top.klmwalk, top.dma, top.pcie, top.sq, top.host (top.clk and top.cycle always)")
 	fs.BoolVar(&w.fst, "fst", false, "write the waveform as FST (GTKWave's compressed format, run.fst) through vcd2fst, which comes with GTKWave")
 }
 

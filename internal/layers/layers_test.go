@@ -32,8 +32,9 @@ var allowed = map[string][]string{
 	"rtl/mttwalk":   units,
 	"rtl/klmwalk":   units,
 	"rtl/dma":       units,
+	"rtl/sq":        units,
 	// The top: the one package that imports the units.
-	"rtl":                   append(slices.Clone(units), "scenario", "rtl/mptcache", "rtl/protcheck", "rtl/mttwalk", "rtl/klmwalk", "rtl/dma"),
+	"rtl":                   append(slices.Clone(units), "scenario", "rtl/mptcache", "rtl/protcheck", "rtl/mttwalk", "rtl/klmwalk", "rtl/dma", "rtl/sq"),
 	"rtl/internal/chantest": {"prm", "rtl/sim", "rtl/bus", "rtl/pcie", "rtl/linecache"},
 
 	// tb knows the top, the host side (rtl/pcie) and rtl/sim, never a

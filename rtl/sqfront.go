@@ -1,0 +1,78 @@
+package rtl
+
+// This file turns the work requests the send-queue front (rtl/sq) parsed
+// into the operations the model runs: a SEND or RDMA WRITE's gather is a
+// LOCAL_READ of its data segment, an RDMA READ's scatter a LOCAL_WRITE;
+// a UMR is a umr (its list read under the access mode the key will have
+// after it, as the device reads it), a UMR that only frees its key is a
+// local_invalidate.
+
+import (
+	"fmt"
+
+	"mkeysim/prm"
+	"mkeysim/rtl/bus"
+	"mkeysim/rtl/sq"
+	"mkeysim/scenario"
+)
+
+// What the host and the send-queue front agree on (rtl/sq): the doorbell
+// register and where each QP's send queue lies, for the testbench's host.
+const (
+	DoorbellAddr = sq.DoorbellAddr // the device's doorbell register
+	SQRing       = sq.SQRing       // basic blocks of every send queue
+)
+
+// SQSlotAddr is the host address of basic block index of QP qpn's send
+// queue.
+func SQSlotAddr(qpn uint32, index uint16) uint64 { return sq.SlotAddr(qpn, index) }
+
+// wqeOp is the operation of w, or why w cannot be one.
+func (t *Top) wqeOp(w *bus.WQE) (*scenario.Op, string) {
+	if w.Bad != "" {
+		return nil, "WQE: " + w.Bad
+	}
+	c := &w.Ctrl
+	switch c.Opcode {
+	case prm.OpSend, prm.OpRDMAWrite, prm.OpRDMARead:
+		if n := len(w.Send.Data); n != 1 {
+			return nil, fmt.Sprintf("WQE %v at index %d: %d data segments, the model translates one", c.Opcode, c.WQEIndex, n)
+		}
+		d := &w.Send.Data[0]
+		typ := prm.LocalRead
+		if c.Opcode == prm.OpRDMARead {
+			typ = prm.LocalWrite
+		}
+		return &scenario.Op{Kind: scenario.OpAccess, Access: scenario.Access{QPN: c.QPN, Key: prm.Key(d.LKey), Addr: d.Addr, Len: d.ByteCount, Type: typ}}, ""
+	case prm.OpUMR:
+		if w.UMR.IsLocalInvalidate() {
+			return &scenario.Op{Kind: scenario.OpLocalInvalidate, QPN: c.QPN, Key: prm.Key(c.Imm)}, ""
+		}
+		u := &w.UMR.UMR
+		op := &scenario.UMR{QPN: c.QPN, Key: prm.Key(c.Imm), CheckFree: u.CheckFree, Mask: u.MKeyMask, Image: w.UMR.MKC}
+		if u.TranslationOffsetEn {
+			op.Offset = u.TranslationOffset
+		}
+		if len(w.UMR.List) > 0 {
+			mode := w.UMR.MKC.AccessMode
+			if u.MKeyMask&prm.MaskAccessMode == 0 {
+				cur, _ := t.fw.load(op.Key.Index())
+				mode = cur.AccessMode
+			}
+			switch l := w.UMR.List; mode {
+			case prm.ModeMTT:
+				for i := 0; i+prm.MTTEntrySize <= len(l); i += prm.MTTEntrySize {
+					op.MTT = append(op.MTT, prm.DecodeMTTEntry(l[i:]))
+				}
+			case prm.ModeKLM, prm.ModeFixedBufferSize:
+				for i := 0; i+prm.KLMEntrySize <= len(l); i += prm.KLMEntrySize {
+					op.KLM = append(op.KLM, prm.DecodeKLMEntry(l[i:]))
+				}
+			default:
+				return nil, fmt.Sprintf("UMR WQE at index %d: a %d-byte list for access mode %v, which reads none", c.WQEIndex, len(l), mode)
+			}
+		}
+		return &scenario.Op{Kind: scenario.OpUMR, UMR: op}, ""
+	}
+	return nil, fmt.Sprintf("WQE at index %d: opcode %v is not one the model runs", c.WQEIndex, c.Opcode)
+}

@@ -1,0 +1,177 @@
+package tb
+
+import (
+	"fmt"
+
+	"mkeysim/prm"
+	"mkeysim/rtl"
+	"mkeysim/rtl/pcie"
+	"mkeysim/scenario"
+)
+
+// This file is the host of the host front (docs/host.md): the driver
+// that writes send-queue WQEs into host memory in the mlx5 layout and the
+// CPU that rings their doorbells with an MWr TLP to the device, which the
+// model's send-queue front (rtl/sq) answers by reading and parsing them.
+
+// listRegion is where the host puts the UMR lists it does not inline
+// (2 KiB aligned): above the send queues (rtl.SQSlotAddr).
+const listRegion = 2 << 48
+
+// host posts WQEs: per QP its producer counter, and the next list buffer.
+type host struct {
+	mem      *pcie.Memory
+	pi       map[uint32]uint16
+	nextList uint64
+	// Stats.
+	wqes, nops, doorbells int
+}
+
+func newHost(mem *pcie.Memory) *host {
+	return &host{mem: mem, pi: map[uint32]uint16{}, nextList: listRegion}
+}
+
+// HostCarries reports whether the host front sends op as a WQE: a local
+// read (a SEND's gather) or write (an RDMA READ's scatter) of less than
+// 2 GiB (a data segment's byte count has 31 bits), a local invalidate, or
+// a UMR a WQE can say. A UMR's list carries no type (the device reads it
+// under the key's access mode), so a UMR with a list travels only when it
+// sets the access mode and its list is of that mode's type; and a UMR that
+// frees its key with nothing else is, as a WQE, a local invalidate.
+// Everything else (commands, remote accesses) goes to the model directly.
+func HostCarries(op *scenario.Op) bool {
+	switch op.Kind {
+	case scenario.OpAccess:
+		a := &op.Access
+		return (a.Type == prm.LocalRead || a.Type == prm.LocalWrite) && a.Len&prm.InlineSegFlag == 0
+	case scenario.OpLocalInvalidate:
+		return true
+	case scenario.OpUMR:
+		u := op.UMR
+		if len(u.MTT)+len(u.KLM) > 0 {
+			if u.Mask&prm.MaskAccessMode == 0 {
+				return false
+			}
+			switch u.Image.AccessMode {
+			case prm.ModeMTT:
+				if len(u.KLM) > 0 {
+					return false
+				}
+			case prm.ModeKLM, prm.ModeFixedBufferSize:
+				if len(u.MTT) > 0 {
+					return false
+				}
+			default:
+				return false
+			}
+		}
+		w := umrWQE(u, 0, 0)
+		return !w.IsLocalInvalidate() && u.Offset <= prm.MaxTranslationOffset
+	}
+	return false
+}
+
+// umrWQE lays out u as a UMR WQE at index, its list inline when it is 64
+// bytes or less, else named by a pointer to listAddr.
+func umrWQE(u *scenario.UMR, index uint16, listAddr uint64) prm.UMRWQE {
+	w := prm.UMRWQE{Ctrl: prm.CtrlSeg{Opcode: prm.OpUMR, WQEIndex: index, QPN: u.QPN, Imm: uint32(u.Key), CE: prm.CompAlways},
+		UMR: prm.UMRCtrl{Inline: true, CheckFree: u.CheckFree, MKeyMask: u.Mask}, MKC: u.Image}
+	if u.Offset != 0 {
+		w.UMR.TranslationOffsetEn, w.UMR.TranslationOffset = true, u.Offset
+	}
+	list := umrList(u)
+	w.UMR.TranslationOctwordActualSize = uint16(len(list) / prm.OctowordSize)
+	switch {
+	case len(list) == 0:
+	case len(list) <= prm.UMRListAlign:
+		w.List = list
+	default:
+		w.UMR.Inline = false
+		w.Pointer = prm.DataSeg{ByteCount: uint32(len(list)), Addr: listAddr}
+	}
+	return w
+}
+
+// umrList is u's list as the WQE carries it: padded to 64 bytes.
+func umrList(u *scenario.UMR) []byte {
+	switch {
+	case len(u.MTT) > 0:
+		return prm.MTTList(u.MTT)
+	case len(u.KLM) > 0:
+		return prm.KLMList(u.KLM)
+	}
+	return nil
+}
+
+// post writes op's WQE (HostCarries(op)) into its QP's send queue, with
+// NOPs first if it would run past the queue's end, and returns the
+// doorbell: the MWr of the first 8 bytes of its control segment to the
+// device's doorbell register.
+func (h *host) post(op *scenario.Op) (pcie.TLP, error) {
+	qpn := op.QPN
+	switch op.Kind {
+	case scenario.OpAccess:
+		qpn = op.Access.QPN
+	case scenario.OpUMR:
+		qpn = op.UMR.QPN
+	}
+	var b []byte
+	var listAt uint64 // a UMR's list that is not inline
+	if op.Kind == scenario.OpUMR {
+		if list := umrList(op.UMR); len(list) > prm.UMRListAlign {
+			listAt = h.nextList
+			h.nextList += (uint64(len(list)) + prm.UMRPointerAlign - 1) &^ (prm.UMRPointerAlign - 1)
+			h.mem.Write(listAt, list)
+		}
+	}
+	build := func(index uint16) error {
+		ctrl := prm.CtrlSeg{WQEIndex: index, QPN: qpn, CE: prm.CompAlways}
+		switch op.Kind {
+		case scenario.OpAccess:
+			a := &op.Access
+			ctrl.Opcode = prm.OpSend
+			if a.Type == prm.LocalWrite {
+				ctrl.Opcode = prm.OpRDMARead
+			}
+			w := prm.SendWQE{Ctrl: ctrl, Data: []prm.DataSeg{{ByteCount: a.Len, LKey: a.Key, Addr: a.Addr}}}
+			if _, err := w.DS(); err != nil {
+				return err
+			}
+			b = w.Append(b[:0])
+		case scenario.OpLocalInvalidate:
+			ctrl.Imm = uint32(op.Key)
+			b = prm.LocalInvWQE{Ctrl: ctrl}.Append(b[:0])
+		case scenario.OpUMR:
+			w := umrWQE(op.UMR, index, listAt)
+			if _, err := w.DS(); err != nil {
+				return err
+			}
+			b = w.Append(b[:0])
+		default:
+			return fmt.Errorf("a %v does not travel as a WQE", op.Kind)
+		}
+		return nil
+	}
+	pi := h.pi[qpn]
+	if err := build(pi); err != nil {
+		return pcie.TLP{}, err
+	}
+	bbs := uint16((len(b) + prm.SendWQEBB - 1) / prm.SendWQEBB)
+	// A WQE does not wrap around the queue's end: NOPs fill it.
+	for pi%rtl.SQRing+bbs > rtl.SQRing {
+		nop := prm.CtrlSeg{Opcode: prm.OpNOP, WQEIndex: pi, QPN: qpn, DS: 1}
+		var blk [prm.SendWQEBB]byte
+		nop.Put(blk[:])
+		h.mem.Write(rtl.SQSlotAddr(qpn, pi), blk[:])
+		pi++
+		h.nops++
+	}
+	if err := build(pi); err != nil { // at its final index
+		return pcie.TLP{}, err
+	}
+	h.mem.Write(rtl.SQSlotAddr(qpn, pi), b)
+	h.pi[qpn] = pi + bbs
+	h.wqes++
+	h.doorbells++
+	return pcie.NewWrite(0, rtl.DoorbellAddr, b[:8]), nil
+}

@@ -57,6 +57,7 @@ func (t *Top) command(now uint64) {
 			res := t.curRes
 			res.Cycle, res.HasCycle = now, true
 			t.Out.Push(Result{&res})
+			t.sqEnd(res.Seq, res.Status, 0)
 			t.stats.Commands++
 			t.cov.Command(cover.Command(t.cur.Op.Kind), res.Status)
 			t.cmd = cmdIdle
@@ -147,6 +148,7 @@ func (t *Top) resume(now uint64) {
 				Status: prm.PageAccess, Level: s.level, Offset: s.offset})
 			t.cov.Hit(cover.ResumeError)
 			t.cov.Result(s.acc.Type, s.acc.Len, prm.PageAccess, s.level)
+			t.sqEnd(s.seq, prm.PageAccess, s.acc.Len)
 		}
 		t.cmd = cmdDone
 		return

@@ -25,6 +25,7 @@ func (t *Top) ingress(now uint64) {
 		}
 		var sqOp *scenario.Op
 		sqOp, bad = t.wqeOp(t.fromSQ.Peek())
+		t.sqStart(op.Seq, t.fromSQ.Peek())
 		if bad != "" {
 			// Run as the command the host meant, refused with the reason
 			// (an access too: the command path answers it).

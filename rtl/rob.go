@@ -187,6 +187,7 @@ func (t *Top) note(e *robEntry, res *scenario.Result, now uint64) {
 		t.fw.stalled = append(t.fw.stalled, stalledAccess{seq: e.seq, acc: e.acc, faultKey: res.FaultKey,
 			level: res.Level, offset: res.Offset})
 	}
+	t.sqEnd(e.seq, res.Status, e.acc.Len)
 }
 
 // retirable reports whether the oldest request can retire: it is whole,

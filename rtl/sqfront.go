@@ -27,6 +27,17 @@ const (
 // queue.
 func SQSlotAddr(qpn uint32, index uint16) uint64 { return sq.SlotAddr(qpn, index) }
 
+// CQEAddr is the host address of CQE index of QP qpn's completion queue
+// (sq.CQRing CQEs, the owner bit flipping each pass).
+func CQEAddr(qpn uint32, index uint32) uint64 { return sq.CQEAddr(qpn, index) }
+
+// CQRing is the CQEs of every completion queue.
+const CQRing = sq.CQRing
+
+// CQESyndrome is the syndrome of the error CQE of a work request of
+// opcode op that ended with status st (sq.Syndrome).
+func CQESyndrome(op prm.Opcode, st prm.Status) prm.CQESyndrome { return sq.Syndrome(op, st) }
+
 // wqeOp is the operation of w, or why w cannot be one.
 func (t *Top) wqeOp(w *bus.WQE) (*scenario.Op, string) {
 	if w.Bad != "" {
@@ -75,4 +86,22 @@ func (t *Top) wqeOp(w *bus.WQE) (*scenario.Op, string) {
 		return &scenario.Op{Kind: scenario.OpUMR, UMR: op}, ""
 	}
 	return nil, fmt.Sprintf("WQE at index %d: opcode %v is not one the model runs", c.WQEIndex, c.Opcode)
+}
+
+// sqStart records that operation seq came as the work request w.
+func (t *Top) sqStart(seq int, w *bus.WQE) {
+	t.sqWQE[seq] = bus.Completion{QPN: w.Ctrl.QPN, WQEIndex: w.Ctrl.WQEIndex, Opcode: w.Ctrl.Opcode}
+}
+
+// sqEnd queues the end of operation seq, if it came from the send queue,
+// with its status: the send-queue front writes its CQE. An access that
+// faults is not at its end: it ends when page_fault_resume runs it again.
+func (t *Top) sqEnd(seq int, st prm.Status, n uint32) {
+	c, ok := t.sqWQE[seq]
+	if !ok || st == prm.PageFault {
+		return
+	}
+	delete(t.sqWQE, seq)
+	c.Status, c.Bytes = st, n
+	t.sqEnds = append(t.sqEnds, c)
 }

@@ -55,6 +55,11 @@ type Top struct {
 	// doorbells announce (operations In marks SQ).
 	SQ     *sq.Unit
 	fromSQ *sim.Chan[bus.WQE]
+	toSQ   *sim.Chan[bus.Completion] // the ends of its work requests
+	// sqWQE is, by operation number, the work request each operation
+	// from the send queue came as, until its end is queued in sqEnds.
+	sqWQE  map[int]bus.Completion
+	sqEnds []bus.Completion
 
 	toCache                  *sim.Chan[bus.Piece]
 	doneCheck, doneMTT       *sim.Chan[bus.Outcome]
@@ -252,7 +257,9 @@ func New(cfg Config, e *sim.Engine, icm ICM, log hclog.Logger) (*Top, error) {
 	t.fromSQ = sim.NewChan[bus.WQE](e, "sq.out", d, l)
 	sReq := sim.NewChan[pcie.ReadReq](e, "sq.mem_req", d, 1)
 	sResp := sim.NewChan[pcie.ReadResp](e, "sq.mem_resp", d, 1)
-	t.SQ = sq.New("sq", sq.Ports{Doorbell: doorbell, Out: t.fromSQ, MemReq: sReq, MemResp: sResp})
+	t.toSQ = sim.NewChan[bus.Completion](e, "sq.done", d, 1)
+	t.sqWQE = map[int]bus.Completion{}
+	t.SQ = sq.New("sq", sq.Ports{Doorbell: doorbell, Out: t.fromSQ, Done: t.toSQ, MemReq: sReq, MemResp: sResp})
 	t.Req.AddClient(sReq, sResp)
 	t.Req.SetTarget(doorbell)
 	e.Add(t, t.Cache, t.Check, t.MTT, t.KLM, t.Req, t.DMA, t.SQ)
@@ -267,7 +274,7 @@ func (t *Top) Name() string { return "top" }
 // (sim.Connected).
 func (t *Top) Connections() (in, out []sim.Port) {
 	return []sim.Port{t.In, t.doneCheck, t.doneMTT, t.doneKLM, t.ackCheck, t.ackMTT, t.ackKLM, t.doneDMA, t.fromSQ},
-		[]sim.Port{t.Out, t.toCache, t.ctrlCache, t.ctrlMTT, t.ctrlKLM, t.cutMTT, t.cutKLM, t.toDMA}
+		[]sim.Port{t.Out, t.toCache, t.ctrlCache, t.ctrlMTT, t.ctrlKLM, t.cutMTT, t.cutKLM, t.toDMA, t.toSQ}
 }
 
 // Config returns the model's parameters.
@@ -319,6 +326,10 @@ func (t *Top) Eval(now uint64) bool {
 	if t.cmd == cmdIdle {
 		t.ingress(now)
 	}
+	if len(t.sqEnds) > 0 && t.toSQ.Ready() {
+		t.toSQ.Push(t.sqEnds[0])
+		t.sqEnds = t.sqEnds[1:]
+	}
 	// The firmware's timer wakes the engine at its end; work that needs no
 	// input: a result to send, a finished request to retire, re-runs to
 	// issue. Everything else waits on a channel, which wakes the engine.
@@ -329,7 +340,7 @@ func (t *Top) Eval(now uint64) bool {
 	// ingress go on (the pipeline drained, a slot freed): look again.
 	t.occ.NoteN(now, uint64(t.count))
 	t.order.NoteN(now, t.orderWaits())
-	return t.cmd == cmdDone || len(t.pendingRerun) > 0 ||
+	return t.cmd == cmdDone || len(t.pendingRerun) > 0 || len(t.sqEnds) > 0 ||
 		t.retirable() || t.canMove() || t.Handshakes() != moves
 }
 

@@ -389,7 +389,7 @@ func (s *source) postAhead() bool {
 	if !s.cpu.Ready() {
 		return false // woken when the doorbell channel frees
 	}
-	db, err := s.host.post(&s.ops[s.posted])
+	db, err := s.host.post(s.base+s.posted, &s.ops[s.posted])
 	if err != nil {
 		s.err = fmt.Errorf("operation %d: posting its WQE: %v", s.base+s.posted, err)
 		return false

@@ -171,21 +171,54 @@ func (b *Bench) streamMessages(run []scenario.Op, msgs []*Message, sent [][][]by
 	return b.Stream(run, inner)
 }
 
-// HostStats count what the host front posted.
+// HostStats count what the host front posted and read back.
 type HostStats struct {
 	WQEs      int // WQEs posted (each an operation)
 	NOPs      int // NOP WQEs posted to pad a send queue's end
 	Doorbells int // doorbells rung (MWr TLPs to the device)
+	CQEs      int // CQEs read back and checked
+	ErrorCQEs int // of CQEs, error CQEs
 }
 
 // StreamHost runs ops as Stream does, the operations a WQE carries
 // (HostCarries) posted by the host in their QP's send queue with a
 // doorbell each, for the model's send-queue front to fetch and parse.
-// The results are those of Stream on ops.
+// The results are those of Stream on ops. After the last result the run
+// goes on until the last CQE is written; the host then reads every
+// completion queue and checks that each work request has its CQE, in
+// the order the results came (an error names the QP and the CQE).
 func (b *Bench) StreamHost(ops []scenario.Op, opt RunOptions) (HostStats, error) {
 	h := newHost(b.Mem)
 	b.src.host, b.src.err = h, nil
-	err := b.Stream(ops, opt)
+	inner := opt
+	inner.OnResult = func(r *scenario.Result) error {
+		h.result(r)
+		if opt.OnResult != nil {
+			return opt.OnResult(r)
+		}
+		return nil
+	}
+	err := b.Stream(ops, inner)
 	b.src.host = nil
-	return HostStats{WQEs: h.wqes, NOPs: h.nops, Doorbells: h.doorbells}, err
+	st := HostStats{WQEs: h.wqes, NOPs: h.nops, Doorbells: h.doorbells}
+	if err != nil {
+		return st, err
+	}
+	// The CQEs of the last results are still on their way: run until
+	// the host has taken as many writes (the CQEs are the only writes of
+	// traffic class 0) as work requests ended.
+	want := uint64(h.endCount())
+	for k := 0; b.RC != nil && b.RC.Stats().Writes < want; k++ {
+		if !b.Eng.Step() {
+			b.Eng.SkipIdle()
+		}
+		if k > 1_000_000 {
+			return st, fmt.Errorf("completion queues: %d of %d CQEs written a million cycles after the last result", b.RC.Stats().Writes, want)
+		}
+	}
+	st.CQEs, st.ErrorCQEs, err = h.checkCQEs()
+	if err != nil {
+		return st, fmt.Errorf("completion queues: %v", err)
+	}
+	return st, nil
 }

@@ -182,7 +182,7 @@ func TestNAKFor(t *testing.T) {
 func TestHostFrontExamples(t *testing.T) {
 	files, _ := filepath.Glob("../examples/*.json")
 	shared, _ := filepath.Glob("../../shared/conformance/*.json")
-	total := 0
+	total, cqes, errCQEs := 0, 0, 0
 	for _, f := range append(files, shared...) {
 		sc, err := scenario.ReadFile(f)
 		if err != nil {
@@ -227,8 +227,13 @@ func TestHostFrontExamples(t *testing.T) {
 			t.Errorf("%s: %+v, the send-queue front read %d WQEs, for %d operations a WQE carries", f, st, sqWQEs, carried)
 		}
 		total += carried
+		cqes += st.CQEs
+		errCQEs += st.ErrorCQEs
 	}
-	t.Logf("%d operations travelled as WQEs", total)
+	t.Logf("%d operations travelled as WQEs; %d CQEs checked, %d of them errors", total, cqes, errCQEs)
+	if cqes < total*9/10 || errCQEs < 50 {
+		t.Errorf("%d CQEs (%d errors) for %d WQEs", cqes, errCQEs, total)
+	}
 	if total < 200 {
 		t.Errorf("only %d operations of the examples travelled as WQEs", total)
 	}

@@ -18,17 +18,36 @@ import (
 // (2 KiB aligned): above the send queues (rtl.SQSlotAddr).
 const listRegion = 2 << 48
 
-// host posts WQEs: per QP its producer counter, and the next list buffer.
+// host posts WQEs: per QP its producer counter, and the next list buffer;
+// it remembers each WQE to check its CQE.
 type host struct {
 	mem      *pcie.Memory
 	pi       map[uint32]uint16
 	nextList uint64
+	posted   map[int]postedWQE // by operation number
+	// ends is, per QP, the work requests in the order their results
+	// came: the order of their CQEs.
+	ends map[uint32][]ended
 	// Stats.
 	wqes, nops, doorbells int
 }
 
+// postedWQE is a WQE the host posted.
+type postedWQE struct {
+	qpn    uint32
+	index  uint16
+	opcode prm.Opcode
+}
+
+// ended is a posted WQE whose result came, with its status.
+type ended struct {
+	postedWQE
+	seq    int
+	status prm.Status
+}
+
 func newHost(mem *pcie.Memory) *host {
-	return &host{mem: mem, pi: map[uint32]uint16{}, nextList: listRegion}
+	return &host{mem: mem, pi: map[uint32]uint16{}, nextList: listRegion, posted: map[int]postedWQE{}, ends: map[uint32][]ended{}}
 }
 
 // HostCarries reports whether the host front sends op as a WQE: a local
@@ -107,7 +126,7 @@ func umrList(u *scenario.UMR) []byte {
 // NOPs first if it would run past the queue's end, and returns the
 // doorbell: the MWr of the first 8 bytes of its control segment to the
 // device's doorbell register.
-func (h *host) post(op *scenario.Op) (pcie.TLP, error) {
+func (h *host) post(seq int, op *scenario.Op) (pcie.TLP, error) {
 	qpn := op.QPN
 	switch op.Kind {
 	case scenario.OpAccess:
@@ -170,8 +189,79 @@ func (h *host) post(op *scenario.Op) (pcie.TLP, error) {
 		return pcie.TLP{}, err
 	}
 	h.mem.Write(rtl.SQSlotAddr(qpn, pi), b)
+	h.posted[seq] = postedWQE{qpn: qpn, index: pi, opcode: prm.Opcode(b[3])}
 	h.pi[qpn] = pi + bbs
 	h.wqes++
 	h.doorbells++
 	return pcie.NewWrite(0, rtl.DoorbellAddr, b[:8]), nil
+}
+
+// result notes the result of operation r.Seq (and of the accesses a
+// resume ran again): a posted WQE's ends, unless it faulted.
+func (h *host) result(r *scenario.Result) {
+	end := func(r *scenario.Result) {
+		p, ok := h.posted[r.Seq]
+		if !ok || r.Status == prm.PageFault {
+			return
+		}
+		delete(h.posted, r.Seq)
+		h.ends[p.qpn] = append(h.ends[p.qpn], ended{postedWQE: p, seq: r.Seq, status: r.Status})
+	}
+	end(r)
+	for i := range r.Resumed {
+		end(&r.Resumed[i])
+	}
+}
+
+// checkCQEs reads every QP's completion queue and checks that it holds,
+// in order, one CQE for each work request that ended: the QPN, the WQE
+// index and opcode, REQ for success or REQ_ERR with the syndrome of the
+// status (and the status in vendor_err_synd), the owner bit of its pass.
+// It returns the number of CQEs checked and of error CQEs.
+func (h *host) checkCQEs() (n, errs int, err error) {
+	for qpn, es := range h.ends {
+		for k, e := range es {
+			var b [prm.CQESize]byte
+			h.mem.Read(rtl.CQEAddr(qpn, uint32(k)), b[:])
+			op, perr := prm.PeekCQEOpcode(b[:])
+			owner := b[prm.CQESize-1]&1 == 1
+			want := (uint32(k)/rtl.CQRing)&1 == 1
+			where := fmt.Sprintf("QP %#x CQE %d (operation %d, WQE %d, %v)", qpn, k, e.seq, e.index, e.status)
+			switch {
+			case perr != nil:
+				return n, errs, fmt.Errorf("%s: %v", where, perr)
+			case owner != want:
+				return n, errs, fmt.Errorf("%s: owner bit %v, want %v", where, owner, want)
+			case e.status == prm.OK:
+				c, err := prm.ParseCQE(b[:])
+				if err != nil || op != prm.CQEReq || c.QPN != qpn || c.WQECounter != e.index || c.SWQEOpcode != e.opcode {
+					return n, errs, fmt.Errorf("%s: %+v (%v), want a REQ CQE", where, c, err)
+				}
+			default:
+				c, err := prm.ParseErrCQE(b[:])
+				if err != nil || op != prm.CQEReqErr || c.QPN != qpn || c.WQECounter != e.index || c.SWQEOpcode != e.opcode ||
+					c.Syndrome != rtl.CQESyndrome(e.opcode, e.status) || c.VendorErrSynd != uint8(e.status) {
+					return n, errs, fmt.Errorf("%s: %+v (%v), want a REQ_ERR CQE with syndrome %v", where, c, err, rtl.CQESyndrome(e.opcode, e.status))
+				}
+				errs++
+			}
+			n++
+		}
+		// Nothing after: the next slot was never written.
+		var b [prm.CQESize]byte
+		h.mem.Read(rtl.CQEAddr(qpn, uint32(len(es))), b[:])
+		if b != ([prm.CQESize]byte{}) && len(es) < rtl.CQRing {
+			return n, errs, fmt.Errorf("QP %#x: a CQE after the %d of the work requests that ended", qpn, len(es))
+		}
+	}
+	return n, errs, nil
+}
+
+// endCount is the number of work requests that ended.
+func (h *host) endCount() int {
+	n := 0
+	for _, es := range h.ends {
+		n += len(es)
+	}
+	return n
 }

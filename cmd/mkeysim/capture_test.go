@@ -394,7 +394,7 @@ func TestFrontHost(t *testing.T) {
 		t.Fatal(errs)
 	}
 	code, viaHost, errs := runCLI("run", "--quiet", "--front", "host", f)
-	if code != 0 || !strings.Contains(errs, "host: wqes 2, nops 0, doorbells 2") || !strings.Contains(errs, "sq: doorbells 2") {
+	if code != 0 || !strings.Contains(errs, "host: wqes 2, nops 0, doorbells 2, cqes 2, error_cqes 0") || !strings.Contains(errs, "sq: doorbells 2") {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	want, _ := scenario.ReadResults(strings.NewReader(direct))

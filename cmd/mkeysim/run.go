@@ -354,7 +354,7 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 		fmt.Fprintln(stderr)
 		st.WriteSummary(stderr)
 		if hostSt != nil {
-			fmt.Fprintf(stderr, "host: wqes %d, nops %d, doorbells %d\n", hostSt.WQEs, hostSt.NOPs, hostSt.Doorbells)
+			fmt.Fprintf(stderr, "host: wqes %d, nops %d, doorbells %d, cqes %d, error_cqes %d\n", hostSt.WQEs, hostSt.NOPs, hostSt.Doorbells, hostSt.CQEs, hostSt.ErrorCQEs)
 		}
 		if wireSt != nil {
 			fmt.Fprintf(stderr, "wire: messages %d, request_packets %d, answer_packets %d, skipped_packets %d\n", wireSt.Messages, wireSt.Requests, wireSt.Answers, wireSt.Skipped)

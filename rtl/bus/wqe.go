@@ -31,3 +31,25 @@ func (*WQE) Fields() []sim.Field {
 func (w *WQE) FieldValues(vs []uint64) {
 	vs[0], vs[1], vs[2], vs[3] = uint64(w.Ctrl.Opcode), uint64(w.Ctrl.QPN), uint64(w.Ctrl.WQEIndex), uint64(w.Ctrl.Imm)
 }
+
+// Completion is the end of a work request the send-queue front fetched:
+// the top sends it when the operation's result leaves, for the front to
+// write the CQE to the host.
+type Completion struct {
+	QPN      uint32
+	WQEIndex uint16
+	Opcode   prm.Opcode
+	Status   prm.Status
+	Bytes    uint32 // the access's length (byte_cnt of the CQE)
+}
+
+// Fields: the QP, WQE index, opcode and status (sim.Fielded).
+func (*Completion) Fields() []sim.Field {
+	return []sim.Field{{Name: "qpn", Width: 24, Format: sim.Hex}, {Name: "wqe_index", Width: 16},
+		{Name: "opcode", Width: 8, Format: sim.Hex}, {Name: "status", Width: 5, Enum: StatusEnum}}
+}
+
+// FieldValues writes the fields of c (sim.Fielded).
+func (c *Completion) FieldValues(vs []uint64) {
+	vs[0], vs[1], vs[2], vs[3] = uint64(c.QPN), uint64(c.WQEIndex), uint64(c.Opcode), uint64(c.Status)
+}

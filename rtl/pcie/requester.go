@@ -64,6 +64,11 @@ type ReadReq struct {
 	Addr  uint64
 	Len   int
 	Write bool
+	// Data, for a write, holds its Len bytes; nil writes zeros (the data
+	// path's writes: host memory beyond the ICM is not modelled). A
+	// client that is not a data client may write only with Data (the
+	// send-queue front's completions).
+	Data []byte
 }
 
 // TCData is the traffic class of the device's data movement (the TLPs of
@@ -529,7 +534,7 @@ func (r *Requester) issue(now uint64) {
 			if len(c.backlog) > 0 {
 				continue
 			}
-			if q.Len < 1 || q.Write && c.tc != TCData {
+			if q.Len < 1 || q.Write && c.tc != TCData && len(q.Data) != q.Len {
 				r.fail(now, BadRequest, 0, "client %d ReadReq %d: length %d", i, q.ID, q.Len)
 				r.deliver(i, ReadResp{ID: q.ID, Addr: q.Addr, Status: UR})
 				c.req.Pop()
@@ -581,8 +586,13 @@ func (r *Requester) issueWrite(i int, q *ReadReq) {
 	}
 	first, last := ByteEnables(addr, l)
 	n := ldw * DWBytes
+	data := r.zeros[:n:n]
+	if q.Data != nil {
+		data = make([]byte, n)
+		copy(data[addr&3:], q.Data[c.off:c.off+l])
+	}
 	r.Tx.Push(TLP{Type: MWr, TC: c.tc, RequesterID: r.cfg.RequesterID, LengthDW: uint16(ldw),
-		Addr: addr &^ 3, FirstBE: first, LastBE: last, Data: r.zeros[:n:n]})
+		Addr: addr &^ 3, FirstBE: first, LastBE: last, Data: data})
 	s.write, s.iClient, s.iSpan = true, i, Span{addr, l}
 	s.iLast = c.off+l == q.Len
 	if s.iLast {

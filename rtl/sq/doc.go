@@ -4,7 +4,7 @@
 // commands, as the NIC's WQE fetch engine does.
 //
 //	Doorbell (MWr TLPs, from the requester) ──> [ sq ] ──> Out (bus.WQE, to the top)
-//	                                             │  ^
+//	Done (bus.Completion, from the top)     ──>   │  ^
 //	                                  MemReq ────┘  └──── MemResp   (a requester client)
 //
 // A doorbell is the host's 8-byte MWr to the device's doorbell register
@@ -17,13 +17,24 @@
 // it is longer, and, for a UMR whose list is not inline, the list through
 // the UMR pointer; it parses them with prm (a NOP is skipped) and sends
 // each on Out in send-queue order. A WQE that cannot be read or parsed is
-// sent with Bad set. Doorbells are served in the order they arrive.
+// sent with Bad set. Doorbells are always taken (a device must take posted
+// writes) and served in the order they arrived, those of one QP right
+// behind each other together, so WQEs leave in the order they were posted.
+//
+// For every Completion the top sends (an operation from the send queue
+// ended), the unit writes a CQE into the QP's completion queue (CQRing
+// CQEs at CQEAddr, the owner bit the parity of the pass): REQ on success,
+// REQ_ERR with Syndrome's syndrome and the status in vendor_err_synd
+// otherwise, as a 64-byte write through the requester (traffic class 0,
+// stored by the host), one a cycle when the fetch engine does not use the
+// request port.
 //
 // The send queue of QP q is SQRing basic blocks at SQBase(q) in host
 // memory; a WQE never wraps around its end (the host pads with a NOP).
 //
-// Registers: the state, the doorbell being served (QPN, producer
-// counter), the consumer counter of every QP, the WQE being read and its
-// parsed segments; all are written in place during Eval, after they are
+// Registers: the state, the doorbells waiting and the one being served
+// (QPN, producer counter), the consumer counter of every QP, the WQEs
+// read and the one parsed, the completions waiting and every QP's
+// completion queue producer counter; all are written in place during Eval, after they are
 // read: the unit has no Commit.
 package sq

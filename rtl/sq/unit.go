@@ -22,6 +22,11 @@ const (
 	// sqRegion is where the send queues start: above every ICM address a
 	// scenario can give (mtt_handle has 48 bits).
 	sqRegion = 1 << 48
+	// CQRing is the CQEs of every QP's completion queue (64 KiB).
+	CQRing = 1024
+	// cqRegion is where the completion queues start, above the send
+	// queues and the host's UMR lists.
+	cqRegion = 3 << 48
 	// MaxBatch is the basic blocks one read of the send queue fetches at
 	// most: the WQEs posted and announced, up to 512 bytes (the default
 	// max_read_request).
@@ -37,12 +42,20 @@ func SlotAddr(qpn uint32, index uint16) uint64 {
 	return SQBase(qpn) + uint64(index%SQRing)*prm.SendWQEBB
 }
 
+// CQEAddr is the host address of CQE index of QP qpn's completion queue.
+func CQEAddr(qpn uint32, index uint32) uint64 {
+	return cqRegion + uint64(qpn)*CQRing*prm.CQESize + uint64(index%CQRing)*prm.CQESize
+}
+
 // Ports are the unit's channels, made by the top.
 type Ports struct {
 	Doorbell *sim.Chan[pcie.TLP]
 	Out      *sim.Chan[bus.WQE]
-	MemReq   *sim.Chan[pcie.ReadReq]
-	MemResp  *sim.Chan[pcie.ReadResp]
+	// Done carries the ends of the work requests sent on Out, from the
+	// top, in any order: the unit writes their CQEs.
+	Done    *sim.Chan[bus.Completion]
+	MemReq  *sim.Chan[pcie.ReadReq]
+	MemResp *sim.Chan[pcie.ReadResp]
 }
 
 // Stats counts the front's work. Each field's tags are the counter's one
@@ -55,6 +68,8 @@ type Stats struct {
 	BadWQEs      uint64 `counter:"bad_wqes" unit:"WQEs" help:"WQEs that could not be read or parsed: sent with the reason, their operation fails"`
 	ReadBytes    uint64 `counter:"read_bytes" unit:"bytes" help:"bytes of send queue and UMR lists read from host memory"`
 	BusyCycles   uint64 `counter:"busy_cycles" unit:"cycles" kind:"occupancy" mean:"busy" help:"cycles the fetch engine served a doorbell (busy = busy_cycles / cycles)"`
+	CQEs         uint64 `counter:"cqes" unit:"CQEs" help:"CQEs written to the host (MWr of 64 bytes to the QP's completion queue), one a work request, the error ones included"`
+	ErrCQEs      uint64 `counter:"error_cqes" unit:"CQEs" help:"error CQEs written (REQ_ERR with the syndrome of the failure), of cqes"`
 }
 
 // State is the fetch engine's state.
@@ -102,6 +117,8 @@ type Unit struct {
 	pi    uint16            // the producer counter its doorbell announced
 	ci    map[uint32]uint16 // every QP's consumer counter
 	ready []doorbell        // the doorbells taken, not yet served, in order
+	cqPI  map[uint32]uint32 // every QP's completion queue producer counter
+	cqQ   []bus.Completion  // CQEs waiting for the request port
 	buf   []byte            // the WQE read so far
 	wqe   bus.WQE           // the parsed WQE
 	stats Stats
@@ -111,7 +128,7 @@ type Unit struct {
 
 // New makes the send-queue front.
 func New(name string, p Ports) *Unit {
-	return &Unit{name: name, p: p, ci: map[uint32]uint16{}}
+	return &Unit{name: name, p: p, ci: map[uint32]uint16{}, cqPI: map[uint32]uint32{}}
 }
 
 // doorbell is a doorbell taken: the QP and the producer counter it
@@ -126,7 +143,7 @@ func (u *Unit) Name() string { return u.name }
 
 // Connections lists the channels the unit pops and pushes (sim.Connected).
 func (u *Unit) Connections() (in, out []sim.Port) {
-	return []sim.Port{u.p.Doorbell, u.p.MemResp}, []sim.Port{u.p.Out, u.p.MemReq}
+	return []sim.Port{u.p.Doorbell, u.p.MemResp, u.p.Done}, []sim.Port{u.p.Out, u.p.MemReq}
 }
 
 // Describe lists what the unit shows in its waveform scope: the fetch
@@ -167,6 +184,13 @@ func (u *Unit) Busy() bool { return u.state != Idle }
 func (u *Unit) Eval(now uint64) bool {
 	moves := u.Handshakes()
 	u.doorbell()
+	if u.p.Done.Valid() {
+		u.cqQ = append(u.cqQ, *u.p.Done.Peek())
+		u.p.Done.Pop()
+	}
+	if u.p.MemResp.Valid() && u.p.MemResp.Peek().ID == cqeID {
+		u.p.MemResp.Pop() // a CQE written: nothing to wait for
+	}
 	switch u.state {
 	case Idle:
 		u.serve()
@@ -176,11 +200,11 @@ func (u *Unit) Eval(now uint64) bool {
 			// queue's end, in one read.
 			ci := u.ci[u.qpn]
 			n := min(int(u.pi-ci), MaxBatch, SQRing-int(ci%SQRing))
-			u.p.MemReq.Push(pcie.ReadReq{Addr: SlotAddr(u.qpn, ci), Len: n * prm.SendWQEBB})
+			u.p.MemReq.Push(pcie.ReadReq{ID: readID, Addr: SlotAddr(u.qpn, ci), Len: n * prm.SendWQEBB})
 			u.state = WaitHead
 		}
 	case WaitHead, WaitRest, WaitList:
-		if u.p.MemResp.Valid() {
+		if u.p.MemResp.Valid() && u.p.MemResp.Peek().ID != cqeID {
 			u.respond(u.p.MemResp.Peek())
 			u.p.MemResp.Pop()
 		}
@@ -206,12 +230,13 @@ func (u *Unit) Eval(now uint64) bool {
 			u.next()
 		}
 	}
+	u.writeCQE()
 	if u.state != Idle {
 		u.occ.NoteN(now, 1)
 	}
 	// The states that act without an input move on by themselves.
 	return u.state == ReadHead || u.state == ReadRest || u.state == ReadList || u.state == Emit ||
-		u.state == Idle && len(u.ready) > 0 || u.Handshakes() != moves
+		u.state == Idle && len(u.ready) > 0 || len(u.cqQ) > 0 || u.Handshakes() != moves
 }
 
 // doorbell takes a doorbell, if one is there, into the queue of those
@@ -349,4 +374,48 @@ func (u *Unit) next() {
 		u.buf = u.buf[:0]
 		u.state = ReadHead
 	}
+}
+
+// The ReadReq IDs of the unit: its reads of WQEs and lists, and its CQE
+// writes (whose answers it drops).
+const (
+	readID = 0
+	cqeID  = 1
+)
+
+// writeCQE sends the oldest CQE waiting, when the request port is free
+// this cycle (the fetch engine's reads go first).
+func (u *Unit) writeCQE() {
+	if len(u.cqQ) == 0 || !u.p.MemReq.Ready() {
+		return
+	}
+	c := u.cqQ[0]
+	u.cqQ = u.cqQ[1:]
+	pi := u.cqPI[c.QPN]
+	u.cqPI[c.QPN] = pi + 1
+	owner := (pi/CQRing)&1 == 1
+	b := make([]byte, prm.CQESize)
+	if c.Status == prm.OK {
+		cqe := prm.CQE{ByteCnt: c.Bytes, SWQEOpcode: c.Opcode, QPN: c.QPN, WQECounter: c.WQEIndex, Opcode: prm.CQEReq, Owner: owner}
+		cqe.Put(b)
+	} else {
+		e := prm.ErrCQE{Syndrome: Syndrome(c.Opcode, c.Status), VendorErrSynd: uint8(c.Status), SWQEOpcode: c.Opcode, QPN: c.QPN,
+			WQECounter: c.WQEIndex, Opcode: prm.CQEReqErr, Owner: owner}
+		e.Put(b)
+		u.stats.ErrCQEs++
+	}
+	u.p.MemReq.Push(pcie.ReadReq{ID: cqeID, Addr: CQEAddr(c.QPN, pi), Len: prm.CQESize, Write: true, Data: b})
+	u.stats.CQEs++
+}
+
+// Syndrome is the error CQE's syndrome for a work request of opcode op
+// that ended with status st (docs/host.md): a failed key check of a
+// SEND's or RDMA READ's data segment is a local protection error; a
+// UMR or local invalidate that is refused, a local QP operation error.
+// The error CQE's vendor_err_synd carries the model's status.
+func Syndrome(op prm.Opcode, st prm.Status) prm.CQESyndrome {
+	if op == prm.OpUMR {
+		return prm.SyndromeLocalQPOpErr
+	}
+	return prm.SyndromeLocalProtErr
 }

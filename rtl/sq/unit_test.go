@@ -17,6 +17,7 @@ import (
 // sink of the WQEs it parses.
 type bench struct {
 	e    *sim.Engine
+	done *chantest.Source[bus.Completion]
 	u    *Unit
 	mem  *pcie.Memory
 	icm  *chantest.Memory
@@ -32,13 +33,15 @@ func newBench(lat func(uint64) uint64, ready func(uint64) bool) *bench {
 	e := sim.New()
 	b := &bench{e: e, mem: pcie.NewMemory(), pi: map[uint32]uint16{}, list: 1 << 49}
 	p := Ports{Doorbell: sim.NewChan[pcie.TLP](e, "sq.doorbell", 4, 1), Out: sim.NewChan[bus.WQE](e, "sq.out", 4, 1),
+		Done:   sim.NewChan[bus.Completion](e, "sq.done", 4, 1),
 		MemReq: sim.NewChan[pcie.ReadReq](e, "sq.mem_req", 4, 1), MemResp: sim.NewChan[pcie.ReadResp](e, "sq.mem_resp", 4, 1)}
 	b.u = New("sq", p)
 	b.icm = chantest.NewMemory(p.MemReq, p.MemResp, b.mem, lat)
 	b.icm.AnySize = true
 	b.db = chantest.NewSource("doorbells", p.Doorbell)
+	b.done = chantest.NewSource("completions", p.Done)
 	b.out = chantest.NewSink("wqes", p.Out, ready)
-	e.Add(b.u, b.icm, b.db, b.out)
+	e.Add(b.u, b.icm, b.db, b.done, b.out)
 	return b
 }
 
@@ -209,6 +212,7 @@ func TestFetchRandom(t *testing.T) {
 		e := sim.New()
 		b := &bench{e: e, mem: pcie.NewMemory(), pi: map[uint32]uint16{}, list: 1 << 49}
 		ports := Ports{Doorbell: sim.NewChan[pcie.TLP](e, "sq.doorbell", 4, 1), Out: sim.NewChan[bus.WQE](e, "sq.out", 4, 1),
+			Done:   sim.NewChan[bus.Completion](e, "sq.done", 4, 1),
 			MemReq: sim.NewChan[pcie.ReadReq](e, "sq.mem_req", 4, 1), MemResp: sim.NewChan[pcie.ReadResp](e, "sq.mem_resp", 4, 1)}
 		b.u = New("sq", ports)
 		b.icm = chantest.NewMemory(ports.MemReq, ports.MemResp, b.mem, chantest.Jitter(seed, 5, 60))
@@ -272,5 +276,60 @@ func TestBadInput(t *testing.T) {
 	}
 	if len(b.out.Got) != 3 || b.out.Got[2].V.Bad == "" {
 		t.Fatalf("a failed read: got %+v", b.out.Got[2:])
+	}
+}
+
+// TestCQEs: each completion the top sends becomes a CQE in its QP's
+// completion queue: REQ with the WQE's index, opcode, QPN and byte count
+// on success, REQ_ERR with the syndrome of the failure and the status in
+// vendor_err_synd otherwise; the owner bit flips on the queue's second
+// pass.
+func TestCQEs(t *testing.T) {
+	b := newBench(func(uint64) uint64 { return 7 }, nil)
+	var want []bus.Completion
+	for i := 0; i < CQRing+5; i++ {
+		c := bus.Completion{QPN: 7, WQEIndex: uint16(3 * i), Opcode: prm.OpSend, Status: prm.OK, Bytes: uint32(i)}
+		switch i % 5 {
+		case 1:
+			c.Status = prm.KeyMismatch
+		case 2:
+			c.Opcode, c.Status = prm.OpUMR, prm.UMRCheckFree
+		}
+		want = append(want, c)
+		b.done.Add(uint64(i), c)
+	}
+	for k := 0; k < 20000 && b.u.Stats().CQEs < uint64(len(want)); k++ {
+		b.e.Step()
+	}
+	for k := 0; k < 100; k++ { // the last writes land
+		b.e.Step()
+	}
+	st := b.u.Stats()
+	if st.CQEs != uint64(len(want)) || st.ErrCQEs != uint64(2*len(want)/5+1) {
+		t.Fatalf("stats %+v", st)
+	}
+	// The first pass was overwritten by the second for the first 5.
+	for i := 5; i < len(want); i++ {
+		c := want[i]
+		var raw [prm.CQESize]byte
+		b.mem.Read(CQEAddr(7, uint32(i)), raw[:])
+		owner := i >= CQRing
+		if c.Status == prm.OK {
+			got, err := prm.ParseCQE(raw[:])
+			w := prm.CQE{ByteCnt: c.Bytes, SWQEOpcode: c.Opcode, QPN: 7, WQECounter: c.WQEIndex, Opcode: prm.CQEReq, Owner: owner}
+			if err != nil || got != w {
+				t.Fatalf("CQE %d: %+v (%v), want %+v", i, got, err, w)
+			}
+			continue
+		}
+		got, err := prm.ParseErrCQE(raw[:])
+		syn := prm.SyndromeLocalProtErr
+		if c.Opcode == prm.OpUMR {
+			syn = prm.SyndromeLocalQPOpErr
+		}
+		w := prm.ErrCQE{Syndrome: syn, VendorErrSynd: uint8(c.Status), SWQEOpcode: c.Opcode, QPN: 7, WQECounter: c.WQEIndex, Opcode: prm.CQEReqErr, Owner: owner}
+		if err != nil || got != w {
+			t.Fatalf("CQE %d: %+v (%v), want %+v", i, got, err, w)
+		}
 	}
 }

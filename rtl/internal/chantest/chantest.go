@@ -92,7 +92,11 @@ func (m *Memory) Eval(now uint64) bool {
 			panic(fmt.Sprintf("walker read %+v: not one aligned line", r))
 		}
 		resp := pcie.ReadResp{ID: r.ID, Addr: r.Addr, Status: pcie.SC}
-		if m.FailFirst && !m.failed[r.Addr] {
+		if r.Write {
+			// A write with its data (the send-queue front's CQEs) is
+			// applied now and answered SC.
+			m.mem.Write(r.Addr, r.Data)
+		} else if m.FailFirst && !m.failed[r.Addr] {
 			if m.failed == nil {
 				m.failed = map[uint64]bool{}
 			}

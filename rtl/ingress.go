@@ -38,6 +38,9 @@ func (t *Top) ingress(now uint64) {
 		}
 		op.Op = sqOp
 	}
+	if op.Recv {
+		t.sqWQE[op.Seq] = bus.Completion{QPN: op.Op.QPN, Recv: true, Key: op.Op.Key}
+	}
 	if op.Op.Kind != scenario.OpAccess {
 		if op.SQ {
 			t.fromSQ.Pop()

@@ -27,6 +27,9 @@ type Op struct {
 	Seq int
 	Op  *scenario.Op
 	SQ  bool
+	// Recv marks a SEND with invalidate that came from the wire: its end
+	// is reported with a receive CQE (the send-queue front writes it).
+	Recv bool
 }
 
 // Top is the clocked model: the units, their channels, the reorder buffer

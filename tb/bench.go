@@ -320,7 +320,10 @@ type source struct {
 	cpu    *sim.Chan[pcie.TLP]
 	host   *host
 	posted int // operations up to which the host has posted WQEs
-	err    error
+	// recv marks, by number from base, the SENDs with invalidate that
+	// came from the wire (rtl.Op.Recv); nil for none.
+	recv []bool
+	err  error
 }
 
 func (s *source) Name() string { return "tb.source" }
@@ -353,7 +356,7 @@ func (s *source) Eval(now uint64) bool {
 		if !s.out.Ready() {
 			return posting // refused: woken when top.in takes again
 		}
-		s.out.Push(rtl.Op{Seq: s.base + s.next, Op: op, SQ: viaSQ})
+		s.out.Push(rtl.Op{Seq: s.base + s.next, Op: op, SQ: viaSQ, Recv: s.next < len(s.recv) && s.recv[s.next]})
 		if s.onIssue != nil {
 			s.onIssue(s.base+s.next, now)
 		}

@@ -38,23 +38,39 @@ func resultLines(t *testing.T, sc *scenario.Scenario, run func(b *Bench, opt Run
 	return lines
 }
 
+// noCycles is resultLines without the cycles.
+func noCycles(t *testing.T, sc *scenario.Scenario, run func(b *Bench, opt RunOptions) error) []string {
+	t.Helper()
+	return resultLines(t, sc, func(b *Bench, opt RunOptions) error {
+		inner := opt.OnResult
+		opt.OnResult = func(r *scenario.Result) error {
+			c := r.Clone()
+			c.HasCycle = false
+			return inner(&c)
+		}
+		return run(b, opt)
+	})
+}
+
 // TestWireFrontExamples: every example and conformance scenario gives
-// through the wire front the result lines, cycles included, it gives
-// directly; every operation a wire carries travels as packets, and every
-// packet of the run decodes with a right ICRC.
+// through the wire front the result lines it gives directly (the cycles
+// move when a SEND with invalidate's receive CQE takes the link); every
+// operation a wire carries travels as packets, every packet of the run
+// decodes with a right ICRC, and every SEND with invalidate has its
+// receive CQE.
 func TestWireFrontExamples(t *testing.T) {
 	files, _ := filepath.Glob("../examples/*.json")
 	shared, _ := filepath.Glob("../../shared/conformance/*.json")
-	carriedAll := 0
+	carriedAll, recvCQEs, recvErrs := 0, 0, 0
 	for _, f := range append(files, shared...) {
 		sc, err := scenario.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		direct := resultLines(t, sc, func(b *Bench, opt RunOptions) error { return b.Stream(sc.Ops, opt) })
+		direct := noCycles(t, sc, func(b *Bench, opt RunOptions) error { return b.Stream(sc.Ops, opt) })
 		var st WireStats
 		var frames []Frame
-		viaWire := resultLines(t, sc, func(b *Bench, opt RunOptions) error {
+		viaWire := noCycles(t, sc, func(b *Bench, opt RunOptions) error {
 			var err error
 			st, err = b.StreamWire(sc.Ops, opt, WireOptions{Frames: func(f Frame) { frames = append(frames, f) }})
 			return err
@@ -66,12 +82,20 @@ func TestWireFrontExamples(t *testing.T) {
 				}
 			}
 		}
-		carried := 0
+		carried, sends := 0, 0
 		for i := range sc.Ops {
 			if WireCarries(&sc.Ops[i]) {
 				carried++
+				if sc.Ops[i].Kind == scenario.OpSendWithInvalidate {
+					sends++
+				}
 			}
 		}
+		if st.RecvCQEs != sends {
+			t.Errorf("%s: %d receive CQEs for %d SENDs with invalidate", f, st.RecvCQEs, sends)
+		}
+		recvCQEs += st.RecvCQEs
+		recvErrs += st.ErrorCQEs
 		if st.Messages != carried || st.Requests+st.Answers != len(frames) || (carried > 0 && st.Answers < carried) {
 			t.Errorf("%s: %+v for %d operations a wire carries and %d frames", f, st, carried, len(frames))
 		}
@@ -82,6 +106,9 @@ func TestWireFrontExamples(t *testing.T) {
 			}
 		}
 		carriedAll += carried
+	}
+	if recvCQEs < 20 || recvErrs < 5 {
+		t.Errorf("%d receive CQEs, %d errors: the examples do not exercise them", recvCQEs, recvErrs)
 	}
 	if carriedAll < 100 {
 		t.Errorf("only %d operations of the examples travelled on the wire", carriedAll)
@@ -188,21 +215,10 @@ func TestHostFrontExamples(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		noCycle := func(run func(b *Bench, opt RunOptions) error) []string {
-			return resultLines(t, sc, func(b *Bench, opt RunOptions) error {
-				inner := opt.OnResult
-				opt.OnResult = func(r *scenario.Result) error {
-					c := r.Clone()
-					c.HasCycle = false
-					return inner(&c)
-				}
-				return run(b, opt)
-			})
-		}
-		direct := noCycle(func(b *Bench, opt RunOptions) error { return b.Stream(sc.Ops, opt) })
+		direct := noCycles(t, sc, func(b *Bench, opt RunOptions) error { return b.Stream(sc.Ops, opt) })
 		var st HostStats
 		var sqWQEs uint64
-		viaHost := noCycle(func(b *Bench, opt RunOptions) error {
+		viaHost := noCycles(t, sc, func(b *Bench, opt RunOptions) error {
 			var err error
 			st, err = b.StreamHost(sc.Ops, opt)
 			for _, c := range b.Eng.Counters() {

@@ -32,11 +32,14 @@ type host struct {
 	wqes, nops, doorbells int
 }
 
-// postedWQE is a WQE the host posted.
+// postedWQE is a WQE the host posted, or (recv) a SEND with invalidate
+// that came from the wire, whose receive CQE names key.
 type postedWQE struct {
 	qpn    uint32
 	index  uint16
 	opcode prm.Opcode
+	recv   bool
+	key    prm.Key
 }
 
 // ended is a posted WQE whose result came, with its status.
@@ -220,6 +223,7 @@ func (h *host) result(r *scenario.Result) {
 // It returns the number of CQEs checked and of error CQEs.
 func (h *host) checkCQEs() (n, errs int, err error) {
 	for qpn, es := range h.ends {
+		recvs := uint16(0) // receive completions so far: their wqe_counter
 		for k, e := range es {
 			var b [prm.CQESize]byte
 			h.mem.Read(rtl.CQEAddr(qpn, uint32(k)), b[:])
@@ -232,6 +236,19 @@ func (h *host) checkCQEs() (n, errs int, err error) {
 				return n, errs, fmt.Errorf("%s: %v", where, perr)
 			case owner != want:
 				return n, errs, fmt.Errorf("%s: owner bit %v, want %v", where, owner, want)
+			case e.recv && e.status == prm.OK:
+				c, err := prm.ParseCQE(b[:])
+				if err != nil || op != prm.CQERespSendInv || c.QPN != qpn || c.WQECounter != recvs || c.ImmInvalPKey != uint32(e.key) {
+					return n, errs, fmt.Errorf("%s: %+v (%v), want a RESP_SEND_INV CQE naming key %v", where, c, err, e.key)
+				}
+				recvs++
+			case e.recv:
+				c, err := prm.ParseErrCQE(b[:])
+				if err != nil || op != prm.CQERespErr || c.QPN != qpn || c.WQECounter != recvs || c.Syndrome != prm.SyndromeRemoteInvalReqErr || c.VendorErrSynd != uint8(e.status) {
+					return n, errs, fmt.Errorf("%s: %+v (%v), want a RESP_ERR CQE", where, c, err)
+				}
+				recvs++
+				errs++
 			case e.status == prm.OK:
 				c, err := prm.ParseCQE(b[:])
 				if err != nil || op != prm.CQEReq || c.QPN != qpn || c.WQECounter != e.index || c.SWQEOpcode != e.opcode {
@@ -264,4 +281,30 @@ func (h *host) endCount() int {
 		n += len(es)
 	}
 	return n
+}
+
+// expectRecv notes that operation seq is a SEND with invalidate from the
+// wire on QP qpn: its end has a receive CQE naming key.
+func (h *host) expectRecv(seq int, qpn uint32, key prm.Key) {
+	h.posted[seq] = postedWQE{qpn: qpn, recv: true, key: key}
+}
+
+// finishCQEs runs b until the host has taken as many writes (the CQEs
+// are the only writes of traffic class 0) as operations ended, then
+// checks every completion queue (host.checkCQEs).
+func (b *Bench) finishCQEs(h *host) (n, errs int, err error) {
+	want := uint64(h.endCount())
+	for k := 0; b.RC != nil && b.RC.Stats().Writes < want; k++ {
+		if !b.Eng.Step() {
+			b.Eng.SkipIdle()
+		}
+		if k > 1_000_000 {
+			return 0, 0, fmt.Errorf("completion queues: %d of %d CQEs written a million cycles after the last result", b.RC.Stats().Writes, want)
+		}
+	}
+	n, errs, err = h.checkCQEs()
+	if err != nil {
+		err = fmt.Errorf("completion queues: %v", err)
+	}
+	return n, errs, err
 }

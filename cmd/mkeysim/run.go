@@ -357,7 +357,8 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 			fmt.Fprintf(stderr, "host: wqes %d, nops %d, doorbells %d, cqes %d, error_cqes %d\n", hostSt.WQEs, hostSt.NOPs, hostSt.Doorbells, hostSt.CQEs, hostSt.ErrorCQEs)
 		}
 		if wireSt != nil {
-			fmt.Fprintf(stderr, "wire: messages %d, request_packets %d, answer_packets %d, skipped_packets %d\n", wireSt.Messages, wireSt.Requests, wireSt.Answers, wireSt.Skipped)
+			fmt.Fprintf(stderr, "wire: messages %d, request_packets %d, answer_packets %d, skipped_packets %d, recv_cqes %d, error_cqes %d\n",
+				wireSt.Messages, wireSt.Requests, wireSt.Answers, wireSt.Skipped, wireSt.RecvCQEs, wireSt.ErrorCQEs)
 		}
 		if coverage != nil {
 			writeCoverageSummary(stderr, coverage)

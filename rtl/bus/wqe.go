@@ -41,6 +41,10 @@ type Completion struct {
 	Opcode   prm.Opcode
 	Status   prm.Status
 	Bytes    uint32 // the access's length (byte_cnt of the CQE)
+	// Recv marks a receive completion: a SEND with invalidate from the
+	// wire, whose CQE names the key it invalidated (Key).
+	Recv bool
+	Key  prm.Key
 }
 
 // Fields: the QP, WQE index, opcode and status (sim.Fielded).

@@ -118,6 +118,7 @@ type Unit struct {
 	ci    map[uint32]uint16 // every QP's consumer counter
 	ready []doorbell        // the doorbells taken, not yet served, in order
 	cqPI  map[uint32]uint32 // every QP's completion queue producer counter
+	rqCI  map[uint32]uint16 // every QP's receive counter (wqe_counter of receive CQEs)
 	cqQ   []bus.Completion  // CQEs waiting for the request port
 	buf   []byte            // the WQE read so far
 	wqe   bus.WQE           // the parsed WQE
@@ -128,7 +129,7 @@ type Unit struct {
 
 // New makes the send-queue front.
 func New(name string, p Ports) *Unit {
-	return &Unit{name: name, p: p, ci: map[uint32]uint16{}, cqPI: map[uint32]uint32{}}
+	return &Unit{name: name, p: p, ci: map[uint32]uint16{}, cqPI: map[uint32]uint32{}, rqCI: map[uint32]uint16{}}
 }
 
 // doorbell is a doorbell taken: the QP and the producer counter it
@@ -395,10 +396,23 @@ func (u *Unit) writeCQE() {
 	u.cqPI[c.QPN] = pi + 1
 	owner := (pi/CQRing)&1 == 1
 	b := make([]byte, prm.CQESize)
-	if c.Status == prm.OK {
+	switch {
+	case c.Recv:
+		idx := u.rqCI[c.QPN]
+		u.rqCI[c.QPN] = idx + 1
+		if c.Status == prm.OK {
+			cqe := prm.CQE{ImmInvalPKey: uint32(c.Key), QPN: c.QPN, WQECounter: idx, Opcode: prm.CQERespSendInv, Owner: owner}
+			cqe.Put(b)
+		} else {
+			e := prm.ErrCQE{Syndrome: prm.SyndromeRemoteInvalReqErr, VendorErrSynd: uint8(c.Status), QPN: c.QPN,
+				WQECounter: idx, Opcode: prm.CQERespErr, Owner: owner}
+			e.Put(b)
+			u.stats.ErrCQEs++
+		}
+	case c.Status == prm.OK:
 		cqe := prm.CQE{ByteCnt: c.Bytes, SWQEOpcode: c.Opcode, QPN: c.QPN, WQECounter: c.WQEIndex, Opcode: prm.CQEReq, Owner: owner}
 		cqe.Put(b)
-	} else {
+	default:
 		e := prm.ErrCQE{Syndrome: Syndrome(c.Opcode, c.Status), VendorErrSynd: uint8(c.Status), SWQEOpcode: c.Opcode, QPN: c.QPN,
 			WQECounter: c.WQEIndex, Opcode: prm.CQEReqErr, Owner: owner}
 		e.Put(b)
@@ -407,6 +421,11 @@ func (u *Unit) writeCQE() {
 	u.p.MemReq.Push(pcie.ReadReq{ID: cqeID, Addr: CQEAddr(c.QPN, pi), Len: prm.CQESize, Write: true, Data: b})
 	u.stats.CQEs++
 }
+
+// A receive completion (a SEND with invalidate from the wire) is
+// RESP_SEND_INV with the key it invalidated in imm_inval_pkey and the
+// QP's receive counter in wqe_counter, or, when the invalidation failed,
+// RESP_ERR with syndrome REMOTE_INVAL_REQ_ERR.
 
 // Syndrome is the error CQE's syndrome for a work request of opcode op
 // that ended with status st (docs/host.md): a failed key check of a

@@ -217,13 +217,16 @@ func TestHostFrontExamples(t *testing.T) {
 		}
 		direct := noCycles(t, sc, func(b *Bench, opt RunOptions) error { return b.Stream(sc.Ops, opt) })
 		var st HostStats
-		var sqWQEs uint64
+		var sqWQEs, sqFenced uint64
 		viaHost := noCycles(t, sc, func(b *Bench, opt RunOptions) error {
 			var err error
 			st, err = b.StreamHost(sc.Ops, opt)
 			for _, c := range b.Eng.Counters() {
-				if c.Name == "sq.wqes" {
+				switch c.Name {
+				case "sq.wqes":
 					sqWQEs = c.Value
+				case "sq.fenced":
+					sqFenced = c.Value
 				}
 			}
 			return err
@@ -233,11 +236,17 @@ func TestHostFrontExamples(t *testing.T) {
 				t.Fatalf("%s: result %d through the host front differs:\ndirect %s\nhost   %s", f, i, direct[i], viaHost[min(i, len(viaHost)-1)])
 			}
 		}
-		carried := 0
+		carried, fenced := 0, 0
 		for i := range sc.Ops {
 			if HostCarries(&sc.Ops[i]) {
 				carried++
+				if k := sc.Ops[i].Kind; k == scenario.OpUMR || k == scenario.OpLocalInvalidate {
+					fenced++ // posted with strong ordering
+				}
 			}
+		}
+		if sqFenced != uint64(fenced) {
+			t.Errorf("%s: sq.fenced %d, %d UMRs and invalidates posted", f, sqFenced, fenced)
 		}
 		if st.WQEs != carried || st.Doorbells != carried || sqWQEs != uint64(carried) {
 			t.Errorf("%s: %+v, the send-queue front read %d WQEs, for %d operations a WQE carries", f, st, sqWQEs, carried)

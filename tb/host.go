@@ -96,7 +96,8 @@ func HostCarries(op *scenario.Op) bool {
 // umrWQE lays out u as a UMR WQE at index, its list inline when it is 64
 // bytes or less, else named by a pointer to listAddr.
 func umrWQE(u *scenario.UMR, index uint16, listAddr uint64) prm.UMRWQE {
-	w := prm.UMRWQE{Ctrl: prm.CtrlSeg{Opcode: prm.OpUMR, WQEIndex: index, QPN: u.QPN, Imm: uint32(u.Key), CE: prm.CompAlways},
+	w := prm.UMRWQE{Ctrl: prm.CtrlSeg{Opcode: prm.OpUMR, WQEIndex: index, QPN: u.QPN, Imm: uint32(u.Key), CE: prm.CompAlways,
+		Fence: prm.FenceStrongOrdering},
 		UMR: prm.UMRCtrl{Inline: true, CheckFree: u.CheckFree, MKeyMask: u.Mask}, MKC: u.Image}
 	if u.Offset != 0 {
 		w.UMR.TranslationOffsetEn, w.UMR.TranslationOffset = true, u.Offset
@@ -161,7 +162,9 @@ func (h *host) post(seq int, op *scenario.Op) (pcie.TLP, error) {
 			}
 			b = w.Append(b[:0])
 		case scenario.OpLocalInvalidate:
-			ctrl.Imm = uint32(op.Key)
+			// As the kernel posts a UMR on a device whose umr_fence is
+			// strong (docs/host.md).
+			ctrl.Imm, ctrl.Fence = uint32(op.Key), prm.FenceStrongOrdering
 			b = prm.LocalInvWQE{Ctrl: ctrl}.Append(b[:0])
 		case scenario.OpUMR:
 			w := umrWQE(op.UMR, index, listAt)

@@ -65,6 +65,7 @@ type Stats struct {
 	BadDoorbells uint64 `counter:"bad_doorbells" unit:"MWr TLPs" help:"MWr TLPs to another address or of another length than the doorbell's 8 bytes, dropped"`
 	WQEs         uint64 `counter:"wqes" unit:"WQEs" help:"WQEs read and sent to the top, the bad ones included (NOPs not)"`
 	NOPs         uint64 `counter:"nops" unit:"WQEs" help:"NOP WQEs read and skipped (the host's padding at the end of a send queue)"`
+	Fenced       uint64 `counter:"fenced" unit:"WQEs" help:"WQEs with a fence mode other than none: the model orders every WQE after a UMR or invalidate behind it (a device whose umr_fence is strong), so each is run in order as any other"`
 	BadWQEs      uint64 `counter:"bad_wqes" unit:"WQEs" help:"WQEs that could not be read or parsed: sent with the reason, their operation fails"`
 	ReadBytes    uint64 `counter:"read_bytes" unit:"bytes" help:"bytes of send queue and UMR lists read from host memory"`
 	BusyCycles   uint64 `counter:"busy_cycles" unit:"cycles" kind:"occupancy" mean:"busy" help:"cycles the fetch engine served a doorbell (busy = busy_cycles / cycles)"`
@@ -225,6 +226,9 @@ func (u *Unit) Eval(now uint64) bool {
 		if u.p.Out.Ready() {
 			u.p.Out.Push(u.wqe)
 			u.stats.WQEs++
+			if u.wqe.Ctrl.Fence != prm.FenceNone {
+				u.stats.Fenced++
+			}
 			if u.wqe.Bad != "" {
 				u.stats.BadWQEs++
 			}

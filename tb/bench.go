@@ -11,6 +11,7 @@ import (
 	"mkeysim/rtl/pcie"
 	"mkeysim/rtl/sim"
 	"mkeysim/scenario"
+	"mkeysim/tb/host"
 )
 
 // Bench is the clocked model in its environment.
@@ -318,7 +319,7 @@ type source struct {
 	// cpu carries the doorbells of the host front to the root complex;
 	// host, when not nil, posts the WQEs of the operations it carries.
 	cpu    *sim.Chan[pcie.TLP]
-	host   *host
+	host   *host.Host
 	posted int // operations up to which the host has posted WQEs
 	// recv marks, by number from base, the SENDs with invalidate that
 	// came from the wire (rtl.Op.Recv); nil for none.
@@ -349,7 +350,7 @@ func (s *source) Eval(now uint64) bool {
 	}
 	if s.next < len(s.ops) && s.err == nil {
 		op := &s.ops[s.next]
-		viaSQ := s.host != nil && HostCarries(op)
+		viaSQ := s.host != nil && host.Carries(op)
 		if viaSQ && s.posted <= s.next {
 			return true // its WQE is not posted yet: the next cycle
 		}
@@ -383,7 +384,7 @@ const hostAhead = 64
 // one this cycle; it reports whether more remain to post.
 func (s *source) postAhead() bool {
 	limit := min(len(s.ops), s.next+hostAhead)
-	for s.posted < limit && !HostCarries(&s.ops[s.posted]) {
+	for s.posted < limit && !host.Carries(&s.ops[s.posted]) {
 		s.posted++
 	}
 	if s.posted >= limit || s.err != nil {
@@ -392,7 +393,7 @@ func (s *source) postAhead() bool {
 	if !s.cpu.Ready() {
 		return false // woken when the doorbell channel frees
 	}
-	db, err := s.host.post(s.base+s.posted, &s.ops[s.posted])
+	db, err := s.host.Post(s.base+s.posted, &s.ops[s.posted])
 	if err != nil {
 		s.err = fmt.Errorf("operation %d: posting its WQE: %v", s.base+s.posted, err)
 		return false

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"mkeysim/scenario"
+	"mkeysim/tb/host"
 	"mkeysim/tb/wire"
 )
 
@@ -19,7 +20,7 @@ const (
 	// RoCEv2 packets, which the responder parses into what the model
 	// runs; the others go to the model directly.
 	FrontWire Front = "wire"
-	// FrontHost posts the send-queue work a WQE carries (HostCarries:
+	// FrontHost posts the send-queue work a WQE carries (host.Carries:
 	// local accesses, UMR, local invalidation) in host memory and rings
 	// its doorbell over PCIe; the model's send-queue front fetches and
 	// parses it. The rest goes to the model directly.
@@ -129,12 +130,12 @@ func (b *Bench) streamMessages(run []scenario.Op, msgs []*Message, sent [][][]by
 	base := opt.SeqBase
 	// A SEND with invalidate from the wire ends with a receive CQE, which
 	// the host checks after the run.
-	h := newHost(b.Mem)
+	h := host.New(b.Mem)
 	b.src.recv = make([]bool, len(run))
 	for i, m := range msgs {
 		if m != nil && m.Op.Kind == scenario.OpSendWithInvalidate {
 			b.src.recv[i] = true
-			h.expectRecv(base+i, m.Op.QPN, m.Op.Key)
+			h.ExpectRecv(base+i, m.Op.QPN, m.Op.Key)
 		}
 	}
 	defer func() { b.src.recv = nil }()
@@ -168,7 +169,7 @@ func (b *Bench) streamMessages(run []scenario.Op, msgs []*Message, sent [][][]by
 		}
 	}
 	inner.OnResult = func(r *scenario.Result) error {
-		h.result(r)
+		h.Result(r)
 		answer(r, r.Cycle)
 		// The accesses a resume ran again are answered with it (the
 		// first answer was an RNR NAK).
@@ -201,18 +202,18 @@ type HostStats struct {
 }
 
 // StreamHost runs ops as Stream does, the operations a WQE carries
-// (HostCarries) posted by the host in their QP's send queue with a
+// (host.Carries) posted by the host in their QP's send queue with a
 // doorbell each, for the model's send-queue front to fetch and parse.
 // The results are those of Stream on ops. After the last result the run
 // goes on until the last CQE is written; the host then reads every
 // completion queue and checks that each work request has its CQE, in
 // the order the results came (an error names the QP and the CQE).
 func (b *Bench) StreamHost(ops []scenario.Op, opt RunOptions) (HostStats, error) {
-	h := newHost(b.Mem)
+	h := host.New(b.Mem)
 	b.src.host, b.src.err = h, nil
 	inner := opt
 	inner.OnResult = func(r *scenario.Result) error {
-		h.result(r)
+		h.Result(r)
 		if opt.OnResult != nil {
 			return opt.OnResult(r)
 		}
@@ -220,11 +221,31 @@ func (b *Bench) StreamHost(ops []scenario.Op, opt RunOptions) (HostStats, error)
 	}
 	err := b.Stream(ops, inner)
 	b.src.host = nil
-	st := HostStats{WQEs: h.wqes, NOPs: h.nops, Doorbells: h.doorbells}
+	st := HostStats{WQEs: h.WQEs, NOPs: h.NOPs, Doorbells: h.Doorbells}
 	if err != nil {
 		return st, err
 	}
 	// The CQEs of the last results are still on their way.
 	st.CQEs, st.ErrorCQEs, err = b.finishCQEs(h)
 	return st, err
+}
+
+// finishCQEs runs b until the host has taken as many writes (the CQEs
+// are the only writes of traffic class 0) as operations ended, then
+// checks every completion queue (host.Host.CheckCQEs).
+func (b *Bench) finishCQEs(h *host.Host) (n, errs int, err error) {
+	want := uint64(h.Ended())
+	for k := 0; b.RC != nil && b.RC.Stats().Writes < want; k++ {
+		if !b.Eng.Step() {
+			b.Eng.SkipIdle()
+		}
+		if k > 1_000_000 {
+			return 0, 0, fmt.Errorf("completion queues: %d of %d CQEs written a million cycles after the last result", b.RC.Stats().Writes, want)
+		}
+	}
+	n, errs, err = h.CheckCQEs()
+	if err != nil {
+		err = fmt.Errorf("completion queues: %v", err)
+	}
+	return n, errs, err
 }

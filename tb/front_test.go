@@ -11,6 +11,7 @@ import (
 	"mkeysim/ref"
 	"mkeysim/rtl"
 	"mkeysim/scenario"
+	"mkeysim/tb/host"
 	"mkeysim/tb/wire"
 )
 
@@ -238,7 +239,7 @@ func TestHostFrontExamples(t *testing.T) {
 		}
 		carried, fenced := 0, 0
 		for i := range sc.Ops {
-			if HostCarries(&sc.Ops[i]) {
+			if host.Carries(&sc.Ops[i]) {
 				carried++
 				if k := sc.Ops[i].Kind; k == scenario.OpUMR || k == scenario.OpLocalInvalidate {
 					fenced++ // posted with strong ordering

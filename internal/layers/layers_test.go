@@ -39,7 +39,9 @@ var allowed = map[string][]string{
 
 	// tb knows the top, the host side (rtl/pcie) and rtl/sim, never a
 	// unit: it learns about one through what the unit declares.
-	"tb": {"prm", "scenario", "ref", "vcd", "rtl", "rtl/sim", "rtl/pcie", "tb/wire"},
+	"tb": {"prm", "scenario", "ref", "vcd", "rtl", "rtl/sim", "rtl/pcie", "tb/wire", "tb/host"},
+	// The host of the host front: WQEs and CQEs in host memory.
+	"tb/host": {"prm", "scenario", "rtl", "rtl/pcie"},
 	// The wire (RoCEv2 packets as gopacket layers) and the PCIe capture
 	// format stand alone: formats, no model.
 	"tb/wire":     {"prm"},

@@ -1,4 +1,10 @@
-package tb
+// Package host is the host of the testbench's host front (docs/host.md):
+// the driver that writes send-queue WQEs into host memory in the mlx5
+// layout and the CPU that rings their doorbells with an MWr TLP to the
+// device, which the model's send-queue front (rtl/sq) answers by reading
+// and parsing them; and the driver's side of the completions: it reads
+// the completion queues back and checks each CQE against the result.
+package host
 
 import (
 	"fmt"
@@ -9,18 +15,13 @@ import (
 	"mkeysim/scenario"
 )
 
-// This file is the host of the host front (docs/host.md): the driver
-// that writes send-queue WQEs into host memory in the mlx5 layout and the
-// CPU that rings their doorbells with an MWr TLP to the device, which the
-// model's send-queue front (rtl/sq) answers by reading and parsing them.
-
 // listRegion is where the host puts the UMR lists it does not inline
 // (2 KiB aligned): above the send queues (rtl.SQSlotAddr).
 const listRegion = 2 << 48
 
-// host posts WQEs: per QP its producer counter, and the next list buffer;
-// it remembers each WQE to check its CQE.
-type host struct {
+// Host posts WQEs: per QP its producer counter, and the next list
+// buffer; it remembers each WQE to check its CQE.
+type Host struct {
 	mem      *pcie.Memory
 	pi       map[uint32]uint16
 	nextList uint64
@@ -28,8 +29,9 @@ type host struct {
 	// ends is, per QP, the work requests in the order their results
 	// came: the order of their CQEs.
 	ends map[uint32][]ended
-	// Stats.
-	wqes, nops, doorbells int
+	// WQEs, NOPs and Doorbells count the WQEs posted, the NOPs that pad
+	// a send queue's end, and the doorbells rung.
+	WQEs, NOPs, Doorbells int
 }
 
 // postedWQE is a WQE the host posted, or (recv) a SEND with invalidate
@@ -49,11 +51,12 @@ type ended struct {
 	status prm.Status
 }
 
-func newHost(mem *pcie.Memory) *host {
-	return &host{mem: mem, pi: map[uint32]uint16{}, nextList: listRegion, posted: map[int]postedWQE{}, ends: map[uint32][]ended{}}
+// New returns a host over host memory mem, every queue empty.
+func New(mem *pcie.Memory) *Host {
+	return &Host{mem: mem, pi: map[uint32]uint16{}, nextList: listRegion, posted: map[int]postedWQE{}, ends: map[uint32][]ended{}}
 }
 
-// HostCarries reports whether the host front sends op as a WQE: a local
+// Carries reports whether the host front sends op as a WQE: a local
 // read (a SEND's gather) or write (an RDMA READ's scatter) of less than
 // 2 GiB (a data segment's byte count has 31 bits), a local invalidate, or
 // a UMR a WQE can say. A UMR's list carries no type (the device reads it
@@ -61,7 +64,7 @@ func newHost(mem *pcie.Memory) *host {
 // sets the access mode and its list is of that mode's type; and a UMR that
 // frees its key with nothing else is, as a WQE, a local invalidate.
 // Everything else (commands, remote accesses) goes to the model directly.
-func HostCarries(op *scenario.Op) bool {
+func Carries(op *scenario.Op) bool {
 	switch op.Kind {
 	case scenario.OpAccess:
 		a := &op.Access
@@ -126,11 +129,12 @@ func umrList(u *scenario.UMR) []byte {
 	return nil
 }
 
-// post writes op's WQE (HostCarries(op)) into its QP's send queue, with
+// Post writes operation seq's WQE (op, which Carries) into its QP's send
+// queue, with
 // NOPs first if it would run past the queue's end, and returns the
 // doorbell: the MWr of the first 8 bytes of its control segment to the
 // device's doorbell register.
-func (h *host) post(seq int, op *scenario.Op) (pcie.TLP, error) {
+func (h *Host) Post(seq int, op *scenario.Op) (pcie.TLP, error) {
 	qpn := op.QPN
 	switch op.Kind {
 	case scenario.OpAccess:
@@ -189,7 +193,7 @@ func (h *host) post(seq int, op *scenario.Op) (pcie.TLP, error) {
 		nop.Put(blk[:])
 		h.mem.Write(rtl.SQSlotAddr(qpn, pi), blk[:])
 		pi++
-		h.nops++
+		h.NOPs++
 	}
 	if err := build(pi); err != nil { // at its final index
 		return pcie.TLP{}, err
@@ -197,14 +201,14 @@ func (h *host) post(seq int, op *scenario.Op) (pcie.TLP, error) {
 	h.mem.Write(rtl.SQSlotAddr(qpn, pi), b)
 	h.posted[seq] = postedWQE{qpn: qpn, index: pi, opcode: prm.Opcode(b[3])}
 	h.pi[qpn] = pi + bbs
-	h.wqes++
-	h.doorbells++
+	h.WQEs++
+	h.Doorbells++
 	return pcie.NewWrite(0, rtl.DoorbellAddr, b[:8]), nil
 }
 
-// result notes the result of operation r.Seq (and of the accesses a
+// Result notes the result of operation r.Seq (and of the accesses a
 // resume ran again): a posted WQE's ends, unless it faulted.
-func (h *host) result(r *scenario.Result) {
+func (h *Host) Result(r *scenario.Result) {
 	end := func(r *scenario.Result) {
 		p, ok := h.posted[r.Seq]
 		if !ok || r.Status == prm.PageFault {
@@ -219,12 +223,12 @@ func (h *host) result(r *scenario.Result) {
 	}
 }
 
-// checkCQEs reads every QP's completion queue and checks that it holds,
+// CheckCQEs reads every QP's completion queue and checks that it holds,
 // in order, one CQE for each work request that ended: the QPN, the WQE
 // index and opcode, REQ for success or REQ_ERR with the syndrome of the
 // status (and the status in vendor_err_synd), the owner bit of its pass.
 // It returns the number of CQEs checked and of error CQEs.
-func (h *host) checkCQEs() (n, errs int, err error) {
+func (h *Host) CheckCQEs() (n, errs int, err error) {
 	for qpn, es := range h.ends {
 		recvs := uint16(0) // receive completions so far: their wqe_counter
 		for k, e := range es {
@@ -277,8 +281,8 @@ func (h *host) checkCQEs() (n, errs int, err error) {
 	return n, errs, nil
 }
 
-// endCount is the number of work requests that ended.
-func (h *host) endCount() int {
+// Ended is the number of work requests that ended (each has a CQE).
+func (h *Host) Ended() int {
 	n := 0
 	for _, es := range h.ends {
 		n += len(es)
@@ -286,28 +290,8 @@ func (h *host) endCount() int {
 	return n
 }
 
-// expectRecv notes that operation seq is a SEND with invalidate from the
+// ExpectRecv notes that operation seq is a SEND with invalidate from the
 // wire on QP qpn: its end has a receive CQE naming key.
-func (h *host) expectRecv(seq int, qpn uint32, key prm.Key) {
+func (h *Host) ExpectRecv(seq int, qpn uint32, key prm.Key) {
 	h.posted[seq] = postedWQE{qpn: qpn, recv: true, key: key}
-}
-
-// finishCQEs runs b until the host has taken as many writes (the CQEs
-// are the only writes of traffic class 0) as operations ended, then
-// checks every completion queue (host.checkCQEs).
-func (b *Bench) finishCQEs(h *host) (n, errs int, err error) {
-	want := uint64(h.endCount())
-	for k := 0; b.RC != nil && b.RC.Stats().Writes < want; k++ {
-		if !b.Eng.Step() {
-			b.Eng.SkipIdle()
-		}
-		if k > 1_000_000 {
-			return 0, 0, fmt.Errorf("completion queues: %d of %d CQEs written a million cycles after the last result", b.RC.Stats().Writes, want)
-		}
-	}
-	n, errs, err = h.checkCQEs()
-	if err != nil {
-		err = fmt.Errorf("completion queues: %v", err)
-	}
-	return n, errs, err
 }

@@ -18,18 +18,21 @@ func (t *Top) ingress(now uint64) {
 	}
 	op := *t.In.Peek()
 	bad := ""
+	var sqQP uint32
 	if op.SQ {
-		// The operation is the send queue's next WQE.
-		if !t.fromSQ.Valid() {
+		// The operation is the next WQE of its QP's send queue.
+		sqQP = opQPN(op.Op)
+		q := t.sqBuf[sqQP]
+		if len(q) == 0 {
 			return
 		}
 		var sqOp *scenario.Op
-		sqOp, bad = t.wqeOp(t.fromSQ.Peek())
-		t.sqStart(op.Seq, t.fromSQ.Peek())
+		sqOp, bad = t.wqeOp(&q[0])
+		t.sqStart(op.Seq, &q[0])
 		if bad != "" {
 			// Run as the command the host meant, refused with the reason
 			// (an access too: the command path answers it).
-			t.fromSQ.Pop()
+			t.sqTake(sqQP)
 			t.In.Pop()
 			t.cur, t.cmd, t.curBad = op, cmdDrain, bad
 			t.curRes = scenario.Result{Seq: op.Seq, Op: op.Op.Kind}
@@ -43,7 +46,7 @@ func (t *Top) ingress(now uint64) {
 	}
 	if op.Op.Kind != scenario.OpAccess {
 		if op.SQ {
-			t.fromSQ.Pop()
+			t.sqTake(sqQP)
 		}
 		t.In.Pop()
 		t.cur, t.cmd, t.curBad = op, cmdDrain, ""
@@ -52,7 +55,7 @@ func (t *Top) ingress(now uint64) {
 	}
 	if t.issue(op.Seq, &op.Op.Access, false, now) {
 		if op.SQ {
-			t.fromSQ.Pop()
+			t.sqTake(sqQP)
 		}
 		t.In.Pop()
 	}

@@ -58,7 +58,10 @@ type Top struct {
 	// doorbells announce (operations In marks SQ).
 	SQ     *sq.Unit
 	fromSQ *sim.Chan[bus.WQE]
-	toSQ   *sim.Chan[bus.Completion] // the ends of its work requests
+	// sqBuf holds, by send queue, the WQEs the front delivered that the
+	// input has not asked for yet (the front serves QPs in its own order).
+	sqBuf map[uint32][]bus.WQE
+	toSQ  *sim.Chan[bus.Completion] // the ends of its work requests
 	// sqWQE is, by operation number, the work request each operation
 	// from the send queue came as, until its end is queued in sqEnds.
 	sqWQE  map[int]bus.Completion
@@ -262,6 +265,7 @@ func New(cfg Config, e *sim.Engine, icm ICM, log hclog.Logger) (*Top, error) {
 	sResp := sim.NewChan[pcie.ReadResp](e, "sq.mem_resp", d, 1)
 	t.toSQ = sim.NewChan[bus.Completion](e, "sq.done", d, 1)
 	t.sqWQE = map[int]bus.Completion{}
+	t.sqBuf = map[uint32][]bus.WQE{}
 	t.SQ = sq.New("sq", sq.Ports{Doorbell: doorbell, Out: t.fromSQ, Done: t.toSQ, MemReq: sReq, MemResp: sResp})
 	t.Req.AddClient(sReq, sResp)
 	t.Req.SetTarget(doorbell)
@@ -312,6 +316,11 @@ func (t *Top) Idle() bool { return t.count == 0 && t.cmd == cmdIdle }
 // Eval runs the ingress, the ROB and the command path for one cycle.
 func (t *Top) Eval(now uint64) bool {
 	moves := t.Handshakes()
+	if t.fromSQ.Valid() {
+		w := t.fromSQ.Peek()
+		t.sqBuf[w.SQ] = append(t.sqBuf[w.SQ], *w)
+		t.fromSQ.Pop()
+	}
 	t.collect(t.doneCheck)
 	t.collect(t.doneMTT)
 	t.collect(t.doneKLM)

@@ -170,6 +170,9 @@ func (b *Bench) streamMessages(run []scenario.Op, msgs []*Message, sent [][][]by
 	}
 	inner.OnResult = func(r *scenario.Result) error {
 		h.Result(r)
+		if err := h.Poll(); err != nil {
+			return fmt.Errorf("completion queues: %v", err)
+		}
 		answer(r, r.Cycle)
 		// The accesses a resume ran again are answered with it (the
 		// first answer was an RNR NAK).
@@ -214,6 +217,11 @@ func (b *Bench) StreamHost(ops []scenario.Op, opt RunOptions) (HostStats, error)
 	inner := opt
 	inner.OnResult = func(r *scenario.Result) error {
 		h.Result(r)
+		// The driver polls its completion queues as results come (a
+		// queue wraps on a long run).
+		if err := h.Poll(); err != nil {
+			return fmt.Errorf("completion queues: %v", err)
+		}
 		if opt.OnResult != nil {
 			return opt.OnResult(r)
 		}
@@ -243,9 +251,8 @@ func (b *Bench) finishCQEs(h *host.Host) (n, errs int, err error) {
 			return 0, 0, fmt.Errorf("completion queues: %d of %d CQEs written a million cycles after the last result", b.RC.Stats().Writes, want)
 		}
 	}
-	n, errs, err = h.CheckCQEs()
-	if err != nil {
+	if err = h.CheckCQEs(); err != nil {
 		err = fmt.Errorf("completion queues: %v", err)
 	}
-	return n, errs, err
+	return h.CQEs, h.ErrorCQEs, err
 }

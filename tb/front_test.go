@@ -313,3 +313,43 @@ func TestHostFrontTickOrder(t *testing.T) {
 		t.Fatalf("back-pressure, shuffled: completion cycles differ")
 	}
 }
+
+// TestHostFrontLongRun: on a run long enough that the completion queues
+// wrap (more CQEs than all of them hold), the host polls each CQE as it lands (owner bits
+// of every pass) and every work request that ended has its CQE.
+func TestHostFrontLongRun(t *testing.T) {
+	w := DefaultWorkload()
+	w.Accesses, w.Seed = 12000, 29
+	sc := Generate(w)
+	b, err := New(rtl.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Load(sc); err != nil {
+		t.Fatal(err)
+	}
+	st, err := b.StreamHost(sc.Ops, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	qps := map[uint32]bool{}
+	for i := range sc.Ops {
+		if host.Carries(&sc.Ops[i]) {
+			qps[opQPNOf(&sc.Ops[i])] = true
+		}
+	}
+	if st.CQEs < st.WQEs-50 || st.CQEs <= rtl.CQRing*len(qps) {
+		t.Fatalf("%+v on %d QPs: the queues did not wrap", st, len(qps))
+	}
+}
+
+// opQPNOf is the QP of an operation a WQE carries.
+func opQPNOf(op *scenario.Op) uint32 {
+	switch op.Kind {
+	case scenario.OpAccess:
+		return op.Access.QPN
+	case scenario.OpUMR:
+		return op.UMR.QPN
+	}
+	return op.QPN
+}

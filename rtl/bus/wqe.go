@@ -9,6 +9,8 @@ import (
 // and parsed (rtl/sq), for the top to turn into a translation request or
 // a command. Exactly one of Send and UMR applies, by Ctrl.Opcode.
 type WQE struct {
+	// SQ is the QP whose send queue the WQE was read from.
+	SQ   uint32
 	Ctrl prm.CtrlSeg
 	// Send holds a SEND, RDMA READ or WRITE, or atomic's segments.
 	Send prm.SendWQE

@@ -17,9 +17,12 @@
 // it is longer, and, for a UMR whose list is not inline, the list through
 // the UMR pointer; it parses them with prm (a NOP is skipped) and sends
 // each on Out in send-queue order. A WQE that cannot be read or parsed is
-// sent with Bad set. Doorbells are always taken (a device must take posted
-// writes) and served in the order they arrived, those of one QP right
-// behind each other together, so WQEs leave in the order they were posted.
+// sent with Bad set, and every WQE names the send queue it came from
+// (WQE.SQ). Doorbells are always taken (a device must take posted writes);
+// the QPs are served in the order of their oldest waiting doorbell, all
+// the doorbells of a QP together (and those that come while it is served),
+// so each QP's WQEs leave in the order they were posted and a busy QP's
+// are read in batches.
 //
 // For every Completion the top sends (an operation from the send queue
 // ended), the unit writes a CQE into the QP's completion queue (CQRing

@@ -244,11 +244,12 @@ func (u *Unit) Eval(now uint64) bool {
 		u.state == Idle && len(u.ready) > 0 || len(u.cqQ) > 0 || u.Handshakes() != moves
 }
 
-// doorbell takes a doorbell, if one is there, into the queue of those
-// to serve. A doorbell is never refused (a device must always take
-// posted writes: a completion behind it on the link could not pass it
-// otherwise); doorbells are served in the order they came, so WQEs leave
-// in the order the host posted them, whatever their QPs.
+// doorbell takes a doorbell, if one is there: the queue being served
+// goes on to its producer counter, another waits its turn. A doorbell is
+// never refused (a device must always take posted writes: a completion
+// behind it on the link could not pass it otherwise). QPs are served in
+// the order of their first waiting doorbell; each QP's WQEs leave in the
+// order the host posted them.
 func (u *Unit) doorbell() {
 	if !u.p.Doorbell.Valid() {
 		return
@@ -261,20 +262,30 @@ func (u *Unit) doorbell() {
 	}
 	u.stats.Doorbells++
 	d0, d1 := binary.BigEndian.Uint32(t.Data), binary.BigEndian.Uint32(t.Data[4:])
-	u.ready = append(u.ready, doorbell{qpn: d1 >> 8, pi: uint16(d0>>8) + uint16(prm.WQEBBs(uint8(d1&0x3f)))})
+	d := doorbell{qpn: d1 >> 8, pi: uint16(d0>>8) + uint16(prm.WQEBBs(uint8(d1&0x3f)))}
+	if u.state != Idle && d.qpn == u.qpn {
+		u.pi = d.pi // the queue being served goes on further
+		return
+	}
+	u.ready = append(u.ready, d)
 }
 
-// serve starts serving the next doorbell that announces work.
+// serve starts serving the QP of the oldest waiting doorbell.
 func (u *Unit) serve() {
 	for len(u.ready) > 0 {
 		d := u.ready[0]
-		u.ready = u.ready[1:]
-		// The doorbells of the same QP right behind it are served with
-		// it: the WQEs they announce follow in its send queue.
-		for len(u.ready) > 0 && u.ready[0].qpn == d.qpn {
-			d.pi = u.ready[0].pi
-			u.ready = u.ready[1:]
+		// Every doorbell of the same QP waiting is served with it: the
+		// WQEs they announce follow in its send queue (the last one's
+		// producer counter is the furthest).
+		rest := u.ready[:0]
+		for _, x := range u.ready[1:] {
+			if x.qpn == d.qpn {
+				d.pi = x.pi
+			} else {
+				rest = append(rest, x)
+			}
 		}
+		u.ready = rest
 		if d.pi != u.ci[d.qpn] {
 			u.qpn, u.pi, u.state = d.qpn, d.pi, ReadHead
 			return
@@ -290,7 +301,7 @@ func (u *Unit) respond(r *pcie.ReadResp) {
 		if u.state != WaitList {
 			// What is known of the WQE: its control segment if the
 			// first basic block came (buf is empty before it).
-			u.wqe = bus.WQE{Ctrl: ctrlOf(u.buf)}
+			u.wqe = bus.WQE{SQ: u.qpn, Ctrl: ctrlOf(u.buf)}
 		}
 		u.wqe.Bad = fmt.Sprintf("reading %d bytes at %#x: completion status %v", len(r.Data), r.Addr, r.Status)
 		u.state = Emit
@@ -335,7 +346,7 @@ func (u *Unit) parse() {
 	}
 	ctrl := ctrlOf(u.buf)
 	b := u.buf[:min(len(u.buf), max(int(ctrl.DS), 1)*prm.OctowordSize)]
-	u.wqe = bus.WQE{Ctrl: ctrl}
+	u.wqe = bus.WQE{SQ: u.qpn, Ctrl: ctrl}
 	u.state = Emit
 	var err error
 	switch ctrl.Opcode {

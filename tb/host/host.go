@@ -28,10 +28,15 @@ type Host struct {
 	posted   map[int]postedWQE // by operation number
 	// ends is, per QP, the work requests in the order their results
 	// came: the order of their CQEs.
-	ends map[uint32][]ended
+	ends   map[uint32][]ended
+	polled map[uint32]int    // CQEs checked, by QP
+	recvs  map[uint32]uint16 // receive CQEs checked (their wqe_counter), by QP
+	cqInit map[uint32]bool   // QPs whose completion queue is filled
 	// WQEs, NOPs and Doorbells count the WQEs posted, the NOPs that pad
-	// a send queue's end, and the doorbells rung.
+	// a send queue's end, and the doorbells rung; CQEs and ErrorCQEs the
+	// CQEs polled and checked and the error ones among them.
 	WQEs, NOPs, Doorbells int
+	CQEs, ErrorCQEs       int
 }
 
 // postedWQE is a WQE the host posted, or (recv) a SEND with invalidate
@@ -53,7 +58,8 @@ type ended struct {
 
 // New returns a host over host memory mem, every queue empty.
 func New(mem *pcie.Memory) *Host {
-	return &Host{mem: mem, pi: map[uint32]uint16{}, nextList: listRegion, posted: map[int]postedWQE{}, ends: map[uint32][]ended{}}
+	return &Host{mem: mem, pi: map[uint32]uint16{}, nextList: listRegion, posted: map[int]postedWQE{}, ends: map[uint32][]ended{},
+		polled: map[uint32]int{}, recvs: map[uint32]uint16{}, cqInit: map[uint32]bool{}}
 }
 
 // Carries reports whether the host front sends op as a WQE: a local
@@ -181,6 +187,7 @@ func (h *Host) Post(seq int, op *scenario.Op) (pcie.TLP, error) {
 		}
 		return nil
 	}
+	h.initCQ(qpn)
 	pi := h.pi[qpn]
 	if err := build(pi); err != nil {
 		return pcie.TLP{}, err
@@ -223,62 +230,108 @@ func (h *Host) Result(r *scenario.Result) {
 	}
 }
 
-// CheckCQEs reads every QP's completion queue and checks that it holds,
-// in order, one CQE for each work request that ended: the QPN, the WQE
-// index and opcode, REQ for success or REQ_ERR with the syndrome of the
-// status (and the status in vendor_err_synd), the owner bit of its pass.
-// It returns the number of CQEs checked and of error CQEs.
-func (h *Host) CheckCQEs() (n, errs int, err error) {
+// Poll reads the CQEs that have landed in every QP's completion queue
+// since the last poll, as a driver polls: a CQE is there when its opcode
+// is not INVALID and its owner bit is the parity of its pass (the host
+// fills each queue with INVALID CQEs of owner 1 before its first work).
+// Each must be, in order, the CQE of the next work request that ended on
+// that QP: the QPN, the WQE index and opcode, REQ for success or REQ_ERR
+// with the syndrome of the status (and the status in vendor_err_synd);
+// for a SEND with invalidate from the wire, RESP_SEND_INV naming its key
+// or RESP_ERR. An error names the QP and the CQE.
+func (h *Host) Poll() error {
 	for qpn, es := range h.ends {
-		recvs := uint16(0) // receive completions so far: their wqe_counter
-		for k, e := range es {
+		for h.polled[qpn] < len(es) {
+			k := h.polled[qpn]
 			var b [prm.CQESize]byte
 			h.mem.Read(rtl.CQEAddr(qpn, uint32(k)), b[:])
-			op, perr := prm.PeekCQEOpcode(b[:])
-			owner := b[prm.CQESize-1]&1 == 1
-			want := (uint32(k)/rtl.CQRing)&1 == 1
-			where := fmt.Sprintf("QP %#x CQE %d (operation %d, WQE %d, %v)", qpn, k, e.seq, e.index, e.status)
-			switch {
-			case perr != nil:
-				return n, errs, fmt.Errorf("%s: %v", where, perr)
-			case owner != want:
-				return n, errs, fmt.Errorf("%s: owner bit %v, want %v", where, owner, want)
-			case e.recv && e.status == prm.OK:
-				c, err := prm.ParseCQE(b[:])
-				if err != nil || op != prm.CQERespSendInv || c.QPN != qpn || c.WQECounter != recvs || c.ImmInvalPKey != uint32(e.key) {
-					return n, errs, fmt.Errorf("%s: %+v (%v), want a RESP_SEND_INV CQE naming key %v", where, c, err, e.key)
-				}
-				recvs++
-			case e.recv:
-				c, err := prm.ParseErrCQE(b[:])
-				if err != nil || op != prm.CQERespErr || c.QPN != qpn || c.WQECounter != recvs || c.Syndrome != prm.SyndromeRemoteInvalReqErr || c.VendorErrSynd != uint8(e.status) {
-					return n, errs, fmt.Errorf("%s: %+v (%v), want a RESP_ERR CQE", where, c, err)
-				}
-				recvs++
-				errs++
-			case e.status == prm.OK:
-				c, err := prm.ParseCQE(b[:])
-				if err != nil || op != prm.CQEReq || c.QPN != qpn || c.WQECounter != e.index || c.SWQEOpcode != e.opcode {
-					return n, errs, fmt.Errorf("%s: %+v (%v), want a REQ CQE", where, c, err)
-				}
-			default:
-				c, err := prm.ParseErrCQE(b[:])
-				if err != nil || op != prm.CQEReqErr || c.QPN != qpn || c.WQECounter != e.index || c.SWQEOpcode != e.opcode ||
-					c.Syndrome != rtl.CQESyndrome(e.opcode, e.status) || c.VendorErrSynd != uint8(e.status) {
-					return n, errs, fmt.Errorf("%s: %+v (%v), want a REQ_ERR CQE with syndrome %v", where, c, err, rtl.CQESyndrome(e.opcode, e.status))
-				}
-				errs++
+			if !landed(b[:], k) {
+				break
 			}
-			n++
-		}
-		// Nothing after: the next slot was never written.
-		var b [prm.CQESize]byte
-		h.mem.Read(rtl.CQEAddr(qpn, uint32(len(es))), b[:])
-		if b != ([prm.CQESize]byte{}) && len(es) < rtl.CQRing {
-			return n, errs, fmt.Errorf("QP %#x: a CQE after the %d of the work requests that ended", qpn, len(es))
+			if err := h.check(qpn, k, b[:], es[k]); err != nil {
+				return err
+			}
+			h.polled[qpn]++
+			h.CQEs++
 		}
 	}
-	return n, errs, nil
+	return nil
+}
+
+// landed reports whether CQE slot k holds the CQE of pass k/CQRing.
+func landed(b []byte, k int) bool {
+	opOwn := b[prm.CQESize-1]
+	return opOwn>>4 != uint8(prm.CQEInvalid) && opOwn&1 == byte(k/rtl.CQRing&1)
+}
+
+// check checks CQE k of QP qpn, b, against the work request e.
+func (h *Host) check(qpn uint32, k int, b []byte, e ended) error {
+	op, perr := prm.PeekCQEOpcode(b)
+	where := fmt.Sprintf("QP %#x CQE %d (operation %d, WQE %d, %v)", qpn, k, e.seq, e.index, e.status)
+	switch {
+	case perr != nil:
+		return fmt.Errorf("%s: %v", where, perr)
+	case e.recv && e.status == prm.OK:
+		c, err := prm.ParseCQE(b)
+		if err != nil || op != prm.CQERespSendInv || c.QPN != qpn || c.WQECounter != h.recvs[qpn] || c.ImmInvalPKey != uint32(e.key) {
+			return fmt.Errorf("%s: %+v (%v), want a RESP_SEND_INV CQE naming key %v", where, c, err, e.key)
+		}
+		h.recvs[qpn]++
+	case e.recv:
+		c, err := prm.ParseErrCQE(b)
+		if err != nil || op != prm.CQERespErr || c.QPN != qpn || c.WQECounter != h.recvs[qpn] || c.Syndrome != prm.SyndromeRemoteInvalReqErr || c.VendorErrSynd != uint8(e.status) {
+			return fmt.Errorf("%s: %+v (%v), want a RESP_ERR CQE", where, c, err)
+		}
+		h.recvs[qpn]++
+		h.ErrorCQEs++
+	case e.status == prm.OK:
+		c, err := prm.ParseCQE(b)
+		if err != nil || op != prm.CQEReq || c.QPN != qpn || c.WQECounter != e.index || c.SWQEOpcode != e.opcode {
+			return fmt.Errorf("%s: %+v (%v), want a REQ CQE", where, c, err)
+		}
+	default:
+		c, err := prm.ParseErrCQE(b)
+		if err != nil || op != prm.CQEReqErr || c.QPN != qpn || c.WQECounter != e.index || c.SWQEOpcode != e.opcode ||
+			c.Syndrome != rtl.CQESyndrome(e.opcode, e.status) || c.VendorErrSynd != uint8(e.status) {
+			return fmt.Errorf("%s: %+v (%v), want a REQ_ERR CQE with syndrome %v", where, c, err, rtl.CQESyndrome(e.opcode, e.status))
+		}
+		h.ErrorCQEs++
+	}
+	return nil
+}
+
+// CheckCQEs polls once more and checks that every work request that
+// ended has its CQE and that no CQE follows the last.
+func (h *Host) CheckCQEs() error {
+	if err := h.Poll(); err != nil {
+		return err
+	}
+	for qpn, es := range h.ends {
+		if h.polled[qpn] < len(es) {
+			k := h.polled[qpn]
+			return fmt.Errorf("QP %#x CQE %d (operation %d, WQE %d, %v): not written", qpn, k, es[k].seq, es[k].index, es[k].status)
+		}
+		var b [prm.CQESize]byte
+		h.mem.Read(rtl.CQEAddr(qpn, uint32(len(es))), b[:])
+		if landed(b[:], len(es)) {
+			return fmt.Errorf("QP %#x: a CQE after the %d of the work requests that ended", qpn, len(es))
+		}
+	}
+	return nil
+}
+
+// initCQ fills QP qpn's completion queue with INVALID CQEs of owner 1,
+// once, before its first work: what a driver does when it makes a CQ.
+func (h *Host) initCQ(qpn uint32) {
+	if h.cqInit[qpn] {
+		return
+	}
+	h.cqInit[qpn] = true
+	var b [prm.CQESize]byte
+	b[prm.CQESize-1] = uint8(prm.CQEInvalid)<<4 | 1
+	for k := 0; k < rtl.CQRing; k++ {
+		h.mem.Write(rtl.CQEAddr(qpn, uint32(k)), b[:])
+	}
 }
 
 // Ended is the number of work requests that ended (each has a CQE).
@@ -293,5 +346,6 @@ func (h *Host) Ended() int {
 // ExpectRecv notes that operation seq is a SEND with invalidate from the
 // wire on QP qpn: its end has a receive CQE naming key.
 func (h *Host) ExpectRecv(seq int, qpn uint32, key prm.Key) {
+	h.initCQ(qpn)
 	h.posted[seq] = postedWQE{qpn: qpn, recv: true, key: key}
 }

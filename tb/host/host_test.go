@@ -98,7 +98,7 @@ func TestCarries(t *testing.T) {
 }
 
 // TestCheckCQEs: a missing, wrong or extra CQE is an error naming the QP
-// and the CQE.
+// and the CQE; a CQE of the wrong pass (its owner bit) is not there yet.
 func TestCheckCQEs(t *testing.T) {
 	mem := pcie.NewMemory()
 	h := New(mem)
@@ -107,17 +107,29 @@ func TestCheckCQEs(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.Result(&scenario.Result{Seq: 0, Op: scenario.OpAccess, Status: prm.KeyMismatch})
-	if _, _, err := h.CheckCQEs(); err == nil || !strings.Contains(err.Error(), "QP 0x9 CQE 0") {
+	if err := h.CheckCQEs(); err == nil || !strings.Contains(err.Error(), "QP 0x9 CQE 0") {
 		t.Fatalf("no CQE written: %v", err)
 	}
 	cqe := prm.ErrCQE{Syndrome: rtl.CQESyndrome(prm.OpSend, prm.KeyMismatch), VendorErrSynd: uint8(prm.KeyMismatch), SWQEOpcode: prm.OpSend,
 		QPN: 9, Opcode: prm.CQEReqErr}
+	stale := cqe
+	stale.Owner = true // the previous pass's
+	mem.Write(rtl.CQEAddr(9, 0), stale.Append(nil))
+	if err := h.CheckCQEs(); err == nil || !strings.Contains(err.Error(), "not written") {
+		t.Fatalf("a stale CQE: %v", err)
+	}
+	wrong := cqe
+	wrong.WQECounter = 5
+	mem.Write(rtl.CQEAddr(9, 0), wrong.Append(nil))
+	if err := h.CheckCQEs(); err == nil || !strings.Contains(err.Error(), "want a REQ_ERR") {
+		t.Fatalf("a wrong CQE: %v", err)
+	}
 	mem.Write(rtl.CQEAddr(9, 0), cqe.Append(nil))
-	if n, errs, err := h.CheckCQEs(); n != 1 || errs != 1 || err != nil {
-		t.Fatalf("%d %d %v", n, errs, err)
+	if err := h.CheckCQEs(); h.CQEs != 1 || h.ErrorCQEs != 1 || err != nil {
+		t.Fatalf("%d %d %v", h.CQEs, h.ErrorCQEs, err)
 	}
 	mem.Write(rtl.CQEAddr(9, 1), cqe.Append(nil))
-	if _, _, err := h.CheckCQEs(); err == nil || !strings.Contains(err.Error(), "a CQE after") {
+	if err := h.CheckCQEs(); err == nil || !strings.Contains(err.Error(), "a CQE after") {
 		t.Fatalf("an extra CQE: %v", err)
 	}
 }

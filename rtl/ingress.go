@@ -21,7 +21,7 @@ func (t *Top) ingress(now uint64) {
 	var sqQP uint32
 	if op.SQ {
 		// The operation is the next WQE of its QP's send queue.
-		sqQP = opQPN(op.Op)
+		sqQP = op.Op.QP()
 		q := t.sqBuf[sqQP]
 		if len(q) == 0 {
 			return

@@ -106,17 +106,6 @@ func (t *Top) sqEnd(seq int, st prm.Status, n uint32) {
 	t.sqEnds = append(t.sqEnds, c)
 }
 
-// opQPN is the QP whose send queue op comes from.
-func opQPN(op *scenario.Op) uint32 {
-	switch op.Kind {
-	case scenario.OpAccess:
-		return op.Access.QPN
-	case scenario.OpUMR:
-		return op.UMR.QPN
-	}
-	return op.QPN
-}
-
 // sqTake drops the WQE at the head of QP qpn's buffer: its operation
 // entered the model.
 func (t *Top) sqTake(qpn uint32) {

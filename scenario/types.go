@@ -100,6 +100,18 @@ type Op struct {
 	OK     bool // page_fault_resume
 }
 
+// QP is the QP the operation names: an access's, a UMR's SQ, the QP of a
+// local or remote invalidation; 0 for a command that names none.
+func (o *Op) QP() uint32 {
+	switch o.Kind {
+	case OpAccess:
+		return o.Access.QPN
+	case OpUMR:
+		return o.UMR.QPN
+	}
+	return o.QPN
+}
+
 // OctwordsFor is the default translations_octword_size for a list: the
 // least multiple of 4 octwords that holds it.
 func OctwordsFor(mtt, klm int) uint32 {

@@ -335,21 +335,10 @@ func TestHostFrontLongRun(t *testing.T) {
 	qps := map[uint32]bool{}
 	for i := range sc.Ops {
 		if host.Carries(&sc.Ops[i]) {
-			qps[opQPNOf(&sc.Ops[i])] = true
+			qps[sc.Ops[i].QP()] = true
 		}
 	}
 	if st.CQEs < st.WQEs-50 || st.CQEs <= rtl.CQRing*len(qps) {
 		t.Fatalf("%+v on %d QPs: the queues did not wrap", st, len(qps))
 	}
-}
-
-// opQPNOf is the QP of an operation a WQE carries.
-func opQPNOf(op *scenario.Op) uint32 {
-	switch op.Kind {
-	case scenario.OpAccess:
-		return op.Access.QPN
-	case scenario.OpUMR:
-		return op.UMR.QPN
-	}
-	return op.QPN
 }

@@ -87,10 +87,7 @@ func (r *Requester) Send(op *scenario.Op) ([][]byte, error) {
 	if !WireCarries(op) {
 		return nil, fmt.Errorf("wire: a %s cannot travel as RoCEv2 packets", op.Kind)
 	}
-	qpn := op.QPN
-	if op.Kind == scenario.OpAccess {
-		qpn = op.Access.QPN
-	}
+	qpn := op.QP()
 	p := wire.Packet{SrcMAC: mac(peerMAC), DstMAC: mac(nicMAC), SrcIP: peerIP, DstIP: nicIP, TTL: 64,
 		SrcPort: 0xc000 | uint16(qpn&0x3fff), PKey: 0xffff, DestQP: qpn, PSN: r.psn[qpn]}
 	var out [][]byte
@@ -222,10 +219,7 @@ func (r *Responder) Receive(s *wire.Summary) (*Message, error) {
 // an RNR NAK on a page fault (the answer follows the resume), else the
 // NAK of NAKFor.
 func (r *Responder) Answer(m *Message, res *scenario.Result) ([][]byte, error) {
-	qpn := m.Op.QPN
-	if m.Op.Kind == scenario.OpAccess {
-		qpn = m.Op.Access.QPN
-	}
+	qpn := m.Op.QP()
 	p := wire.Packet{SrcMAC: mac(nicMAC), DstMAC: mac(peerMAC), SrcIP: nicIP, DstIP: peerIP, TTL: 64,
 		SrcPort: 0xc000 | uint16(qpn&0x3fff), PKey: 0xffff, DestQP: qpn ^ peerQPFlip, PSN: m.PSN,
 		Opcode: wire.OpAcknowledge, MSN: r.msn[qpn]}

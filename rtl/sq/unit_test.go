@@ -29,12 +29,17 @@ type bench struct {
 	at   uint64 // the cycle of the next doorbell
 }
 
+// newPorts makes the unit's channels on e.
+func newPorts(e *sim.Engine) Ports {
+	return Ports{Doorbell: sim.NewChan[pcie.TLP](e, "sq.doorbell", 4, 1), Out: sim.NewChan[bus.WQE](e, "sq.out", 4, 1),
+		Done:   sim.NewChan[bus.Completion](e, "sq.done", 4, 1),
+		MemReq: sim.NewChan[pcie.ReadReq](e, "sq.mem_req", 4, 1), MemResp: sim.NewChan[pcie.ReadResp](e, "sq.mem_resp", 4, 1)}
+}
+
 func newBench(lat func(uint64) uint64, ready func(uint64) bool) *bench {
 	e := sim.New()
 	b := &bench{e: e, mem: pcie.NewMemory(), pi: map[uint32]uint16{}, list: 1 << 49}
-	p := Ports{Doorbell: sim.NewChan[pcie.TLP](e, "sq.doorbell", 4, 1), Out: sim.NewChan[bus.WQE](e, "sq.out", 4, 1),
-		Done:   sim.NewChan[bus.Completion](e, "sq.done", 4, 1),
-		MemReq: sim.NewChan[pcie.ReadReq](e, "sq.mem_req", 4, 1), MemResp: sim.NewChan[pcie.ReadResp](e, "sq.mem_resp", 4, 1)}
+	p := newPorts(e)
 	b.u = New("sq", p)
 	b.icm = chantest.NewMemory(p.MemReq, p.MemResp, b.mem, lat)
 	b.icm.AnySize = true
@@ -226,9 +231,7 @@ func TestFetchRandom(t *testing.T) {
 		rng := rand.New(rand.NewSource(seed))
 		e := sim.New()
 		b := &bench{e: e, mem: pcie.NewMemory(), pi: map[uint32]uint16{}, list: 1 << 49}
-		ports := Ports{Doorbell: sim.NewChan[pcie.TLP](e, "sq.doorbell", 4, 1), Out: sim.NewChan[bus.WQE](e, "sq.out", 4, 1),
-			Done:   sim.NewChan[bus.Completion](e, "sq.done", 4, 1),
-			MemReq: sim.NewChan[pcie.ReadReq](e, "sq.mem_req", 4, 1), MemResp: sim.NewChan[pcie.ReadResp](e, "sq.mem_resp", 4, 1)}
+		ports := newPorts(e)
 		b.u = New("sq", ports)
 		b.icm = chantest.NewMemory(ports.MemReq, ports.MemResp, b.mem, chantest.Jitter(seed, 5, 60))
 		b.icm.AnySize = true

@@ -141,13 +141,7 @@ func umrList(u *scenario.UMR) []byte {
 // doorbell: the MWr of the first 8 bytes of its control segment to the
 // device's doorbell register.
 func (h *Host) Post(seq int, op *scenario.Op) (pcie.TLP, error) {
-	qpn := op.QPN
-	switch op.Kind {
-	case scenario.OpAccess:
-		qpn = op.Access.QPN
-	case scenario.OpUMR:
-		qpn = op.UMR.QPN
-	}
+	qpn := op.QP()
 	var b []byte
 	var listAt uint64 // a UMR's list that is not inline
 	if op.Kind == scenario.OpUMR {

@@ -35,6 +35,14 @@ and the exit status is 1. A summary goes to standard error (every figure is
 defined in docs/counters.md); --stats writes it as JSON, --coverage the
 coverage points reached, --vcd a waveform for GTKWave.
 
+--front says how the operations reach the model: directly (the default),
+as RoCEv2 packets from the wire for the remote reads, writes, atomics and
+SENDs with invalidate (wire; docs/wire.md), or as mlx5 WQEs the host
+posts in send queues and the device fetches over PCIe, with CQEs written
+back, for the local accesses, UMRs and local invalidations (host;
+docs/host.md). --pcap-out writes the wire's packets for tshark and
+'mkeysim replay', --tlp-out every TLP at the device's PCIe port.
+
 Every parameter of 'mkeysim config --defaults' is a flag, named by its key
 with - for _ (--mkc-cache.ways 8); --config FILE sets them from a file and
 the flags given win over it. --clock-ps sets the clock period, and so the
@@ -51,6 +59,8 @@ const runExample = `  mkeysim run examples/klm-nested.json
   mkeysim run --out out/run.jsonl --stats out/stats.json --coverage out/coverage.json
   mkeysim run examples/klm-nested.json --vcd out/klm.vcd --clock-ps 1000
   mkeysim run examples/klm-nested.json --tlp-out out/klm.tlp.pcap
+  mkeysim run examples/memory-window-type2.json --front wire --pcap-out out/mw.pcap
+  mkeysim run examples/umr-mode-change.json --front host --vcd out/host.vcd
   mkeysim run --mkc-cache.ways 8 --pcie.link-latency-cycles 200 --workload.accesses 10000 --no-summary`
 
 // runFlags are the flags of run that are not model parameters.

@@ -17,7 +17,6 @@ func (t *Top) ingress(now uint64) {
 		return
 	}
 	op := *t.In.Peek()
-	bad := ""
 	var sqQP uint32
 	if op.SQ {
 		// The operation is the next WQE of its QP's send queue.
@@ -26,9 +25,14 @@ func (t *Top) ingress(now uint64) {
 		if len(q) == 0 {
 			return
 		}
-		var sqOp *scenario.Op
-		sqOp, bad = t.wqeOp(&q[0])
-		t.sqStart(op.Seq, &q[0])
+		// Decoded once: an access that waits for the reorder buffer is
+		// looked at again next cycle.
+		if t.sqDec.op == nil || t.sqDec.seq != op.Seq {
+			t.sqDec.seq = op.Seq
+			t.sqDec.op, t.sqDec.bad = t.wqeOp(&q[0])
+			t.sqStart(op.Seq, &q[0])
+		}
+		sqOp, bad := t.sqDec.op, t.sqDec.bad
 		if bad != "" {
 			// Run as the command the host meant, refused with the reason
 			// (an access too: the command path answers it).

@@ -61,7 +61,14 @@ type Top struct {
 	// sqBuf holds, by send queue, the WQEs the front delivered that the
 	// input has not asked for yet (the front serves QPs in its own order).
 	sqBuf map[uint32][]bus.WQE
-	toSQ  *sim.Chan[bus.Completion] // the ends of its work requests
+	// sqDec is the operation decoded from the WQE of the operation at the
+	// head of In (seq), or why it could not be (bad).
+	sqDec struct {
+		seq int
+		op  *scenario.Op
+		bad string
+	}
+	toSQ *sim.Chan[bus.Completion] // the ends of its work requests
 	// sqWQE is, by operation number, the work request each operation
 	// from the send queue came as, until its end is queued in sqEnds.
 	sqWQE  map[int]bus.Completion

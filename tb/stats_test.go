@@ -82,6 +82,21 @@ the unit acts on it: a piece that stalls is not counted again, and the
 lookup a walker repeats after its own read filled the line is not a hit
 (its miss was counted). A merged miss is a miss.
 
+Two lines of the summary belong to a front (` + "`--front`" + `), not to the
+model, and are printed only with it (not in ` + "`--stats`" + `): ` + "`wire:`" + `
+(` + "`--front wire`" + `, ` + "`mkeysim replay`" + `; [wire.md](wire.md)) counts the
+` + "`messages`" + ` (operations that travelled as packets), the
+` + "`request_packets`" + ` and ` + "`answer_packets`" + ` (ACKs, NAKs, read
+responses, atomic acknowledgements), the ` + "`skipped_packets`" + ` (packets the
+responder parsed that started no message: the rest of a WRITE,
+retransmissions, answers in a capture), and the ` + "`recv_cqes`" + ` and
+` + "`error_cqes`" + ` the host read back for SENDs with invalidate; ` + "`host:`" + `
+(` + "`--front host`" + `; [host.md](host.md)) counts the ` + "`wqes`" + ` posted, the
+` + "`nops`" + ` that padded a send queue's end, the ` + "`doorbells`" + ` rung, and the
+` + "`cqes`" + ` and ` + "`error_cqes`" + ` the host polled and checked. The device's side
+of the same traffic is in the counters below (` + "`sq.*`" + `,
+` + "`pcie.host_writes`" + `).
+
 `
 
 // TestStatsJSON: the statistics object nests each counter at its dots,

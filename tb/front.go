@@ -110,6 +110,9 @@ func (b *Bench) StreamWire(ops []scenario.Op, opt RunOptions, wo WireOptions) (W
 				msgs[i] = m
 			}
 		}
+		if msgs[i] == nil {
+			return st, fmt.Errorf("operation %d: the responder took none of its %d packets for a message", opt.SeqBase+i, len(frames))
+		}
 		run[i] = msgs[i].Op
 		st.Messages++
 		st.Requests += len(frames)

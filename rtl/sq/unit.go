@@ -179,9 +179,6 @@ func (u *Unit) CounterValues(vs []uint64) []uint64 {
 	return u.cread.Values(&s, vs)
 }
 
-// Busy reports whether a doorbell is being served.
-func (u *Unit) Busy() bool { return u.state != Idle }
-
 // Eval runs one cycle of the fetch engine.
 func (u *Unit) Eval(now uint64) bool {
 	moves := u.Handshakes()

@@ -44,12 +44,16 @@ var allowed = map[string][]string{
 	"tb/host": {"prm", "scenario", "rtl", "rtl/pcie"},
 	// The wire (RoCEv2 packets as gopacket layers) and the PCIe capture
 	// format stand alone: formats, no model.
-	"tb/wire":     {"prm"},
-	"tb/tlpcap":   {"rtl/pcie"},
-	"vectors":     {"prm", "scenario", "ref", "rtl", "version"},
-	"config":      {"rtl", "tb"},
-	"sweep":       {"config", "tb", "ref", "scenario"},
-	"cmd/mkeysim": {"config", "cover", "prm", "ref", "rtl", "rtl/pcie", "scenario", "sweep", "tb", "tb/tlpcap", "tb/wire", "vcd", "vectors", "version"},
+	"tb/wire":   {"prm"},
+	"tb/tlpcap": {"rtl/pcie"},
+	"vectors":   {"prm", "scenario", "ref", "rtl", "version"},
+	// The live model for co-simulation: the vectors' oracles and ref
+	// behind handles; the C library exports it and nothing else.
+	"live":             {"prm", "ref", "scenario", "vectors"},
+	"cosim/libmkeysim": {"live", "prm", "ref", "vectors"},
+	"config":           {"rtl", "tb"},
+	"sweep":            {"config", "tb", "ref", "scenario"},
+	"cmd/mkeysim":      {"config", "cover", "prm", "ref", "rtl", "rtl/pcie", "scenario", "sweep", "tb", "tb/tlpcap", "tb/wire", "vcd", "vectors", "version"},
 
 	"examples":           nil,
 	"scripts":            nil,

@@ -56,6 +56,7 @@ typedef int64_t mkeysim_handle;
 #define MKEYSIM_ERR_ARG (-2)          /* an argument is out of range or a NULL pointer */
 #define MKEYSIM_ERR_UNOBSERVABLE (-3) /* mkeysim_klm_step: the lower piece passes 2^64, which the
                                          model refuses one level down before any lower address exists */
+#define MKEYSIM_ERR_INTERNAL (-4)     /* the library failed (a bug: please report mkeysim_last_error's text) */
 
 /* PRM statuses (translation.md 7): the first failing check. */
 enum mkeysim_status {

@@ -205,3 +205,22 @@ func TestThousandInstancesNoLeak(t *testing.T) {
 		t.Fatalf("live heap grew by %d bytes over 1000 instances", after-before)
 	}
 }
+
+// A panic inside a call comes back as MKEYSIM_ERR_INTERNAL with a
+// message, not as the end of the simulator's process.
+func TestGuard(t *testing.T) {
+	rc := func() (rc cI32) {
+		defer guard("mkeysim_test", &rc)
+		panic("boom")
+	}()
+	if rc != -4 || !strings.Contains(lastError(), "mkeysim_test: internal error, please report: boom") {
+		t.Fatalf("got %d %q", rc, lastError())
+	}
+	h := func() (h cHandle) {
+		defer guardHandle("mkeysim_test", &h)
+		panic("boom")
+	}()
+	if h != -4 {
+		t.Fatalf("handle call: %d", h)
+	}
+}

@@ -64,6 +64,27 @@ func fail(call string, err error) C.int32_t {
 	return C.MKEYSIM_ERR_ARG
 }
 
+// guard turns a panic, which would take the simulator down with it, into
+// MKEYSIM_ERR_INTERNAL and a message to report.
+// (recover works only in the deferred function itself.)
+func guard(call string, rc *C.int32_t) {
+	if p := recover(); p != nil {
+		*rc = internal(call, p)
+	}
+}
+
+// guardHandle is guard for the calls that return a handle.
+func guardHandle(call string, h *C.mkeysim_handle) {
+	if p := recover(); p != nil {
+		*h = C.mkeysim_handle(internal(call, p))
+	}
+}
+
+func internal(call string, p any) C.int32_t {
+	lib.lastErr = fmt.Sprintf("%s: internal error, please report: %v", call, p)
+	return C.MKEYSIM_ERR_INTERNAL
+}
+
 // status returns a command's status, recording a refusal's reason.
 func status(call string, r *ref.Refusal) C.int32_t {
 	if r == nil {
@@ -100,9 +121,10 @@ func model(h C.mkeysim_handle) (*live.Model, error) { return lib.reg.Model(int64
 func mkeysim_abi_version() C.int32_t { return C.MKEYSIM_ABI_VERSION }
 
 //export mkeysim_new
-func mkeysim_new(maxIndirection C.int32_t) C.mkeysim_handle {
+func mkeysim_new(maxIndirection C.int32_t) (rc C.mkeysim_handle) {
 	lib.Lock()
 	defer lib.Unlock()
+	defer guardHandle("mkeysim_new", &rc)
 	m, err := live.NewModel(int(maxIndirection))
 	if err != nil {
 		return C.mkeysim_handle(fail("mkeysim_new", err))
@@ -111,9 +133,10 @@ func mkeysim_new(maxIndirection C.int32_t) C.mkeysim_handle {
 }
 
 //export mkeysim_delete
-func mkeysim_delete(h C.mkeysim_handle) C.int32_t {
+func mkeysim_delete(h C.mkeysim_handle) (rc C.int32_t) {
 	lib.Lock()
 	defer lib.Unlock()
+	defer guard("mkeysim_delete", &rc)
 	if err := lib.reg.Delete(int64(h)); err != nil {
 		return fail("mkeysim_delete", err)
 	}
@@ -149,9 +172,10 @@ func mkeysim_last_error(buf *C.char, n C.size_t) C.size_t {
 }
 
 //export mkeysim_add_qp
-func mkeysim_add_qp(h C.mkeysim_handle, qpn, pd C.uint32_t, regUMR C.int32_t) C.int32_t {
+func mkeysim_add_qp(h C.mkeysim_handle, qpn, pd C.uint32_t, regUMR C.int32_t) (rc C.int32_t) {
 	lib.Lock()
 	defer lib.Unlock()
+	defer guard("mkeysim_add_qp", &rc)
 	m, err := model(h)
 	if err == nil {
 		err = m.AddQP(uint32(qpn), uint32(pd), regUMR != 0)
@@ -164,9 +188,10 @@ func mkeysim_add_qp(h C.mkeysim_handle, qpn, pd C.uint32_t, regUMR C.int32_t) C.
 
 //export mkeysim_create
 func mkeysim_create(h C.mkeysim_handle, mkc *C.uint8_t, index C.int64_t, odp, pgAccess, listKind C.int32_t,
-	list *C.uint8_t, listBytes C.size_t, indexOut *C.uint32_t) C.int32_t {
+	list *C.uint8_t, listBytes C.size_t, indexOut *C.uint32_t) (rc C.int32_t) {
 	lib.Lock()
 	defer lib.Unlock()
+	defer guard("mkeysim_create", &rc)
 	const call = "mkeysim_create"
 	m, err := model(h)
 	if err != nil {
@@ -191,9 +216,10 @@ func mkeysim_create(h C.mkeysim_handle, mkc *C.uint8_t, index C.int64_t, odp, pg
 }
 
 //export mkeysim_load
-func mkeysim_load(h C.mkeysim_handle, index C.uint32_t, mkc *C.uint8_t, odp C.int32_t) C.int32_t {
+func mkeysim_load(h C.mkeysim_handle, index C.uint32_t, mkc *C.uint8_t, odp C.int32_t) (rc C.int32_t) {
 	lib.Lock()
 	defer lib.Unlock()
+	defer guard("mkeysim_load", &rc)
 	m, err := model(h)
 	if err != nil {
 		return fail("mkeysim_load", err)
@@ -209,9 +235,10 @@ func mkeysim_load(h C.mkeysim_handle, index C.uint32_t, mkc *C.uint8_t, odp C.in
 }
 
 //export mkeysim_destroy
-func mkeysim_destroy(h C.mkeysim_handle, index C.uint32_t) C.int32_t {
+func mkeysim_destroy(h C.mkeysim_handle, index C.uint32_t) (rc C.int32_t) {
 	lib.Lock()
 	defer lib.Unlock()
+	defer guard("mkeysim_destroy", &rc)
 	m, err := model(h)
 	if err != nil {
 		return fail("mkeysim_destroy", err)
@@ -220,9 +247,10 @@ func mkeysim_destroy(h C.mkeysim_handle, index C.uint32_t) C.int32_t {
 }
 
 //export mkeysim_query
-func mkeysim_query(h C.mkeysim_handle, index C.uint32_t, mkcOut *C.uint8_t, odpOut *C.int32_t) C.int32_t {
+func mkeysim_query(h C.mkeysim_handle, index C.uint32_t, mkcOut *C.uint8_t, odpOut *C.int32_t) (rc C.int32_t) {
 	lib.Lock()
 	defer lib.Unlock()
+	defer guard("mkeysim_query", &rc)
 	m, err := model(h)
 	if err != nil {
 		return fail("mkeysim_query", err)
@@ -242,9 +270,10 @@ func mkeysim_query(h C.mkeysim_handle, index C.uint32_t, mkcOut *C.uint8_t, odpO
 
 //export mkeysim_umr
 func mkeysim_umr(h C.mkeysim_handle, qpn, key C.uint32_t, checkFree C.int32_t, mask C.uint64_t, mkc *C.uint8_t,
-	offset C.uint64_t, listKind C.int32_t, list *C.uint8_t, listBytes C.size_t) C.int32_t {
+	offset C.uint64_t, listKind C.int32_t, list *C.uint8_t, listBytes C.size_t) (rc C.int32_t) {
 	lib.Lock()
 	defer lib.Unlock()
+	defer guard("mkeysim_umr", &rc)
 	const call = "mkeysim_umr"
 	m, err := model(h)
 	if err != nil {
@@ -269,9 +298,10 @@ func mkeysim_umr(h C.mkeysim_handle, qpn, key C.uint32_t, checkFree C.int32_t, m
 }
 
 //export mkeysim_local_invalidate
-func mkeysim_local_invalidate(h C.mkeysim_handle, qpn, key C.uint32_t) C.int32_t {
+func mkeysim_local_invalidate(h C.mkeysim_handle, qpn, key C.uint32_t) (rc C.int32_t) {
 	lib.Lock()
 	defer lib.Unlock()
+	defer guard("mkeysim_local_invalidate", &rc)
 	m, err := model(h)
 	if err != nil {
 		return fail("mkeysim_local_invalidate", err)
@@ -280,9 +310,10 @@ func mkeysim_local_invalidate(h C.mkeysim_handle, qpn, key C.uint32_t) C.int32_t
 }
 
 //export mkeysim_send_with_invalidate
-func mkeysim_send_with_invalidate(h C.mkeysim_handle, qpn, key C.uint32_t) C.int32_t {
+func mkeysim_send_with_invalidate(h C.mkeysim_handle, qpn, key C.uint32_t) (rc C.int32_t) {
 	lib.Lock()
 	defer lib.Unlock()
+	defer guard("mkeysim_send_with_invalidate", &rc)
 	m, err := model(h)
 	if err != nil {
 		return fail("mkeysim_send_with_invalidate", err)
@@ -292,9 +323,10 @@ func mkeysim_send_with_invalidate(h C.mkeysim_handle, qpn, key C.uint32_t) C.int
 
 //export mkeysim_access
 func mkeysim_access(h C.mkeysim_handle, qpn, key C.uint32_t, va C.uint64_t, n C.uint32_t, typ C.int32_t,
-	res *C.mkeysim_result, segs *C.mkeysim_segment, maxSegs C.size_t) C.int32_t {
+	res *C.mkeysim_result, segs *C.mkeysim_segment, maxSegs C.size_t) (rc C.int32_t) {
 	lib.Lock()
 	defer lib.Unlock()
+	defer guard("mkeysim_access", &rc)
 	const call = "mkeysim_access"
 	m, err := model(h)
 	if err != nil {
@@ -325,9 +357,10 @@ func mkeysim_access(h C.mkeysim_handle, qpn, key C.uint32_t, va C.uint64_t, n C.
 }
 
 //export mkeysim_check
-func mkeysim_check(h C.mkeysim_handle, key C.uint32_t, level C.int32_t, va C.uint64_t, n, qpn, pd C.uint32_t, typ C.int32_t) C.int32_t {
+func mkeysim_check(h C.mkeysim_handle, key C.uint32_t, level C.int32_t, va C.uint64_t, n, qpn, pd C.uint32_t, typ C.int32_t) (rc C.int32_t) {
 	lib.Lock()
 	defer lib.Unlock()
+	defer guard("mkeysim_check", &rc)
 	m, err := model(h)
 	if err != nil {
 		return fail("mkeysim_check", err)
@@ -343,9 +376,10 @@ func mkeysim_check(h C.mkeysim_handle, key C.uint32_t, level C.int32_t, va C.uin
 }
 
 //export mkeysim_icm_write
-func mkeysim_icm_write(h C.mkeysim_handle, addr C.uint64_t, data *C.uint8_t, n C.size_t) C.int32_t {
+func mkeysim_icm_write(h C.mkeysim_handle, addr C.uint64_t, data *C.uint8_t, n C.size_t) (rc C.int32_t) {
 	lib.Lock()
 	defer lib.Unlock()
+	defer guard("mkeysim_icm_write", &rc)
 	m, err := model(h)
 	if err != nil {
 		return fail("mkeysim_icm_write", err)
@@ -361,9 +395,10 @@ func mkeysim_icm_write(h C.mkeysim_handle, addr C.uint64_t, data *C.uint8_t, n C
 }
 
 //export mkeysim_icm_read
-func mkeysim_icm_read(h C.mkeysim_handle, addr C.uint64_t, data *C.uint8_t, n C.size_t) C.int32_t {
+func mkeysim_icm_read(h C.mkeysim_handle, addr C.uint64_t, data *C.uint8_t, n C.size_t) (rc C.int32_t) {
 	lib.Lock()
 	defer lib.Unlock()
+	defer guard("mkeysim_icm_read", &rc)
 	m, err := model(h)
 	if err != nil {
 		return fail("mkeysim_icm_read", err)
@@ -381,9 +416,10 @@ func mkeysim_icm_read(h C.mkeysim_handle, addr C.uint64_t, data *C.uint8_t, n C.
 }
 
 //export mkeysim_protcheck
-func mkeysim_protcheck(mkc *C.uint8_t, created C.int32_t, key C.uint32_t, level C.int32_t, va C.uint64_t, n, qpn, pd C.uint32_t, typ C.int32_t) C.int32_t {
+func mkeysim_protcheck(mkc *C.uint8_t, created C.int32_t, key C.uint32_t, level C.int32_t, va C.uint64_t, n, qpn, pd C.uint32_t, typ C.int32_t) (rc C.int32_t) {
 	lib.Lock()
 	defer lib.Unlock()
+	defer guard("mkeysim_protcheck", &rc)
 	const call = "mkeysim_protcheck"
 	var img []byte
 	if created != 0 {
@@ -403,9 +439,10 @@ func mkeysim_protcheck(mkc *C.uint8_t, created C.int32_t, key C.uint32_t, level 
 }
 
 //export mkeysim_mtt_step
-func mkeysim_mtt_step(startAddr C.uint64_t, logEntitySize C.int32_t, tos C.uint32_t, mttHandle, va C.uint64_t, n, t C.uint32_t, out *C.mkeysim_mtt_step_result) C.int32_t {
+func mkeysim_mtt_step(startAddr C.uint64_t, logEntitySize C.int32_t, tos C.uint32_t, mttHandle, va C.uint64_t, n, t C.uint32_t, out *C.mkeysim_mtt_step_result) (rc C.int32_t) {
 	lib.Lock()
 	defer lib.Unlock()
+	defer guard("mkeysim_mtt_step", &rc)
 	const call = "mkeysim_mtt_step"
 	if logEntitySize < 0 || logEntitySize > 63 {
 		return fail(call, fmt.Errorf("log_entity_size %d outside 12..31", logEntitySize))
@@ -422,9 +459,10 @@ func mkeysim_mtt_step(startAddr C.uint64_t, logEntitySize C.int32_t, tos C.uint3
 }
 
 //export mkeysim_klm_step
-func mkeysim_klm_step(fbs, logEntitySize C.int32_t, tos C.uint32_t, d C.uint64_t, n C.uint32_t, entries *C.uint8_t, out *C.mkeysim_klm_step_result) C.int32_t {
+func mkeysim_klm_step(fbs, logEntitySize C.int32_t, tos C.uint32_t, d C.uint64_t, n C.uint32_t, entries *C.uint8_t, out *C.mkeysim_klm_step_result) (rc C.int32_t) {
 	lib.Lock()
 	defer lib.Unlock()
+	defer guard("mkeysim_klm_step", &rc)
 	const call = "mkeysim_klm_step"
 	if logEntitySize < 0 || logEntitySize > 63 {
 		return fail(call, fmt.Errorf("log_entity_size %d outside 12..31", logEntitySize))
@@ -445,9 +483,10 @@ func mkeysim_klm_step(fbs, logEntitySize C.int32_t, tos C.uint32_t, d C.uint64_t
 }
 
 //export mkeysim_cache_new
-func mkeysim_cache_new(sets, ways C.uint32_t, random C.int32_t, prngInit C.uint64_t) C.mkeysim_handle {
+func mkeysim_cache_new(sets, ways C.uint32_t, random C.int32_t, prngInit C.uint64_t) (rc C.mkeysim_handle) {
 	lib.Lock()
 	defer lib.Unlock()
+	defer guardHandle("mkeysim_cache_new", &rc)
 	c, err := live.NewCache(int(sets), int(ways), random != 0, uint64(prngInit))
 	if err != nil {
 		return C.mkeysim_handle(fail("mkeysim_cache_new", err))
@@ -456,9 +495,10 @@ func mkeysim_cache_new(sets, ways C.uint32_t, random C.int32_t, prngInit C.uint6
 }
 
 //export mkeysim_cache_op
-func mkeysim_cache_op(h C.mkeysim_handle, op C.int32_t, index C.uint32_t, out *C.mkeysim_cache_result) C.int32_t {
+func mkeysim_cache_op(h C.mkeysim_handle, op C.int32_t, index C.uint32_t, out *C.mkeysim_cache_result) (rc C.int32_t) {
 	lib.Lock()
 	defer lib.Unlock()
+	defer guard("mkeysim_cache_op", &rc)
 	const call = "mkeysim_cache_op"
 	c, err := lib.reg.Cache(int64(h))
 	if err != nil {

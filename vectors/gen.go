@@ -171,7 +171,7 @@ func Generate(o Options) (*Output, error) {
 		Unit:            o.Unit,
 		Description:     res.desc,
 		ModelVersion:    ModelVersion(),
-		Seed:            o.Seed,
+		Seed:            Hex64(o.Seed),
 		Command:         o.Command(),
 		Count:           o.Count,
 		Directed:        res.directed,

@@ -303,7 +303,7 @@ func genKLMWalk(o *Options) (*unitResult, error) {
 		params:  []Param{{Name: "K", Value: KLMEntries, Meaning: "KLM entries per vector"}},
 	}
 	res.dut = DUT{Module: "mkeysim_klmwalk", Handshake: "combinational",
-		Description: "Pure combinational logic: the harness applies every input port, waits 1 ns and compares the outputs; entry_index, lower_key, lower_addr and piece_len are compared only when the expected status is OK.",
+		Description: Timing("combinational") + " entry_index, lower_key, lower_addr and piece_len are compared only when the expected status is OK.",
 		Ports:       ports(l)}
 	var vs []KLMWalkVector
 	sources, err := eachExampleAccess(o.Examples, func() int { return len(vs) }, func(a *exampleAccess) error {

@@ -1,7 +1,10 @@
 package vectors
 
 import (
+	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"mkeysim/prm"
 )
@@ -19,7 +22,8 @@ type Manifest struct {
 	Unit         string `json:"unit"`
 	Description  string `json:"description"`
 	ModelVersion string `json:"model_version"`
-	Seed         uint64 `json:"seed"`
+	// Seed is --seed, written as a hex string (Hex64).
+	Seed Hex64 `json:"seed"`
 	// Command is the command line that makes these files, without --out.
 	Command string `json:"command"`
 	// Count is the number of vectors (lines) in File.
@@ -46,12 +50,54 @@ type Manifest struct {
 
 // Param is a parameter of the unit fixed for this vector set.
 type Param struct {
-	Name    string `json:"name"`
-	Value   uint64 `json:"value"`
+	Name string `json:"name"`
+	// Value is written as a hex string (Hex64): PRNG_INIT and REPL_SEED
+	// may exceed 2^53, which float64 JSON readers cannot hold.
+	Value   Hex64  `json:"value"`
 	Meaning string `json:"meaning"`
 	// DUT parameters are passed to the DUT instance by the harness
 	// (#(.NAME(NAME))), as a 64-bit value.
 	DUT bool `json:"dut_parameter,omitempty"`
+}
+
+// Hex64 is a 64-bit value that JSON carries as a string, "0x" and
+// lower-case hex digits without leading zeros ("0x10"): jq and JavaScript
+// read JSON numbers as float64 and round those above 2^53
+// (10451216379200822465 becomes 10451216379200823000), a string they keep
+// exactly. Reading, it also takes a JSON number, exactly.
+type Hex64 uint64
+
+// MarshalJSON writes the value as "0x...".
+func (h Hex64) MarshalJSON() ([]byte, error) {
+	return []byte(`"0x` + strconv.FormatUint(uint64(h), 16) + `"`), nil
+}
+
+// UnmarshalJSON reads "0x..." or a JSON number, refusing anything that is
+// not a 64-bit unsigned value.
+func (h *Hex64) UnmarshalJSON(b []byte) error {
+	s := string(b)
+	if t, err := strconv.Unquote(s); err == nil {
+		digits, ok := strings.CutPrefix(t, "0x")
+		if !ok || digits == "" {
+			return fmt.Errorf("64-bit value %s: want a string \"0x\" and hex digits", s)
+		}
+		v, err := strconv.ParseUint(digits, 16, 64)
+		if err != nil {
+			return fmt.Errorf("64-bit value %s: %v", s, err)
+		}
+		*h = Hex64(v)
+		return nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err != nil {
+		return fmt.Errorf("64-bit value %s: want \"0x...\" or a number", s)
+	}
+	v, err := strconv.ParseUint(n.String(), 10, 64)
+	if err != nil {
+		return fmt.Errorf("64-bit value %s: %v", s, err)
+	}
+	*h = Hex64(v)
+	return nil
 }
 
 // DUT is the device the harness drives.

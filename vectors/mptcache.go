@@ -196,11 +196,11 @@ func genMPTCache(o *Options) (*unitResult, error) {
 		layout: l,
 		enums:  append(commonEnums(), Enum{Name: "cache_op", Width: 2, Values: []EnumValue{{"LOOKUP", OpLookup}, {"FILL", OpFill}, {"INVAL", OpInval}, {"INVAL_ALL", OpInvalAll}}}),
 		params: []Param{
-			{Name: "SETS", Value: uint64(o.Sets), DUT: true, Meaning: "sets, a power of two"},
-			{Name: "WAYS", Value: uint64(o.Ways), DUT: true, Meaning: "ways per set"},
-			{Name: "REPL_RANDOM", Value: b2u(random), DUT: true, Meaning: "0: LRU victim; 1: victim = xorshift64() mod WAYS"},
-			{Name: "REPL_SEED", Value: o.ReplSeed, Meaning: "rtl/mptcache Config.Seed of the random replacement"},
-			{Name: "PRNG_INIT", Value: newCacheArray(1, 1, true, o.ReplSeed).prng, DUT: true, Meaning: "initial xorshift64 state: splitmix64(REPL_SEED), or 0x9e3779b97f4a7c15 if that is 0; each victim draw does x ^= x << 13; x ^= x >> 7; x ^= x << 17 and takes x mod WAYS"},
+			{Name: "SETS", Value: Hex64(uint64(o.Sets)), DUT: true, Meaning: "sets, a power of two"},
+			{Name: "WAYS", Value: Hex64(uint64(o.Ways)), DUT: true, Meaning: "ways per set"},
+			{Name: "REPL_RANDOM", Value: Hex64(b2u(random)), DUT: true, Meaning: "0: LRU victim; 1: victim = xorshift64() mod WAYS"},
+			{Name: "REPL_SEED", Value: Hex64(o.ReplSeed), Meaning: "rtl/mptcache Config.Seed of the random replacement"},
+			{Name: "PRNG_INIT", Value: Hex64(newCacheArray(1, 1, true, o.ReplSeed).prng), DUT: true, Meaning: "initial xorshift64 state: splitmix64(REPL_SEED), or 0x9e3779b97f4a7c15 if that is 0; each victim draw does x ^= x << 13; x ^= x >> 7; x ^= x << 17 and takes x mod WAYS"},
 		},
 		sources: []string{"directed prologue (vectors.mptcacheDirected)"},
 	}
@@ -210,7 +210,7 @@ func genMPTCache(o *Options) (*unitResult, error) {
 		{Name: "op_valid", Direction: "input", Width: 1, Meaning: "an operation is presented this cycle (low during reset)"},
 	}
 	res.dut = DUT{Module: "mkeysim_mptcache", Handshake: "clocked",
-		Description: "One operation a cycle. The harness changes op_valid, op and index 1 ns after a rising edge, compares the outputs (combinational from the registered array and the inputs) 4 ns later, before the next rising edge, which commits the operation. The harness passes the parameters SETS, WAYS, REPL_RANDOM and PRNG_INIT (all 64-bit) to the DUT instance.",
+		Description: Timing("clocked") + " The harness passes the parameters SETS, WAYS, REPL_RANDOM and PRNG_INIT (all 64-bit) to the DUT instance.",
 		Ports:       append(ps, ports(l)...)}
 	vs := mptcacheDirected(o.Sets, o.Ways)
 	if len(vs) > o.Count {

@@ -277,7 +277,7 @@ func genMTTWalk(o *Options) (*unitResult, error) {
 		enums:  commonEnums(),
 	}
 	res.dut = DUT{Module: "mkeysim_mttwalk", Handshake: "combinational",
-		Description: "Pure combinational logic: the harness applies every input port, waits 1 ns and compares the outputs; page_index, entry_addr, page_offset and piece_len are compared only when the expected status is OK. Page rights (rd_en/wr_en) are not part of this step.",
+		Description: Timing("combinational") + " page_index, entry_addr, page_offset and piece_len are compared only when the expected status is OK. Page rights (rd_en/wr_en) are not part of this step.",
 		Ports:       ports(l)}
 	var vs []MTTWalkVector
 	sources, err := eachExampleAccess(o.Examples, func() int { return len(vs) }, func(a *exampleAccess) error {

@@ -299,7 +299,7 @@ func genProtcheck(o *Options) (*unitResult, error) {
 		enums:    commonEnums(),
 	}
 	res.dut = DUT{Module: "mkeysim_protcheck", Handshake: "combinational",
-		Description: "Pure combinational logic: the harness applies every input port, waits 1 ns and compares status. Check 1 (INDIRECTION_DEPTH) is the caller's and is not part of this unit.",
+		Description: Timing("combinational") + " Check 1 (INDIRECTION_DEPTH) is the caller's and is not part of this unit.",
 		Ports:       ports(l)}
 	var vs []ProtcheckVector
 	sources, err := eachExampleAccess(o.Examples, func() int { return len(vs) }, func(a *exampleAccess) error {

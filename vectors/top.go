@@ -562,12 +562,11 @@ func genTop(o *Options) (*unitResult, error) {
 		formats: []Format{mkcFormat(), mttFormat(), klmFormat()},
 		params: []Param{
 			{Name: "MAX_SEGS", Value: MaxSegs, Meaning: "segments listed per vector"},
-			{Name: "MAX_INDIRECTION", Value: uint64(ref.DefaultConfig().MaxIndirection), Meaning: "deepest KLM level whose key may be looked up (translation.md 4.1)"},
+			{Name: "MAX_INDIRECTION", Value: Hex64(uint64(ref.DefaultConfig().MaxIndirection)), Meaning: "deepest KLM level whose key may be looked up (translation.md 4.1)"},
 			{Name: "ICM_LINE", Value: 16, Meaning: "bytes per mem_data read"},
 		},
 	}
-	res.dut = DUT{Module: "mkeysim_top", Handshake: "valid_ready", Description: "One request in flight. The harness raises req_valid with the request fields 1 ns after a rising edge and holds them until a rising edge at which req_ready is high (the handshake). The response is taken at the first later rising edge with resp_valid high; its fields are sampled there. " +
-		"Read ports: the harness answers combinationally, in the same cycle: mkc_created, mkc_odp and mkc_image follow mkc_index (the world's MKC table; mkc_created 0 for an index not created), mem_data follows mem_addr (16 bytes at mem_addr rounded down to 16; zero where nothing was written). MTT entry i of a key is at mtt_handle + 8 i, KLM entry j at mtt_handle + 16 j (translation.md 3.1).",
+	res.dut = DUT{Module: "mkeysim_top", Handshake: "valid_ready", Description: Timing("valid_ready") + " Read ports: the harness answers combinationally, in the same cycle: mkc_created, mkc_odp and mkc_image follow mkc_index (the world's MKC table; mkc_created 0 for an index not created), mem_data follows mem_addr (16 bytes at mem_addr rounded down to 16; zero where nothing was written). MTT entry i of a key is at mtt_handle + 8 i, KLM entry j at mtt_handle + 16 j (translation.md 3.1).",
 		Ports: []Port{
 			{Name: "clk", Direction: "input", Width: 1, Meaning: "clock"},
 			{Name: "rst", Direction: "input", Width: 1, Meaning: "synchronous reset, active high, for the first two rising edges"},
@@ -631,7 +630,7 @@ func genTop(o *Options) (*unitResult, error) {
 		{Table: Table{Name: "mkc", File: "top.mkc.hex", Meaning: "every world's created objects, sorted by world then index"}, layout: tb.mkcL, lines: tb.mkc},
 		{Table: Table{Name: "mem", File: "top.mem.hex", Meaning: "every world's ICM image (translation lists), 16 bytes a line, sorted by world then address"}, layout: tb.memL, lines: tb.mem},
 	}
-	res.params = append(res.params, Param{Name: "WORLDS", Value: uint64(world + 1), Meaning: "worlds in the tables"})
+	res.params = append(res.params, Param{Name: "WORLDS", Value: Hex64(uint64(world + 1)), Meaning: "worlds in the tables"})
 	cov := coverage{}
 	res.lines = make([]Line, len(vs))
 	for i := range vs {

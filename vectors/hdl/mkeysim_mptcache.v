@@ -11,6 +11,7 @@
 //
 // Define MKEYSIM_BREAK to get a broken cache (a lookup hit does not make
 // its line the most recently used): the vectors must catch it under LRU.
+`timescale 1ns/1ps
 module mkeysim_mptcache #(
   parameter logic [63:0] SETS = 64'd16,         // a power of two
   parameter logic [63:0] WAYS = 64'd4,          // 1..64

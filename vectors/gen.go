@@ -125,6 +125,9 @@ type unitResult struct {
 	formats  []Format
 	enums    []Enum
 	coverage map[string]int
+	// points names every coverage point the unit counts, in the order the
+	// manifest lists them.
+	points []CoveragePoint
 }
 
 type tableData struct {
@@ -166,6 +169,20 @@ func Generate(o Options) (*Output, error) {
 	if len(res.lines) != o.Count {
 		return nil, fmt.Errorf("vectors: %s made %d vectors, want %d", o.Unit, len(res.lines), o.Count)
 	}
+	// Every named point is reported, zero or not; a count under a name
+	// the unit does not declare is a generator bug.
+	named := map[string]bool{}
+	for _, p := range res.points {
+		named[p.Name] = true
+		if _, ok := res.coverage[p.Name]; !ok {
+			res.coverage[p.Name] = 0
+		}
+	}
+	for name := range res.coverage {
+		if !named[name] {
+			return nil, fmt.Errorf("vectors: %s counts coverage point %q, which its point list does not name", o.Unit, name)
+		}
+	}
 	m := &Manifest{
 		Format:          FormatVersion,
 		Unit:            o.Unit,
@@ -186,6 +203,7 @@ func Generate(o Options) (*Output, error) {
 		Enums:           res.enums,
 		Formats:         res.formats,
 		Coverage:        res.coverage,
+		CoveragePoints:  res.points,
 	}
 	out := &Output{Manifest: m, Layout: res.layout, Lines: res.lines, Vectors: res.vectors}
 	out.Files = append(out.Files, File{m.File, hexFile(m, res.layout, res.lines, "vectors")})
@@ -280,6 +298,28 @@ func WriteAll(opts []Options, dir string) ([]*Output, error) {
 type coverage map[string]int
 
 func (c coverage) status(s prm.Status) { c[s.String()]++ }
+
+// CoveragePoint is a named coverage point of a unit: an expected status
+// or a corner of the stimulus. The constrained-random stimulus is weighted
+// so that each appears at least MinPointCount times in 10,000 vectors
+// (mptcache: in its default 16 x 4 geometry, under both policies).
+type CoveragePoint struct {
+	Name    string `json:"name"`
+	Meaning string `json:"meaning"`
+}
+
+// MinPointCount is the count every coverage point reaches in 10,000
+// random vectors (see CoveragePoint).
+const MinPointCount = 50
+
+// statusPoints names a coverage point per status a unit expects.
+func statusPoints(sts ...prm.Status) []CoveragePoint {
+	var ps []CoveragePoint
+	for _, s := range sts {
+		ps = append(ps, CoveragePoint{Name: s.String(), Meaning: fmt.Sprintf("expected status %s (%d)", s, s)})
+	}
+	return ps
+}
 
 var errUnobservable = errors.New("vectors: the oracle cannot show this stimulus's outputs")
 

@@ -42,10 +42,12 @@ type Manifest struct {
 	Tables          []Table  `json:"tables,omitempty"`
 	Enums           []Enum   `json:"enums"`
 	Formats         []Format `json:"formats,omitempty"`
-	// Coverage counts the vectors by outcome (status names, or for
-	// mptcache the op and its outcome).
+	// Coverage counts the vectors at each coverage point, every point of
+	// CoveragePoints (zero included).
 	Coverage map[string]int `json:"coverage"`
-	Files    []string       `json:"files"`
+	// CoveragePoints names and defines the unit's coverage points.
+	CoveragePoints []CoveragePoint `json:"coverage_points"`
+	Files          []string        `json:"files"`
 }
 
 // Param is a parameter of the unit fixed for this vector set.

@@ -1,6 +1,10 @@
 package vectors
 
-import "mkeysim/rtl"
+import (
+	"slices"
+
+	"mkeysim/rtl"
+)
 
 // The operations of an mptcache trace.
 const (
@@ -188,6 +192,10 @@ func mptcacheDirected(sets, ways int) []MPTCacheVector {
 	return vs
 }
 
+// fullEpisodeLines bounds the caches whose traces fill every line before
+// some clears: a bigger cache would spend the whole trace filling.
+const fullEpisodeLines = 4096
+
 func genMPTCache(o *Options) (*unitResult, error) {
 	l := mptcacheLayout()
 	random := o.Replacement == rtl.ReplRandom
@@ -203,6 +211,21 @@ func genMPTCache(o *Options) (*unitResult, error) {
 			{Name: "PRNG_INIT", Value: Hex64(newCacheArray(1, 1, true, o.ReplSeed).prng), DUT: true, Meaning: "initial xorshift64 state: splitmix64(REPL_SEED), or 0x9e3779b97f4a7c15 if that is 0; each victim draw does x ^= x << 13; x ^= x >> 7; x ^= x << 17 and takes x mod WAYS"},
 		},
 		sources: []string{"directed prologue (vectors.mptcacheDirected)"},
+		points: []CoveragePoint{
+			{"LOOKUP_HIT", "LOOKUP of an index a valid line holds"},
+			{"LOOKUP_MISS", "LOOKUP of an index no valid line holds"},
+			{"FILL", "FILL into way 0 without an eviction"},
+			{"FILL_WAY_N", "FILL into a way > 0 without an eviction"},
+			{"FILL_EVICT", "FILL that replaces a valid line of another index (the victim)"},
+			{"FILL_PRESENT", "FILL of an index a valid line already holds: that line is rewritten and becomes the most recently used"},
+			{"INVAL_HIT", "INVAL of an index a valid line holds"},
+			{"INVAL_MISS", "INVAL of an index no valid line holds"},
+			{"INVAL_ALL", "INVAL_ALL"},
+			{"INVAL_ALL_FULL", "INVAL_ALL of a full cache: count = SETS x WAYS"},
+		},
+	}
+	if o.Ways == 1 {
+		res.points = slices.DeleteFunc(res.points, func(p CoveragePoint) bool { return p.Name == "FILL_WAY_N" })
 	}
 	ps := []Port{
 		{Name: "clk", Direction: "input", Width: 1, Meaning: "clock: the operation presented during a cycle takes effect at its rising edge"},
@@ -234,9 +257,35 @@ func genMPTCache(o *Options) (*unitResult, error) {
 	for i := range vs {
 		arr.apply(&vs[i])
 	}
+	add := func(v MPTCacheVector) {
+		if len(vs) < o.Count {
+			arr.apply(&v)
+			vs = append(vs, v)
+		}
+	}
 	for len(vs) < o.Count {
+		// Now and then (about once per max(lines, 20) operations, in caches
+		// of at most fullEpisodeLines lines) fill every invalid line with
+		// an index of its set and clear the full cache: INVAL_ALL's count
+		// reaches SETS x WAYS.
+		if lines <= fullEpisodeLines && r.n(uint64(max(lines, 20))) == 0 {
+			for s := range o.Sets {
+				for w := range o.Ways {
+					if arr.valid[s*o.Ways+w] {
+						continue
+					}
+					idx := uint32(s)
+					for k := 0; k == 0 || arr.find(idx) >= 0; k++ {
+						idx = (uint32(r.n(uint64(1<<24/o.Sets)))*uint32(o.Sets) + uint32(s)) & 0xffffff
+					}
+					add(MPTCacheVector{Op: OpFill, Index: idx})
+				}
+			}
+			add(MPTCacheVector{Op: OpInvalAll, Index: uint32(r.bits(24))})
+			continue
+		}
 		var v MPTCacheVector
-		switch r.pick(70, 10, 12, 1, 7) {
+		switch r.pick(70, 10, 12, 1, 7, 4) {
 		case 0, 1:
 			v.Op = OpLookup
 			if r.pct(90) {
@@ -251,6 +300,15 @@ func genMPTCache(o *Options) (*unitResult, error) {
 			v.Op, v.Index = OpInval, hot[r.intn(len(hot))]
 		case 3:
 			v.Op, v.Index = OpInvalAll, uint32(r.bits(24))
+		case 5: // FILL or INVAL of the index of a line, valid or not
+			i := r.intn(lines)
+			v.Op, v.Index = OpFill, arr.tag[i]
+			if r.bool() {
+				v.Op = OpInval
+			}
+			if !arr.valid[i] {
+				v.Op, v.Index = OpLookup, hot[r.intn(len(hot))]
+			}
 		default:
 			v.Op, v.Index = OpLookup, uint32(r.bits(24))
 		}
@@ -264,12 +322,21 @@ func genMPTCache(o *Options) (*unitResult, error) {
 	}
 	cov := coverage{}
 	res.lines = make([]Line, len(vs))
+	replay := newCacheArray(o.Sets, o.Ways, random, o.ReplSeed) // for the state before each op
 	for i := range vs {
 		v := &vs[i]
 		ln := l.newLine()
 		l.frame(ln, i)
 		v.encode(l, ln)
 		res.lines[i] = ln
+		if v.Op == OpFill && replay.find(v.Index) >= 0 {
+			cov["FILL_PRESENT"]++
+		}
+		if v.Op == OpInvalAll && int(v.Count) == lines {
+			cov["INVAL_ALL_FULL"]++
+		}
+		w := *v
+		replay.apply(&w)
 		name := cacheOpNames[v.Op]
 		switch {
 		case v.Op == OpFill && v.Evict:

@@ -278,6 +278,9 @@ func breakCheck(r *rng, v *ProtcheckVector, st prm.Status) {
 		}
 	case prm.MisalignedAtomic:
 		v.Level, v.Type, m.A = 0, prm.RemoteAtomic, true
+		if r.pct(30) { // the same below level 0, where check 10 does not apply
+			v.Level = uint8(r.rangeIn(1, 7))
+		}
 		if r.bool() {
 			v.VA, v.Len = placeInRange(r, m, uint32(r.rangeIn(1, 16)))
 		} else {
@@ -297,6 +300,8 @@ func genProtcheck(o *Options) (*unitResult, error) {
 		coverage: coverage{},
 		formats:  []Format{mkcFormat()},
 		enums:    commonEnums(),
+		points: append(statusPoints(prm.OK, prm.BadKeyIndex, prm.KeyMismatch, prm.MKeyFree, prm.PDMismatch, prm.QPNMismatch, prm.OutOfRange, prm.AccessDenied, prm.BadAccessMode, prm.MisalignedAtomic),
+			CoveragePoint{"misaligned_atomic_below_level_0", "REMOTE_ATOMIC at level 1..7 with len != 8 or va mod 8 != 0, expected OK: check 10 applies at level 0 only"}),
 	}
 	res.dut = DUT{Module: "mkeysim_protcheck", Handshake: "combinational",
 		Description: Timing("combinational") + " Check 1 (INDIRECTION_DEPTH) is the caller's and is not part of this unit.",
@@ -332,6 +337,9 @@ func genProtcheck(o *Options) (*unitResult, error) {
 		vs[i].encode(l, ln)
 		res.lines[i] = ln
 		cov.status(vs[i].Status)
+		if v := &vs[i]; v.Status == prm.OK && v.Level > 0 && v.Type == prm.RemoteAtomic && (v.Len != 8 || v.VA%8 != 0) {
+			cov["misaligned_atomic_below_level_0"]++
+		}
 	}
 	res.coverage, res.vectors = cov, vs
 	return res, nil

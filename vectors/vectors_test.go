@@ -119,18 +119,6 @@ func TestSameSeedSameFiles(t *testing.T) {
 	}
 }
 
-// accessStatuses are the outcomes an access can have: every status but the
-// command-only ones (UMR_*, REMOTE_INVALIDATE_DENIED).
-func accessStatuses() []prm.Status {
-	var s []prm.Status
-	for _, st := range prm.Statuses() {
-		if st <= prm.BadParam {
-			s = append(s, st)
-		}
-	}
-	return s
-}
-
 func TestStatusCoverage(t *testing.T) {
 	want := map[string][]prm.Status{
 		// Every status ref.Check returns.
@@ -184,6 +172,63 @@ func TestStatusCoverage(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestCoveragePoints: in 10,000 random vectors (no examples) every named
+// coverage point of every unit appears at least MinPointCount times, for
+// mptcache under both policies in caches of up to 64 lines; the manifest
+// reports every named point and nothing else.
+func TestCoveragePoints(t *testing.T) {
+	type geom struct {
+		sets, ways int
+		repl       string
+	}
+	cases := []struct {
+		unit string
+		g    geom
+	}{
+		{"protcheck", geom{}}, {"mttwalk", geom{}}, {"klmwalk", geom{}}, {"top", geom{}},
+		{"mptcache", geom{16, 4, "lru"}}, {"mptcache", geom{16, 4, "random"}},
+		{"mptcache", geom{1, 1, "lru"}}, {"mptcache", geom{1, 4, "random"}}, {"mptcache", geom{4, 3, "random"}},
+		{"mptcache", geom{8, 8, "lru"}}, {"mptcache", geom{32, 2, "random"}},
+	}
+	for _, c := range cases {
+		name := c.unit
+		if c.unit == "mptcache" {
+			name = fmt.Sprintf("%s_%dx%d_%s", c.unit, c.g.sets, c.g.ways, c.g.repl)
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			o := opts(c.unit, 10000, 1)
+			o.Examples = ""
+			if c.unit == "mptcache" {
+				o.Sets, o.Ways, o.Replacement = c.g.sets, c.g.ways, c.g.repl
+			}
+			m := readManifest(t, generate(t, o))
+			if len(m.CoveragePoints) == 0 {
+				t.Fatal("no coverage points")
+			}
+			named := map[string]bool{}
+			for _, p := range m.CoveragePoints {
+				named[p.Name] = true
+				n, ok := m.Coverage[p.Name]
+				switch {
+				case !ok:
+					t.Errorf("coverage has no count for point %s", p.Name)
+				case n < MinPointCount:
+					t.Errorf("point %s (%s): %d vectors of 10000, want at least %d", p.Name, p.Meaning, n, MinPointCount)
+				}
+				if p.Meaning == "" {
+					t.Errorf("point %s has no meaning", p.Name)
+				}
+			}
+			for k := range m.Coverage {
+				if !named[k] {
+					t.Errorf("coverage counts %s, which coverage_points does not name", k)
+				}
+			}
+		})
 	}
 }
 

@@ -34,6 +34,9 @@ type Options struct {
 	// Examples is the directory of example scenarios (NAME.json) whose
 	// accesses become directed vectors; empty for none.
 	Examples string
+	// All marks a unit made by --unit all: its manifest's command is that
+	// command, the one that was run.
+	All bool
 }
 
 // DefaultOptions are the flags' defaults.
@@ -81,12 +84,17 @@ func (o *Options) Validate() error {
 
 // Command is the command line that makes these vectors (without --out, so
 // that the same vectors carry the same manifest wherever they are written).
+// With All it is the --unit all command that made every unit.
 func (o *Options) Command() string {
-	s := fmt.Sprintf("mkeysim vectors --unit %s --count %d --seed %d", o.Unit, o.Count, o.Seed)
-	if o.Unit == "mptcache" {
+	unit := o.Unit
+	if o.All {
+		unit = "all"
+	}
+	s := fmt.Sprintf("mkeysim vectors --unit %s --count %d --seed %d", unit, o.Count, o.Seed)
+	if unit == "mptcache" || unit == "all" {
 		s += fmt.Sprintf(" --mkc-cache.sets %d --mkc-cache.ways %d --mkc-cache.replacement %s --mkc-cache.seed %d", o.Sets, o.Ways, o.Replacement, o.ReplSeed)
 	}
-	if o.Examples != "examples" && o.Unit != "mptcache" {
+	if o.Examples != "examples" && unit != "mptcache" {
 		s += fmt.Sprintf(" --examples '%s'", o.Examples)
 	}
 	return s

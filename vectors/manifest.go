@@ -162,6 +162,9 @@ type SubField struct {
 	Name  string    `json:"name"`
 	Width int       `json:"width"`
 	Parts []BitPart `json:"parts"`
+	// Spec is the field's name in translation.md where it differs (the
+	// MKC's variant is translation.md's mkey[7:0]).
+	Spec string `json:"spec,omitempty"`
 }
 
 // BitPart is a contiguous run of image bits.
@@ -174,11 +177,18 @@ type BitPart struct {
 // to its bit number in the image taken as one big-endian number.
 func imageBit(size, off, b int) int { return 8*size - 8*off - 32 + b }
 
+// specNames are translation.md 2.2's names of the MKC fields the formats
+// name otherwise.
+var specNames = map[string]string{
+	"variant":     "mkey[7:0] (04h 7:0, the variant this context accepts)",
+	"access_mode": "access_mode_4_2 (00h 28:26) and access_mode_1_0 (00h 9:8): access_mode = (access_mode_4_2 << 2) | access_mode_1_0",
+}
+
 // mkcFormat is the MKC's field table (prm.MKCFields) in image bits.
 func mkcFormat() Format {
-	f := Format{Name: "mkc", Width: 8 * prm.MKCSize, Source: "translation.md 2.2 (prm.MKCFields)"}
+	f := Format{Name: "mkc", Width: 8 * prm.MKCSize, Source: "translation.md 2.2"}
 	for _, pf := range prm.MKCFields() {
-		sf := SubField{Name: pf.Name, Width: pf.Width}
+		sf := SubField{Name: pf.Name, Width: pf.Width, Spec: specNames[pf.Name]}
 		for _, p := range pf.Parts {
 			bp := BitPart{MSB: imageBit(prm.MKCSize, p.Offset, p.Hi), LSB: imageBit(prm.MKCSize, p.Offset, p.Lo)}
 			if n := len(sf.Parts); n > 0 && sf.Parts[n-1].LSB == bp.MSB+1 {
@@ -194,8 +204,8 @@ func mkcFormat() Format {
 
 func mttFormat() Format {
 	const s = prm.MTTEntrySize
-	return Format{Name: "mtt_entry", Width: 8 * s, Source: "translation.md 2.3 (prm.MTTEntry)", Fields: []SubField{
-		{Name: "ptag", Width: 56, Parts: []BitPart{{imageBit(s, 0, 31), imageBit(s, 4, 8)}}},
+	return Format{Name: "mtt_entry", Width: 8 * s, Source: "translation.md 2.3", Fields: []SubField{
+		{Name: "ptag", Width: 56, Spec: "ptag[63:8] (00h 31:0 ptag[63:32], 04h 31:8 ptag[31:8]; ptag[7:0] is 0)", Parts: []BitPart{{imageBit(s, 0, 31), imageBit(s, 4, 8)}}},
 		{Name: "wr_en", Width: 1, Parts: []BitPart{{imageBit(s, 4, 1), imageBit(s, 4, 1)}}},
 		{Name: "rd_en", Width: 1, Parts: []BitPart{{imageBit(s, 4, 0), imageBit(s, 4, 0)}}},
 	}}
@@ -203,7 +213,7 @@ func mttFormat() Format {
 
 func klmFormat() Format {
 	const s = prm.KLMEntrySize
-	return Format{Name: "klm_entry", Width: 8 * s, Source: "translation.md 2.4 (prm.KLMEntry)", Fields: []SubField{
+	return Format{Name: "klm_entry", Width: 8 * s, Source: "translation.md 2.4", Fields: []SubField{
 		{Name: "byte_count", Width: 32, Parts: []BitPart{{imageBit(s, 0, 31), imageBit(s, 0, 0)}}},
 		{Name: "mkey", Width: 32, Parts: []BitPart{{imageBit(s, 4, 31), imageBit(s, 4, 0)}}},
 		{Name: "address", Width: 64, Parts: []BitPart{{imageBit(s, 8, 31), imageBit(s, 12, 0)}}},

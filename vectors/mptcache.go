@@ -6,6 +6,10 @@ import (
 	"mkeysim/rtl"
 )
 
+// prngStep is the random replacement's xorshift64 step, as the manifest,
+// the package and docs/vectors-mptcache.md write it.
+const prngStep = "x ^= x << 13; x ^= x >> 7; x ^= x << 17 (64-bit, shifts fill with zeros)"
+
 // The operations of an mptcache trace.
 const (
 	OpLookup   = 0 // look the index up; a hit makes its line the most recently used
@@ -141,7 +145,7 @@ func (a *cacheArray) apply(v *MPTCacheVector) {
 func mptcacheLayout() *Layout {
 	return newLayout([]Field{
 		{Name: "op", Width: 2, Dir: DirInput, Enum: "cache_op", Meaning: "0 LOOKUP, 1 FILL, 2 INVAL (one index), 3 INVAL_ALL (enums.cache_op)"},
-		{Name: "index", Width: 24, Dir: DirInput, Meaning: "MKey index (set = index mod SETS, the tag is the whole index); ignored by INVAL_ALL"},
+		{Name: "index", Width: 24, Dir: DirInput, Meaning: "mkey_index, MKey bits 31:8 (set = index mod SETS, the tag is the whole index); ignored by INVAL_ALL"},
 		{Name: "hit", Width: 1, Dir: DirExpected, CompareWhen: "op != 2'd1 && op != 2'd3", Meaning: "LOOKUP: a valid line holds index; INVAL: one did (and is dropped)"},
 		{Name: "way", Width: 8, Dir: DirExpected, CompareWhen: "op == 2'd1 || (op != 2'd3 && exp_hit)", Meaning: "LOOKUP or INVAL hit: the line's way; FILL: the way written (the index's own line, else the first invalid way, else the victim)"},
 		{Name: "evict", Width: 1, Dir: DirExpected, CompareWhen: "op == 2'd1", Meaning: "FILL: a valid line of another index was replaced"},
@@ -200,17 +204,17 @@ func genMPTCache(o *Options) (*unitResult, error) {
 	l := mptcacheLayout()
 	random := o.Replacement == rtl.ReplRandom
 	res := &unitResult{
-		desc:   "MKC cache tag array: lookups, fills and invalidations with hit, way and victim (rtl/mptcache's array and replacement)",
+		desc:   "MKC cache tag array: lookups, fills and invalidations with hit, way and victim (docs/vectors-mptcache.md)",
 		layout: l,
 		enums:  append(commonEnums(), Enum{Name: "cache_op", Width: 2, Values: []EnumValue{{"LOOKUP", OpLookup}, {"FILL", OpFill}, {"INVAL", OpInval}, {"INVAL_ALL", OpInvalAll}}}),
 		params: []Param{
 			{Name: "SETS", Value: Hex64(uint64(o.Sets)), DUT: true, Meaning: "sets, a power of two"},
 			{Name: "WAYS", Value: Hex64(uint64(o.Ways)), DUT: true, Meaning: "ways per set"},
-			{Name: "REPL_RANDOM", Value: Hex64(b2u(random)), DUT: true, Meaning: "0: LRU victim; 1: victim = xorshift64() mod WAYS"},
-			{Name: "REPL_SEED", Value: Hex64(o.ReplSeed), Meaning: "rtl/mptcache Config.Seed of the random replacement"},
-			{Name: "PRNG_INIT", Value: Hex64(newCacheArray(1, 1, true, o.ReplSeed).prng), DUT: true, Meaning: "initial xorshift64 state: splitmix64(REPL_SEED), or 0x9e3779b97f4a7c15 if that is 0; each victim draw does x ^= x << 13; x ^= x >> 7; x ^= x << 17 and takes x mod WAYS"},
+			{Name: "REPL_RANDOM", Value: Hex64(b2u(random)), DUT: true, Meaning: "0: the victim is the set's least recently used line (true LRU); 1: the victim is way x mod WAYS of the random generator (PRNG_INIT)"},
+			{Name: "REPL_SEED", Value: Hex64(o.ReplSeed), Meaning: "--mkc-cache.seed, the seed of the random replacement: PRNG_INIT = splitmix64(REPL_SEED) (docs/vectors-mptcache.md); not passed to the DUT"},
+			{Name: "PRNG_INIT", Value: Hex64(newCacheArray(1, 1, true, o.ReplSeed).prng), DUT: true, Meaning: "the random replacement's 64-bit state x after reset: splitmix64(REPL_SEED), or 0x9e3779b97f4a7c15 if that is 0. One generator for the whole cache; a FILL that needs a victim first steps it, " + prngStep + ", then takes way x mod WAYS"},
 		},
-		sources: []string{"directed prologue (vectors.mptcacheDirected)"},
+		sources: []string{"directed prologue (docs/vectors-mptcache.md)"},
 		points: []CoveragePoint{
 			{"LOOKUP_HIT", "LOOKUP of an index a valid line holds"},
 			{"LOOKUP_MISS", "LOOKUP of an index no valid line holds"},

@@ -23,7 +23,7 @@ func protcheckLayout() *Layout {
 	return newLayout([]Field{
 		{Name: "mkc", Width: 512, Dir: DirInput, Format: "mkc", Meaning: "the MKey Context of the key's index: 64-byte image in wire order, byte 00h in bits 511:504 (formats.mkc gives every field)"},
 		{Name: "created", Width: 1, Dir: DirInput, Meaning: "1: the key's index is created and mkc is its context; 0: it is not (mkc is then noise)"},
-		{Name: "key", Width: 32, Dir: DirInput, Meaning: "the full MKey of the piece: index 31:8, variant 7:0"},
+		{Name: "key", Width: 32, Dir: DirInput, Meaning: "the full MKey of the piece: mkey_index 31:8, variant 7:0 (translation.md 1; check 3 compares variant with the MKC's mkey[7:0], formats.mkc field variant)"},
 		{Name: "level", Width: 3, Dir: DirInput, Meaning: "KLM level of the piece (0: the key the request carried); only level 0 checks atomic alignment"},
 		{Name: "va", Width: 64, Dir: DirInput, Meaning: "first byte of the piece, in the key's address space"},
 		{Name: "len", Width: 32, Dir: DirInput, Meaning: "length of the piece in bytes, >= 1"},

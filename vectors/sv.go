@@ -126,6 +126,9 @@ func PackageSV(m *Manifest) string {
 		fmt.Fprintf(&b, "  // <FORMAT>_<FIELD>_MSB/_LSB, or _P<k>_MSB/_LSB for a field in several parts\n  // (part 0 most significant).\n")
 		for _, sf := range f.Fields {
 			p := svIdent(f.Name) + "_" + svIdent(sf.Name)
+			if sf.Spec != "" {
+				svComment(&b, "  ", p+": translation.md's "+sf.Spec)
+			}
 			if len(sf.Parts) == 1 {
 				fmt.Fprintf(&b, "  localparam int %s_MSB = %d, %s_LSB = %d;\n", p, sf.Parts[0].MSB, p, sf.Parts[0].LSB)
 				continue

@@ -44,7 +44,7 @@ func topLayout() *Layout {
 		{Name: "qp_valid", Width: 1, Dir: DirInput, Meaning: "1: the QP exists; 0: it does not (BAD_PARAM)"},
 		{Name: "qpn", Width: 24, Dir: DirInput, Meaning: "QPN of the requesting QP"},
 		{Name: "qp_pd", Width: 24, Dir: DirInput, Meaning: "PD of the requesting QP"},
-		{Name: "key", Width: 32, Dir: DirInput, Meaning: "the MKey the request carries"},
+		{Name: "key", Width: 32, Dir: DirInput, Meaning: "the MKey the request carries: mkey_index 31:8, variant 7:0 (translation.md 1)"},
 		{Name: "va", Width: 64, Dir: DirInput, Meaning: "first byte of the request, in the key's address space"},
 		{Name: "len", Width: 32, Dir: DirInput, Meaning: "length in bytes (0: OK with no segments, nothing checked)"},
 		{Name: "access_type", Width: 3, Dir: DirInput, Enum: "access_type", Meaning: "access type (enums.access_type)"},
@@ -610,7 +610,7 @@ func genTop(o *Options) (*unitResult, error) {
 			CoveragePoint{"more_than_max_segs", "nseg > MAX_SEGS: only the first MAX_SEGS segments are listed"},
 			CoveragePoint{"failure_below_level_0", "a failure at level > 0 (a key reached through a KLM entry)"}),
 	}
-	res.dut = DUT{Module: "mkeysim_top", Handshake: "valid_ready", Description: Timing("valid_ready") + " Read ports: the harness answers combinationally, in the same cycle: mkc_created, mkc_odp and mkc_image follow mkc_index (the world's MKC table; mkc_created 0 for an index not created), mem_data follows mem_addr (16 bytes at mem_addr rounded down to 16; zero where nothing was written). MTT entry i of a key is at mtt_handle + 8 i, KLM entry j at mtt_handle + 16 j (translation.md 3.1).",
+	res.dut = DUT{Module: "mkeysim_top", Handshake: "valid_ready", Description: Timing("valid_ready") + " Read ports: the harness answers combinationally, in the same cycle: mkc_created, mkc_odp and mkc_image follow mkc_index (the world's MKC table; mkc_created 0 for an mkey_index not created), mem_data follows mem_addr (16 bytes at mem_addr rounded down to 16; zero where nothing was written). MTT entry i of a key is at mtt_handle + 8 i, KLM entry j at mtt_handle + 16 j (translation.md 3.1).",
 		Ports: []Port{
 			{Name: "clk", Direction: "input", Width: 1, Meaning: "clock"},
 			{Name: "rst", Direction: "input", Width: 1, Meaning: "synchronous reset, active high, for the first two rising edges"},
@@ -624,7 +624,7 @@ func genTop(o *Options) (*unitResult, error) {
 		res.dut.Ports = append(res.dut.Ports, p)
 	}
 	res.dut.Ports = append(res.dut.Ports,
-		Port{Name: "mkc_index", Direction: "output", Width: 24, Meaning: "MKC read port: the index to read"},
+		Port{Name: "mkc_index", Direction: "output", Width: 24, Meaning: "MKC read port: the mkey_index to read"},
 		Port{Name: "mkc_created", Direction: "input", Width: 1, Meaning: "MKC read port: the index is created"},
 		Port{Name: "mkc_odp", Direction: "input", Width: 1, Meaning: "MKC read port: the object is an ODP registration"},
 		Port{Name: "mkc_image", Direction: "input", Width: 512, Meaning: "MKC read port: the context, 64-byte image in wire order"},

@@ -6,6 +6,8 @@
 #   - every good DUT passes under both simulators ("N passed, 0 failed",
 #     exit 0), Verilator built and run as vectors/README.md says
 #     (-Wwarn-UNDRIVEN, +verilator+rand+reset+2);
+#   - the mptcache DUT passes six more geometries under Icarus (1x1 to
+#     2x64, LRU and random) and a 4x3 random one under Verilator;
 #   - every broken DUT (-DMKEYSIM_BREAK) fails: non-zero exit and at least
 #     one "vector K field F: ..." line (protcheck and mttwalk under both
 #     simulators, the others under Icarus);
@@ -44,6 +46,14 @@ start=$(date +%s)
 "$bin" vectors --unit all --count "$count" --seed "$seed" --out "$vec" >/dev/null || { echo "vectors-check: generation failed"; exit 1; }
 hdl=$root/vectors/hdl
 ok=0; bad=0
+# The cache in more geometries and both policies (docs/vectors-mptcache.md):
+# DIR names them SETSxWAYS-POLICY.
+geos="1x1-lru 4x3-random 8x8-lru 16x4-random 64x4-random 2x64-lru"
+for g in $geos; do
+  sw=${g%-*}
+  "$bin" vectors --unit mptcache --count "$count" --seed "$seed" --mkc-cache.sets "${sw%x*}" --mkc-cache.ways "${sw#*x}" \
+    --mkc-cache.replacement "${g#*-}" --mkc-cache.seed 7 --out "$tmp/geo-$g" >/dev/null 2>&1 || { echo "vectors-check: generation of mptcache $g failed"; exit 1; }
+done
 
 # check NAME EXPECT LOG RC: EXPECT is pass, fail (a mismatch line), or
 # fail:REGEX (non-zero exit and a line matching REGEX: the clear message).
@@ -116,32 +126,37 @@ UNDRIVEN
 
 # Verilator builds take seconds each: run them two at a time, in the
 # background, while Icarus runs. A spec line: NAME|EXPECT|UNIT|DUT
-# FILES|LINT|RUN|FLAGS; LINT or RUN "-" drops -Wwarn-UNDRIVEN or
-# +verilator+rand+reset+2.
+# FILES|LINT|RUN|VECDIR|FLAGS; LINT or RUN "-" drops -Wwarn-UNDRIVEN or
+# +verilator+rand+reset+2; VECDIR (default the main one) holds the files.
 vjobs=()
 vrun() { verilate "$@" > "$tmp/vjob.$1.out" 2>&1; echo "$ok $bad" > "$tmp/vjob.$1.res"; }
 pc="$hdl/mkeysim_protcheck.v"
-while IFS='|' read -r name expect unit dut lint run flags; do
+while IFS='|' read -r name expect unit dut lint run vecdir flags; do
   [ -n "$name" ] || continue
   vjobs+=("$name")
   ( ok=0; bad=0; if [ "$lint" = - ]; then VL_LINT=; fi; if [ "$run" = - ]; then VL_RUN=; fi
+    if [ -n "$vecdir" ]; then vec=$vecdir; fi
     vrun "$name" "$expect" "$unit" "$dut" $flags ) &
   if [ $(jobs -rp | wc -l) -ge 2 ]; then wait -n; fi
 done <<SPECS
-protcheck|pass|protcheck|$pc|||
-protcheck-broken|fail|protcheck|$pc|||-DMKEYSIM_BREAK
-mttwalk|pass|mttwalk|$hdl/mkeysim_mttwalk.v|||
-mttwalk-broken|fail|mttwalk|$hdl/mkeysim_mttwalk.v|||-DMKEYSIM_BREAK
-klmwalk|pass|klmwalk|$hdl/mkeysim_klmwalk.v|||
-mptcache|pass|mptcache|$hdl/mkeysim_mptcache.v|||
-protcheck-undriven|build-fail:UNDRIVEN.*'status'\[7:4\]|protcheck|$pc $undriven|||-DMKEYSIM_DUT=protcheck_undriven
-protcheck-undriven-random|fail:field status: got [1-9a-f][0-9a-f], expected 0|protcheck|$pc $undriven|-||-DMKEYSIM_DUT=protcheck_undriven
-protcheck-undriven-2state|pass|protcheck|$pc $undriven|-|-|-DMKEYSIM_DUT=protcheck_undriven
+protcheck|pass|protcheck|$pc||||
+protcheck-broken|fail|protcheck|$pc||||-DMKEYSIM_BREAK
+mttwalk|pass|mttwalk|$hdl/mkeysim_mttwalk.v||||
+mttwalk-broken|fail|mttwalk|$hdl/mkeysim_mttwalk.v||||-DMKEYSIM_BREAK
+klmwalk|pass|klmwalk|$hdl/mkeysim_klmwalk.v||||
+mptcache|pass|mptcache|$hdl/mkeysim_mptcache.v||||
+mptcache-4x3-random|pass|mptcache|$hdl/mkeysim_mptcache.v|||$tmp/geo-4x3-random|
+protcheck-undriven|build-fail:UNDRIVEN.*'status'\[7:4\]|protcheck|$pc $undriven||||-DMKEYSIM_DUT=protcheck_undriven
+protcheck-undriven-random|fail:field status: got [1-9a-f][0-9a-f], expected 0|protcheck|$pc $undriven|-|||-DMKEYSIM_DUT=protcheck_undriven
+protcheck-undriven-2state|pass|protcheck|$pc $undriven|-|-||-DMKEYSIM_DUT=protcheck_undriven
 SPECS
 
 for unit in protcheck mttwalk klmwalk mptcache; do
   icarus "$unit" pass "$unit" "$hdl/mkeysim_$unit.v"
   icarus "$unit-broken" fail "$unit" "$hdl/mkeysim_$unit.v" -DMKEYSIM_BREAK
+done
+for g in $geos; do
+  vec=$tmp/geo-$g icarus "mptcache-$g" pass mptcache "$hdl/mkeysim_mptcache.v"
 done
 icarus protcheck-undriven 'fail:field status: got z[0-9a-f], expected 0[0-9a-f] \(X or Z: the output is not driven\)' protcheck "$pc $undriven" -DMKEYSIM_DUT=protcheck_undriven
 icarus top-echo pass top "$vec/top_echo.sv" -DMKEYSIM_DUT=mkeysim_top_echo
@@ -170,7 +185,7 @@ tamper() { # NAME REGEX HOW: REGEX must be in the output; HOW a sed script, miss
   for sim in icarus verilator; do
     log=$tmp/tamper-$name-$sim.log
     if [ $sim = icarus ]; then vvp -n "$tmp/protcheck.vvp" +VEC="$f" > "$log" 2>&1; rc=$?
-    else ( "$tmp/obj_protcheck/Vprotcheck_tb" +VEC="$f" ) > "$log" 2>&1; rc=$?; fi
+    else bash -c '"$0" "$1"' "$tmp/obj_protcheck/Vprotcheck_tb" +VEC="$f" > "$log" 2>&1; rc=$?; fi  # the inner bash reports the abort into the log
     if [ $rc -ne 0 ] && grep -qE "$want" "$log"; then
       ok=$((ok+1)); printf '%-44s refused (exit %d): %s\n' "harness $sim: $name file" $rc "$(grep -E "$want" "$log" | head -1 | cut -c1-150)"
     else

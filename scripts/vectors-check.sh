@@ -6,8 +6,10 @@
 #   - every good DUT passes under both simulators ("N passed, 0 failed",
 #     exit 0), Verilator built and run as vectors/README.md says
 #     (-Wwarn-UNDRIVEN, +verilator+rand+reset+2);
-#   - the mptcache DUT passes six more geometries under Icarus (1x1 to
-#     2x64, LRU and random) and a 4x3 random one under Verilator;
+#   - the mptcache DUT, and mkeysim_mptcache_age.v (written to the rules
+#     of docs/vectors-mptcache.md, LRU as age counters), pass six more
+#     geometries under Icarus (1x1 to 2x64, LRU and random) and one random
+#     geometry each under Verilator;
 #   - every broken DUT (-DMKEYSIM_BREAK) fails: non-zero exit and at least
 #     one "vector K field F: ..." line (protcheck and mttwalk under both
 #     simulators, the others under Icarus);
@@ -146,6 +148,7 @@ mttwalk-broken|fail|mttwalk|$hdl/mkeysim_mttwalk.v||||-DMKEYSIM_BREAK
 klmwalk|pass|klmwalk|$hdl/mkeysim_klmwalk.v||||
 mptcache|pass|mptcache|$hdl/mkeysim_mptcache.v||||
 mptcache-4x3-random|pass|mptcache|$hdl/mkeysim_mptcache.v|||$tmp/geo-4x3-random|
+mptcache-age-16x4-random|pass|mptcache|$hdl/mkeysim_mptcache_age.v|||$tmp/geo-16x4-random|-DMKEYSIM_DUT=mkeysim_mptcache_age
 protcheck-undriven|build-fail:UNDRIVEN.*'status'\[7:4\]|protcheck|$pc $undriven||||-DMKEYSIM_DUT=protcheck_undriven
 protcheck-undriven-random|fail:field status: got [1-9a-f][0-9a-f], expected 0|protcheck|$pc $undriven|-|||-DMKEYSIM_DUT=protcheck_undriven
 protcheck-undriven-2state|pass|protcheck|$pc $undriven|-|-||-DMKEYSIM_DUT=protcheck_undriven
@@ -157,6 +160,7 @@ for unit in protcheck mttwalk klmwalk mptcache; do
 done
 for g in $geos; do
   vec=$tmp/geo-$g icarus "mptcache-$g" pass mptcache "$hdl/mkeysim_mptcache.v"
+  vec=$tmp/geo-$g icarus "mptcache-age-$g" pass mptcache "$hdl/mkeysim_mptcache_age.v" -DMKEYSIM_DUT=mkeysim_mptcache_age
 done
 icarus protcheck-undriven 'fail:field status: got z[0-9a-f], expected 0[0-9a-f] \(X or Z: the output is not driven\)' protcheck "$pc $undriven" -DMKEYSIM_DUT=protcheck_undriven
 icarus top-echo pass top "$vec/top_echo.sv" -DMKEYSIM_DUT=mkeysim_top_echo

@@ -233,7 +233,7 @@ func genMPTCache(o *Options) (*unitResult, error) {
 	}
 	ps := []Port{
 		{Name: "clk", Direction: "input", Width: 1, Meaning: "clock: the operation presented during a cycle takes effect at its rising edge"},
-		{Name: "rst", Direction: "input", Width: 1, Meaning: "synchronous reset, active high, held for the first two edges: every line invalid, LRU state cleared, PRNG = PRNG_INIT"},
+		{Name: "rst", Direction: "input", Width: 1, Meaning: "synchronous reset, active high, held for the first two rising edges: every line invalid, every set's age order empty, the random generator's state x = PRNG_INIT"},
 		{Name: "op_valid", Direction: "input", Width: 1, Meaning: "an operation is presented this cycle (low during reset)"},
 	}
 	res.dut = DUT{Module: "mkeysim_mptcache", Handshake: "clocked",

@@ -200,8 +200,13 @@ func TestbenchSV(m *Manifest) string {
 	fmt.Fprintf(&b, `//
 // Run with Icarus Verilog, then with Verilator 5:
 //   $ iverilog -g2012 -o %[1]s.vvp %[1]s_pkg.sv %[1]s_tb.sv DUT.v && vvp -n %[1]s.vvp +VEC=%[1]s.hex
-//   $ verilator --binary -j 2 --top-module %[1]s_tb %[1]s_pkg.sv %[1]s_tb.sv DUT.v && obj_dir/V%[1]s_tb +VEC=%[1]s.hex
+//   $ verilator --binary -j 2 -Wwarn-UNDRIVEN --top-module %[1]s_tb %[1]s_pkg.sv %[1]s_tb.sv DUT.v && obj_dir/V%[1]s_tb +VEC=%[1]s.hex +verilator+rand+reset+2
+// (Verilator is two-state: -Wwarn-UNDRIVEN stops the build on an undriven
+// DUT output bit, which would read 0; +verilator+rand+reset+2 starts
+// variables random instead of 0. List the package first: its timescale
+// applies to the files after it.)
 `, u)
+	svComment(&b, "", fmt.Sprintf("Handshake %s: %s", m.DUT.Handshake, m.DUT.Description))
 	svComment(&b, "", fmt.Sprintf("Plusargs: +VEC=FILE (default %s.hex)%s, +MAXERR=N (print at most N mismatch lines; default 0: all). Define MKEYSIM_DUT=name to drive another module than %s (same ports).", u, tablePlusargs(m), m.DUT.Module))
 	fmt.Fprintf(&b, "`ifndef MKEYSIM_DUT\n`define MKEYSIM_DUT %s\n`endif\n", m.DUT.Module)
 	fmt.Fprintf(&b, "module %s_tb;\n  import %s_pkg::*;\n\n", u, u)

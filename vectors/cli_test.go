@@ -2,6 +2,7 @@ package vectors
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -111,10 +112,28 @@ func TestCLIWrites(t *testing.T) {
 		}
 		t.Errorf("%d files: %v", len(es), names)
 	}
-	// The manifest records the command without --out: the same command
-	// elsewhere gives the same bytes.
+	// Each manifest records the command that was run (--unit all), without
+	// --out: that command, run elsewhere, gives the same bytes.
+	var cmds []string
+	for _, u := range Units() {
+		var m Manifest
+		data, _ := os.ReadFile(filepath.Join(out, u+".manifest.json"))
+		if err := json.Unmarshal(data, &m); err != nil {
+			t.Fatalf("%s.manifest.json: %v", u, err)
+		}
+		cmds = append(cmds, m.Command)
+	}
+	want := "mkeysim vectors --unit all --count 300 --seed 5 --mkc-cache.sets 16 --mkc-cache.ways 4 --mkc-cache.replacement lru --mkc-cache.seed 1"
+	for i, c := range cmds {
+		if c != want {
+			t.Errorf("%s.manifest.json: command %q, want the command run, %q", Units()[i], c, want)
+		}
+	}
 	out2 := filepath.Join(t.TempDir(), "w")
-	runCLI(t, "--unit", "all", "--count", "300", "--seed", "5", "--out", out2)
+	args := strings.Fields(strings.TrimPrefix(cmds[0], "mkeysim vectors "))
+	if code, _, stderr := runCLI(t, append(args, "--out", out2)...); code != 0 {
+		t.Fatalf("%s: exit %d: %s", cmds[0], code, stderr)
+	}
 	for _, e := range es {
 		a, _ := os.ReadFile(filepath.Join(out, e.Name()))
 		b, _ := os.ReadFile(filepath.Join(out2, e.Name()))

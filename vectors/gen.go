@@ -34,6 +34,9 @@ type Options struct {
 	// Examples is the directory of example scenarios (NAME.json) whose
 	// accesses become directed vectors; empty for none.
 	Examples string
+	// All marks a unit made by --unit all: its manifest's command is that
+	// command, the one that was run.
+	All bool
 }
 
 // DefaultOptions are the flags' defaults.
@@ -81,12 +84,17 @@ func (o *Options) Validate() error {
 
 // Command is the command line that makes these vectors (without --out, so
 // that the same vectors carry the same manifest wherever they are written).
+// With All it is the --unit all command that made every unit.
 func (o *Options) Command() string {
-	s := fmt.Sprintf("mkeysim vectors --unit %s --count %d --seed %d", o.Unit, o.Count, o.Seed)
-	if o.Unit == "mptcache" {
+	unit := o.Unit
+	if o.All {
+		unit = "all"
+	}
+	s := fmt.Sprintf("mkeysim vectors --unit %s --count %d --seed %d", unit, o.Count, o.Seed)
+	if unit == "mptcache" || unit == "all" {
 		s += fmt.Sprintf(" --mkc-cache.sets %d --mkc-cache.ways %d --mkc-cache.replacement %s --mkc-cache.seed %d", o.Sets, o.Ways, o.Replacement, o.ReplSeed)
 	}
-	if o.Examples != "examples" && o.Unit != "mptcache" {
+	if o.Examples != "examples" && unit != "mptcache" {
 		s += fmt.Sprintf(" --examples '%s'", o.Examples)
 	}
 	return s
@@ -125,6 +133,9 @@ type unitResult struct {
 	formats  []Format
 	enums    []Enum
 	coverage map[string]int
+	// points names every coverage point the unit counts, in the order the
+	// manifest lists them.
+	points []CoveragePoint
 }
 
 type tableData struct {
@@ -166,12 +177,26 @@ func Generate(o Options) (*Output, error) {
 	if len(res.lines) != o.Count {
 		return nil, fmt.Errorf("vectors: %s made %d vectors, want %d", o.Unit, len(res.lines), o.Count)
 	}
+	// Every named point is reported, zero or not; a count under a name
+	// the unit does not declare is a generator bug.
+	named := map[string]bool{}
+	for _, p := range res.points {
+		named[p.Name] = true
+		if _, ok := res.coverage[p.Name]; !ok {
+			res.coverage[p.Name] = 0
+		}
+	}
+	for name := range res.coverage {
+		if !named[name] {
+			return nil, fmt.Errorf("vectors: %s counts coverage point %q, which its point list does not name", o.Unit, name)
+		}
+	}
 	m := &Manifest{
 		Format:          FormatVersion,
 		Unit:            o.Unit,
 		Description:     res.desc,
 		ModelVersion:    ModelVersion(),
-		Seed:            o.Seed,
+		Seed:            Hex64(o.Seed),
 		Command:         o.Command(),
 		Count:           o.Count,
 		Directed:        res.directed,
@@ -186,6 +211,7 @@ func Generate(o Options) (*Output, error) {
 		Enums:           res.enums,
 		Formats:         res.formats,
 		Coverage:        res.coverage,
+		CoveragePoints:  res.points,
 	}
 	out := &Output{Manifest: m, Layout: res.layout, Lines: res.lines, Vectors: res.vectors}
 	out.Files = append(out.Files, File{m.File, hexFile(m, res.layout, res.lines, "vectors")})
@@ -280,6 +306,28 @@ func WriteAll(opts []Options, dir string) ([]*Output, error) {
 type coverage map[string]int
 
 func (c coverage) status(s prm.Status) { c[s.String()]++ }
+
+// CoveragePoint is a named coverage point of a unit: an expected status
+// or a corner of the stimulus. The constrained-random stimulus is weighted
+// so that each appears at least MinPointCount times in 10,000 vectors
+// (mptcache: in its default 16 x 4 geometry, under both policies).
+type CoveragePoint struct {
+	Name    string `json:"name"`
+	Meaning string `json:"meaning"`
+}
+
+// MinPointCount is the count every coverage point reaches in 10,000
+// random vectors (see CoveragePoint).
+const MinPointCount = 50
+
+// statusPoints names a coverage point per status a unit expects.
+func statusPoints(sts ...prm.Status) []CoveragePoint {
+	var ps []CoveragePoint
+	for _, s := range sts {
+		ps = append(ps, CoveragePoint{Name: s.String(), Meaning: fmt.Sprintf("expected status %s (%d)", s, s)})
+	}
+	return ps
+}
 
 var errUnobservable = errors.New("vectors: the oracle cannot show this stimulus's outputs")
 

@@ -249,6 +249,9 @@ func randKLMWalk(r *rng) KLMWalkVector {
 		}
 		v.D = j*b + in
 		end = (j + 1) * b
+		if j < KLMEntries && in > 0 && r.pct(10) { // the lower address passes 2^64
+			v.Entries[j].Address = -r.rangeIn(1, in)
+		}
 	} else {
 		var t [KLMEntries + 1]uint64
 		for j, e := range v.Entries {
@@ -267,6 +270,9 @@ func randKLMWalk(r *rng) KLMWalkVector {
 			v.D = t[KLMEntries] + r.n(4) // past every entry
 		}
 		end = t[j] + bc
+		if v.D > t[j] && v.D < end && r.pct(10) { // the lower address passes 2^64
+			v.Entries[j].Address = -r.rangeIn(1, v.D-t[j])
+		}
 	}
 	if r.pct(5) {
 		v.D = r.u64()
@@ -302,8 +308,21 @@ func genKLMWalk(o *Options) (*unitResult, error) {
 		formats: []Format{klmFormat()},
 		params:  []Param{{Name: "K", Value: KLMEntries, Meaning: "KLM entries per vector"}},
 	}
+	res.points = statusPoints(prm.OK, prm.TranslationRange)
+	for _, mode := range []string{"klm", "fbs"} {
+		name := map[string]string{"klm": "variable KLM (fbs = 0)", "fbs": "Fixed Buffer Size (fbs = 1)"}[mode]
+		res.points = append(res.points, CoveragePoint{mode, name}, CoveragePoint{mode + "_translation_range", name + ", TRANSLATION_RANGE"})
+		for j := range KLMEntries {
+			res.points = append(res.points, CoveragePoint{fmt.Sprintf("%s_entry%d", mode, j), fmt.Sprintf("%s, OK with entry_index = %d", name, j)})
+		}
+		res.points = append(res.points,
+			CoveragePoint{mode + "_entry_split", name + ", OK and piece_len < len: the piece goes on in the next entry"},
+			CoveragePoint{mode + "_lower_addr_wraps", name + ", OK and lower_addr < address[j]: the sum passes 2^64"},
+			CoveragePoint{mode + "_2gb_entry", name + ", OK in an entry of 2^31 bytes (klm: byte_count 0x80000000; fbs: log_entity_size 31)"})
+	}
+	res.points = append(res.points, CoveragePoint{"klm_skips_zero_entry", "variable KLM, OK in entry j > 0 after an entry of byte_count 0"})
 	res.dut = DUT{Module: "mkeysim_klmwalk", Handshake: "combinational",
-		Description: "Pure combinational logic: the harness applies every input port, waits 1 ns and compares the outputs; entry_index, lower_key, lower_addr and piece_len are compared only when the expected status is OK.",
+		Description: Timing("combinational") + " entry_index, lower_key, lower_addr and piece_len are compared only when the expected status is OK.",
 		Ports:       ports(l)}
 	var vs []KLMWalkVector
 	sources, err := eachExampleAccess(o.Examples, func() int { return len(vs) }, func(a *exampleAccess) error {
@@ -359,6 +378,9 @@ func genKLMWalk(o *Options) (*unitResult, error) {
 			mode = "fbs"
 		}
 		cov[mode]++
+		if v.Status == prm.TranslationRange {
+			cov[mode+"_translation_range"]++
+		}
 		if v.Status == prm.OK {
 			cov[fmt.Sprintf("%s_entry%d", mode, v.EntryIndex)]++
 			if uint64(v.PieceLen) < uint64(v.Len) {
@@ -370,7 +392,7 @@ func genKLMWalk(o *Options) (*unitResult, error) {
 			if !v.FBS && v.EntryIndex > 0 && v.Entries[v.EntryIndex-1].ByteCount == 0 {
 				cov["klm_skips_zero_entry"]++
 			}
-			if v.Entries[v.EntryIndex].ByteCount == 0x80000000 {
+			if !v.FBS && v.Entries[v.EntryIndex].ByteCount == 0x80000000 || v.FBS && v.LogEntitySize == 31 {
 				cov[mode+"_2gb_entry"]++
 			}
 		}

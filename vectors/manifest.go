@@ -1,7 +1,10 @@
 package vectors
 
 import (
+	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"mkeysim/prm"
 )
@@ -19,7 +22,8 @@ type Manifest struct {
 	Unit         string `json:"unit"`
 	Description  string `json:"description"`
 	ModelVersion string `json:"model_version"`
-	Seed         uint64 `json:"seed"`
+	// Seed is --seed, written as a hex string (Hex64).
+	Seed Hex64 `json:"seed"`
 	// Command is the command line that makes these files, without --out.
 	Command string `json:"command"`
 	// Count is the number of vectors (lines) in File.
@@ -38,20 +42,64 @@ type Manifest struct {
 	Tables          []Table  `json:"tables,omitempty"`
 	Enums           []Enum   `json:"enums"`
 	Formats         []Format `json:"formats,omitempty"`
-	// Coverage counts the vectors by outcome (status names, or for
-	// mptcache the op and its outcome).
+	// Coverage counts the vectors at each coverage point, every point of
+	// CoveragePoints (zero included).
 	Coverage map[string]int `json:"coverage"`
-	Files    []string       `json:"files"`
+	// CoveragePoints names and defines the unit's coverage points.
+	CoveragePoints []CoveragePoint `json:"coverage_points"`
+	Files          []string        `json:"files"`
 }
 
 // Param is a parameter of the unit fixed for this vector set.
 type Param struct {
-	Name    string `json:"name"`
-	Value   uint64 `json:"value"`
+	Name string `json:"name"`
+	// Value is written as a hex string (Hex64): PRNG_INIT and REPL_SEED
+	// may exceed 2^53, which float64 JSON readers cannot hold.
+	Value   Hex64  `json:"value"`
 	Meaning string `json:"meaning"`
 	// DUT parameters are passed to the DUT instance by the harness
 	// (#(.NAME(NAME))), as a 64-bit value.
 	DUT bool `json:"dut_parameter,omitempty"`
+}
+
+// Hex64 is a 64-bit value that JSON carries as a string, "0x" and
+// lower-case hex digits without leading zeros ("0x10"): jq and JavaScript
+// read JSON numbers as float64 and round those above 2^53
+// (10451216379200822465 becomes 10451216379200823000), a string they keep
+// exactly. Reading, it also takes a JSON number, exactly.
+type Hex64 uint64
+
+// MarshalJSON writes the value as "0x...".
+func (h Hex64) MarshalJSON() ([]byte, error) {
+	return []byte(`"0x` + strconv.FormatUint(uint64(h), 16) + `"`), nil
+}
+
+// UnmarshalJSON reads "0x..." or a JSON number, refusing anything that is
+// not a 64-bit unsigned value.
+func (h *Hex64) UnmarshalJSON(b []byte) error {
+	s := string(b)
+	if t, err := strconv.Unquote(s); err == nil {
+		digits, ok := strings.CutPrefix(t, "0x")
+		if !ok || digits == "" {
+			return fmt.Errorf("64-bit value %s: want a string \"0x\" and hex digits", s)
+		}
+		v, err := strconv.ParseUint(digits, 16, 64)
+		if err != nil {
+			return fmt.Errorf("64-bit value %s: %v", s, err)
+		}
+		*h = Hex64(v)
+		return nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err != nil {
+		return fmt.Errorf("64-bit value %s: want \"0x...\" or a number", s)
+	}
+	v, err := strconv.ParseUint(n.String(), 10, 64)
+	if err != nil {
+		return fmt.Errorf("64-bit value %s: %v", s, err)
+	}
+	*h = Hex64(v)
+	return nil
 }
 
 // DUT is the device the harness drives.
@@ -114,6 +162,9 @@ type SubField struct {
 	Name  string    `json:"name"`
 	Width int       `json:"width"`
 	Parts []BitPart `json:"parts"`
+	// Spec is the field's name in translation.md where it differs (the
+	// MKC's variant is translation.md's mkey[7:0]).
+	Spec string `json:"spec,omitempty"`
 }
 
 // BitPart is a contiguous run of image bits.
@@ -126,11 +177,18 @@ type BitPart struct {
 // to its bit number in the image taken as one big-endian number.
 func imageBit(size, off, b int) int { return 8*size - 8*off - 32 + b }
 
+// specNames are translation.md 2.2's names of the MKC fields the formats
+// name otherwise.
+var specNames = map[string]string{
+	"variant":     "mkey[7:0] (04h 7:0, the variant this context accepts)",
+	"access_mode": "access_mode_4_2 (00h 28:26) and access_mode_1_0 (00h 9:8): access_mode = (access_mode_4_2 << 2) | access_mode_1_0",
+}
+
 // mkcFormat is the MKC's field table (prm.MKCFields) in image bits.
 func mkcFormat() Format {
-	f := Format{Name: "mkc", Width: 8 * prm.MKCSize, Source: "translation.md 2.2 (prm.MKCFields)"}
+	f := Format{Name: "mkc", Width: 8 * prm.MKCSize, Source: "translation.md 2.2"}
 	for _, pf := range prm.MKCFields() {
-		sf := SubField{Name: pf.Name, Width: pf.Width}
+		sf := SubField{Name: pf.Name, Width: pf.Width, Spec: specNames[pf.Name]}
 		for _, p := range pf.Parts {
 			bp := BitPart{MSB: imageBit(prm.MKCSize, p.Offset, p.Hi), LSB: imageBit(prm.MKCSize, p.Offset, p.Lo)}
 			if n := len(sf.Parts); n > 0 && sf.Parts[n-1].LSB == bp.MSB+1 {
@@ -146,8 +204,8 @@ func mkcFormat() Format {
 
 func mttFormat() Format {
 	const s = prm.MTTEntrySize
-	return Format{Name: "mtt_entry", Width: 8 * s, Source: "translation.md 2.3 (prm.MTTEntry)", Fields: []SubField{
-		{Name: "ptag", Width: 56, Parts: []BitPart{{imageBit(s, 0, 31), imageBit(s, 4, 8)}}},
+	return Format{Name: "mtt_entry", Width: 8 * s, Source: "translation.md 2.3", Fields: []SubField{
+		{Name: "ptag", Width: 56, Spec: "ptag[63:8] (00h 31:0 ptag[63:32], 04h 31:8 ptag[31:8]; ptag[7:0] is 0)", Parts: []BitPart{{imageBit(s, 0, 31), imageBit(s, 4, 8)}}},
 		{Name: "wr_en", Width: 1, Parts: []BitPart{{imageBit(s, 4, 1), imageBit(s, 4, 1)}}},
 		{Name: "rd_en", Width: 1, Parts: []BitPart{{imageBit(s, 4, 0), imageBit(s, 4, 0)}}},
 	}}
@@ -155,7 +213,7 @@ func mttFormat() Format {
 
 func klmFormat() Format {
 	const s = prm.KLMEntrySize
-	return Format{Name: "klm_entry", Width: 8 * s, Source: "translation.md 2.4 (prm.KLMEntry)", Fields: []SubField{
+	return Format{Name: "klm_entry", Width: 8 * s, Source: "translation.md 2.4", Fields: []SubField{
 		{Name: "byte_count", Width: 32, Parts: []BitPart{{imageBit(s, 0, 31), imageBit(s, 0, 0)}}},
 		{Name: "mkey", Width: 32, Parts: []BitPart{{imageBit(s, 4, 31), imageBit(s, 4, 0)}}},
 		{Name: "address", Width: 64, Parts: []BitPart{{imageBit(s, 8, 31), imageBit(s, 12, 0)}}},

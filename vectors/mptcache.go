@@ -1,6 +1,14 @@
 package vectors
 
-import "mkeysim/rtl"
+import (
+	"slices"
+
+	"mkeysim/rtl"
+)
+
+// prngStep is the random replacement's xorshift64 step, as the manifest,
+// the package and docs/vectors-mptcache.md write it.
+const prngStep = "x ^= x << 13; x ^= x >> 7; x ^= x << 17 (64-bit, shifts fill with zeros)"
 
 // The operations of an mptcache trace.
 const (
@@ -137,7 +145,7 @@ func (a *cacheArray) apply(v *MPTCacheVector) {
 func mptcacheLayout() *Layout {
 	return newLayout([]Field{
 		{Name: "op", Width: 2, Dir: DirInput, Enum: "cache_op", Meaning: "0 LOOKUP, 1 FILL, 2 INVAL (one index), 3 INVAL_ALL (enums.cache_op)"},
-		{Name: "index", Width: 24, Dir: DirInput, Meaning: "MKey index (set = index mod SETS, the tag is the whole index); ignored by INVAL_ALL"},
+		{Name: "index", Width: 24, Dir: DirInput, Meaning: "mkey_index, MKey bits 31:8 (set = index mod SETS, the tag is the whole index); ignored by INVAL_ALL"},
 		{Name: "hit", Width: 1, Dir: DirExpected, CompareWhen: "op != 2'd1 && op != 2'd3", Meaning: "LOOKUP: a valid line holds index; INVAL: one did (and is dropped)"},
 		{Name: "way", Width: 8, Dir: DirExpected, CompareWhen: "op == 2'd1 || (op != 2'd3 && exp_hit)", Meaning: "LOOKUP or INVAL hit: the line's way; FILL: the way written (the index's own line, else the first invalid way, else the victim)"},
 		{Name: "evict", Width: 1, Dir: DirExpected, CompareWhen: "op == 2'd1", Meaning: "FILL: a valid line of another index was replaced"},
@@ -188,29 +196,48 @@ func mptcacheDirected(sets, ways int) []MPTCacheVector {
 	return vs
 }
 
+// fullEpisodeLines bounds the caches whose traces fill every line before
+// some clears: a bigger cache would spend the whole trace filling.
+const fullEpisodeLines = 4096
+
 func genMPTCache(o *Options) (*unitResult, error) {
 	l := mptcacheLayout()
 	random := o.Replacement == rtl.ReplRandom
 	res := &unitResult{
-		desc:   "MKC cache tag array: lookups, fills and invalidations with hit, way and victim (rtl/mptcache's array and replacement)",
+		desc:   "MKC cache tag array: lookups, fills and invalidations with hit, way and victim (docs/vectors-mptcache.md)",
 		layout: l,
 		enums:  append(commonEnums(), Enum{Name: "cache_op", Width: 2, Values: []EnumValue{{"LOOKUP", OpLookup}, {"FILL", OpFill}, {"INVAL", OpInval}, {"INVAL_ALL", OpInvalAll}}}),
 		params: []Param{
-			{Name: "SETS", Value: uint64(o.Sets), DUT: true, Meaning: "sets, a power of two"},
-			{Name: "WAYS", Value: uint64(o.Ways), DUT: true, Meaning: "ways per set"},
-			{Name: "REPL_RANDOM", Value: b2u(random), DUT: true, Meaning: "0: LRU victim; 1: victim = xorshift64() mod WAYS"},
-			{Name: "REPL_SEED", Value: o.ReplSeed, Meaning: "rtl/mptcache Config.Seed of the random replacement"},
-			{Name: "PRNG_INIT", Value: newCacheArray(1, 1, true, o.ReplSeed).prng, DUT: true, Meaning: "initial xorshift64 state: splitmix64(REPL_SEED), or 0x9e3779b97f4a7c15 if that is 0; each victim draw does x ^= x << 13; x ^= x >> 7; x ^= x << 17 and takes x mod WAYS"},
+			{Name: "SETS", Value: Hex64(uint64(o.Sets)), DUT: true, Meaning: "sets, a power of two"},
+			{Name: "WAYS", Value: Hex64(uint64(o.Ways)), DUT: true, Meaning: "ways per set"},
+			{Name: "REPL_RANDOM", Value: Hex64(b2u(random)), DUT: true, Meaning: "0: the victim is the set's least recently used line (true LRU); 1: the victim is way x mod WAYS of the random generator (PRNG_INIT)"},
+			{Name: "REPL_SEED", Value: Hex64(o.ReplSeed), Meaning: "--mkc-cache.seed, the seed of the random replacement: PRNG_INIT = splitmix64(REPL_SEED) (docs/vectors-mptcache.md); not passed to the DUT"},
+			{Name: "PRNG_INIT", Value: Hex64(newCacheArray(1, 1, true, o.ReplSeed).prng), DUT: true, Meaning: "the random replacement's 64-bit state x after reset: splitmix64(REPL_SEED), or 0x9e3779b97f4a7c15 if that is 0. One generator for the whole cache; a FILL that needs a victim first steps it, " + prngStep + ", then takes way x mod WAYS"},
 		},
-		sources: []string{"directed prologue (vectors.mptcacheDirected)"},
+		sources: []string{"directed prologue (docs/vectors-mptcache.md)"},
+		points: []CoveragePoint{
+			{"LOOKUP_HIT", "LOOKUP of an index a valid line holds"},
+			{"LOOKUP_MISS", "LOOKUP of an index no valid line holds"},
+			{"FILL", "FILL into way 0 without an eviction"},
+			{"FILL_WAY_N", "FILL into a way > 0 without an eviction"},
+			{"FILL_EVICT", "FILL that replaces a valid line of another index (the victim)"},
+			{"FILL_PRESENT", "FILL of an index a valid line already holds: that line is rewritten and becomes the most recently used"},
+			{"INVAL_HIT", "INVAL of an index a valid line holds"},
+			{"INVAL_MISS", "INVAL of an index no valid line holds"},
+			{"INVAL_ALL", "INVAL_ALL"},
+			{"INVAL_ALL_FULL", "INVAL_ALL of a full cache: count = SETS x WAYS"},
+		},
+	}
+	if o.Ways == 1 {
+		res.points = slices.DeleteFunc(res.points, func(p CoveragePoint) bool { return p.Name == "FILL_WAY_N" })
 	}
 	ps := []Port{
 		{Name: "clk", Direction: "input", Width: 1, Meaning: "clock: the operation presented during a cycle takes effect at its rising edge"},
-		{Name: "rst", Direction: "input", Width: 1, Meaning: "synchronous reset, active high, held for the first two edges: every line invalid, LRU state cleared, PRNG = PRNG_INIT"},
+		{Name: "rst", Direction: "input", Width: 1, Meaning: "synchronous reset, active high, held for the first two rising edges: every line invalid, every set's age order empty, the random generator's state x = PRNG_INIT"},
 		{Name: "op_valid", Direction: "input", Width: 1, Meaning: "an operation is presented this cycle (low during reset)"},
 	}
 	res.dut = DUT{Module: "mkeysim_mptcache", Handshake: "clocked",
-		Description: "One operation a cycle. The harness changes op_valid, op and index 1 ns after a rising edge, compares the outputs (combinational from the registered array and the inputs) 4 ns later, before the next rising edge, which commits the operation. The harness passes the parameters SETS, WAYS, REPL_RANDOM and PRNG_INIT (all 64-bit) to the DUT instance.",
+		Description: Timing("clocked") + " The harness passes the parameters SETS, WAYS, REPL_RANDOM and PRNG_INIT (all 64-bit) to the DUT instance.",
 		Ports:       append(ps, ports(l)...)}
 	vs := mptcacheDirected(o.Sets, o.Ways)
 	if len(vs) > o.Count {
@@ -234,9 +261,35 @@ func genMPTCache(o *Options) (*unitResult, error) {
 	for i := range vs {
 		arr.apply(&vs[i])
 	}
+	add := func(v MPTCacheVector) {
+		if len(vs) < o.Count {
+			arr.apply(&v)
+			vs = append(vs, v)
+		}
+	}
 	for len(vs) < o.Count {
+		// Now and then (about once per max(lines, 20) operations, in caches
+		// of at most fullEpisodeLines lines) fill every invalid line with
+		// an index of its set and clear the full cache: INVAL_ALL's count
+		// reaches SETS x WAYS.
+		if lines <= fullEpisodeLines && r.n(uint64(max(lines, 20))) == 0 {
+			for s := range o.Sets {
+				for w := range o.Ways {
+					if arr.valid[s*o.Ways+w] {
+						continue
+					}
+					idx := uint32(s)
+					for k := 0; k == 0 || arr.find(idx) >= 0; k++ {
+						idx = (uint32(r.n(uint64(1<<24/o.Sets)))*uint32(o.Sets) + uint32(s)) & 0xffffff
+					}
+					add(MPTCacheVector{Op: OpFill, Index: idx})
+				}
+			}
+			add(MPTCacheVector{Op: OpInvalAll, Index: uint32(r.bits(24))})
+			continue
+		}
 		var v MPTCacheVector
-		switch r.pick(70, 10, 12, 1, 7) {
+		switch r.pick(70, 10, 12, 1, 7, 4) {
 		case 0, 1:
 			v.Op = OpLookup
 			if r.pct(90) {
@@ -251,6 +304,15 @@ func genMPTCache(o *Options) (*unitResult, error) {
 			v.Op, v.Index = OpInval, hot[r.intn(len(hot))]
 		case 3:
 			v.Op, v.Index = OpInvalAll, uint32(r.bits(24))
+		case 5: // FILL or INVAL of the index of a line, valid or not
+			i := r.intn(lines)
+			v.Op, v.Index = OpFill, arr.tag[i]
+			if r.bool() {
+				v.Op = OpInval
+			}
+			if !arr.valid[i] {
+				v.Op, v.Index = OpLookup, hot[r.intn(len(hot))]
+			}
 		default:
 			v.Op, v.Index = OpLookup, uint32(r.bits(24))
 		}
@@ -264,12 +326,21 @@ func genMPTCache(o *Options) (*unitResult, error) {
 	}
 	cov := coverage{}
 	res.lines = make([]Line, len(vs))
+	replay := newCacheArray(o.Sets, o.Ways, random, o.ReplSeed) // for the state before each op
 	for i := range vs {
 		v := &vs[i]
 		ln := l.newLine()
 		l.frame(ln, i)
 		v.encode(l, ln)
 		res.lines[i] = ln
+		if v.Op == OpFill && replay.find(v.Index) >= 0 {
+			cov["FILL_PRESENT"]++
+		}
+		if v.Op == OpInvalAll && int(v.Count) == lines {
+			cov["INVAL_ALL_FULL"]++
+		}
+		w := *v
+		replay.apply(&w)
 		name := cacheOpNames[v.Op]
 		switch {
 		case v.Op == OpFill && v.Evict:

@@ -248,6 +248,10 @@ func randMTTWalk(r *rng) MTTWalkVector {
 	if end, c := bits.Add64(v.VA, uint64(v.Len), 0); c != 0 && end != 0 {
 		v.Len = uint32(-v.VA) // the piece's last byte is byte 2^64-1
 	}
+	if r.pct(4) { // move the piece so that its last byte is byte 2^64-1
+		v.VA = -uint64(v.Len)
+		o = (b + (v.VA - v.StartAddr)) & (p - 1)
+	}
 	switch r.pick(50, 20, 15, 15) {
 	case 0:
 		v.T = 0
@@ -275,9 +279,15 @@ func genMTTWalk(o *Options) (*unitResult, error) {
 		desc:   "MTT walker address step: page index, entry address, offset in page, page split and TRANSLATION_RANGE of one step of translation.md 5 (ref's MTT walk)",
 		layout: l,
 		enums:  commonEnums(),
+		points: append(statusPoints(prm.OK, prm.TranslationRange),
+			CoveragePoint{"page_split", "OK and piece_len < len - t: the piece goes on in the next page"},
+			CoveragePoint{"t_nonzero", "t > 0: a step after the first"},
+			CoveragePoint{"2gb_pages", "log_entity_size = 31"},
+			CoveragePoint{"last_byte_2_64", "va + len = 2^64: the piece's last byte is byte 2^64-1"},
+			CoveragePoint{"va_below_start", "va < start_addr: (va - start_addr) mod 2^64 wraps, u needs 65 bits"}),
 	}
 	res.dut = DUT{Module: "mkeysim_mttwalk", Handshake: "combinational",
-		Description: "Pure combinational logic: the harness applies every input port, waits 1 ns and compares the outputs; page_index, entry_addr, page_offset and piece_len are compared only when the expected status is OK. Page rights (rd_en/wr_en) are not part of this step.",
+		Description: Timing("combinational") + " page_index, entry_addr, page_offset and piece_len are compared only when the expected status is OK. Page rights (rd_en/wr_en) are not part of this step.",
 		Ports:       ports(l)}
 	var vs []MTTWalkVector
 	sources, err := eachExampleAccess(o.Examples, func() int { return len(vs) }, func(a *exampleAccess) error {

@@ -23,7 +23,7 @@ func protcheckLayout() *Layout {
 	return newLayout([]Field{
 		{Name: "mkc", Width: 512, Dir: DirInput, Format: "mkc", Meaning: "the MKey Context of the key's index: 64-byte image in wire order, byte 00h in bits 511:504 (formats.mkc gives every field)"},
 		{Name: "created", Width: 1, Dir: DirInput, Meaning: "1: the key's index is created and mkc is its context; 0: it is not (mkc is then noise)"},
-		{Name: "key", Width: 32, Dir: DirInput, Meaning: "the full MKey of the piece: index 31:8, variant 7:0"},
+		{Name: "key", Width: 32, Dir: DirInput, Meaning: "the full MKey of the piece: mkey_index 31:8, variant 7:0 (translation.md 1; check 3 compares variant with the MKC's mkey[7:0], formats.mkc field variant)"},
 		{Name: "level", Width: 3, Dir: DirInput, Meaning: "KLM level of the piece (0: the key the request carried); only level 0 checks atomic alignment"},
 		{Name: "va", Width: 64, Dir: DirInput, Meaning: "first byte of the piece, in the key's address space"},
 		{Name: "len", Width: 32, Dir: DirInput, Meaning: "length of the piece in bytes, >= 1"},
@@ -278,6 +278,9 @@ func breakCheck(r *rng, v *ProtcheckVector, st prm.Status) {
 		}
 	case prm.MisalignedAtomic:
 		v.Level, v.Type, m.A = 0, prm.RemoteAtomic, true
+		if r.pct(30) { // the same below level 0, where check 10 does not apply
+			v.Level = uint8(r.rangeIn(1, 7))
+		}
 		if r.bool() {
 			v.VA, v.Len = placeInRange(r, m, uint32(r.rangeIn(1, 16)))
 		} else {
@@ -297,9 +300,11 @@ func genProtcheck(o *Options) (*unitResult, error) {
 		coverage: coverage{},
 		formats:  []Format{mkcFormat()},
 		enums:    commonEnums(),
+		points: append(statusPoints(prm.OK, prm.BadKeyIndex, prm.KeyMismatch, prm.MKeyFree, prm.PDMismatch, prm.QPNMismatch, prm.OutOfRange, prm.AccessDenied, prm.BadAccessMode, prm.MisalignedAtomic),
+			CoveragePoint{"misaligned_atomic_below_level_0", "REMOTE_ATOMIC at level 1..7 with len != 8 or va mod 8 != 0, expected OK: check 10 applies at level 0 only"}),
 	}
 	res.dut = DUT{Module: "mkeysim_protcheck", Handshake: "combinational",
-		Description: "Pure combinational logic: the harness applies every input port, waits 1 ns and compares status. Check 1 (INDIRECTION_DEPTH) is the caller's and is not part of this unit.",
+		Description: Timing("combinational") + " Check 1 (INDIRECTION_DEPTH) is the caller's and is not part of this unit.",
 		Ports:       ports(l)}
 	var vs []ProtcheckVector
 	sources, err := eachExampleAccess(o.Examples, func() int { return len(vs) }, func(a *exampleAccess) error {
@@ -332,6 +337,9 @@ func genProtcheck(o *Options) (*unitResult, error) {
 		vs[i].encode(l, ln)
 		res.lines[i] = ln
 		cov.status(vs[i].Status)
+		if v := &vs[i]; v.Status == prm.OK && v.Level > 0 && v.Type == prm.RemoteAtomic && (v.Len != 8 || v.VA%8 != 0) {
+			cov["misaligned_atomic_below_level_0"]++
+		}
 	}
 	res.coverage, res.vectors = cov, vs
 	return res, nil

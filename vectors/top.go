@@ -44,7 +44,7 @@ func topLayout() *Layout {
 		{Name: "qp_valid", Width: 1, Dir: DirInput, Meaning: "1: the QP exists; 0: it does not (BAD_PARAM)"},
 		{Name: "qpn", Width: 24, Dir: DirInput, Meaning: "QPN of the requesting QP"},
 		{Name: "qp_pd", Width: 24, Dir: DirInput, Meaning: "PD of the requesting QP"},
-		{Name: "key", Width: 32, Dir: DirInput, Meaning: "the MKey the request carries"},
+		{Name: "key", Width: 32, Dir: DirInput, Meaning: "the MKey the request carries: mkey_index 31:8, variant 7:0 (translation.md 1)"},
 		{Name: "va", Width: 64, Dir: DirInput, Meaning: "first byte of the request, in the key's address space"},
 		{Name: "len", Width: 32, Dir: DirInput, Meaning: "length in bytes (0: OK with no segments, nothing checked)"},
 		{Name: "access_type", Width: 3, Dir: DirInput, Enum: "access_type", Meaning: "access type (enums.access_type)"},
@@ -200,6 +200,9 @@ var worldQPs = []scenario.QP{{QPN: 1, PD: 5}, {QPN: 2, PD: 5, RegUMR: true}, {QP
 type wobj struct {
 	key prm.Key
 	mkc prm.MKC
+	// long marks the key of eight present pages that accesses of more
+	// than MAX_SEGS pages aim at.
+	long bool
 }
 
 // worldBuilder builds one random world through ref's own commands.
@@ -330,6 +333,20 @@ func newWorld(r *rng) (*ref.Model, []wobj) {
 		}
 		w.create(scenario.MKey{MKC: m, MTT: mtt, PgAccess: true, ODP: r.pct(35)}, true)
 		leaves = append(leaves, w.objs[len(w.objs)-1])
+	}
+	// A key of eight present 4 KB pages with every right, for accesses
+	// of more than MAX_SEGS pages.
+	{
+		m := w.base(prm.ModeMTT)
+		m.LR, m.LW, m.RR, m.RW, m.A, m.PD, m.LogEntitySize = true, true, true, true, true, 5, 12
+		mtt := make([]prm.MTTEntry, 8)
+		for i := range mtt {
+			mtt[i] = prm.MTTEntry{PTag: r.bits(40) << 12, RdEn: true, WrEn: true}
+		}
+		m.StartAddr = r.bits(44)
+		m.Len = 8<<12 - m.StartAddr&(1<<12-1)
+		w.create(scenario.MKey{MKC: m, MTT: mtt, PgAccess: true}, true)
+		w.objs[len(w.objs)-1].long = true
 	}
 	// Variable KLM over the leaves, then one over those.
 	var klms []wobj
@@ -476,6 +493,14 @@ func randTop(r *rng, m *ref.Model, objs []wobj) TopVector {
 			}
 		}
 	}
+	long := r.pct(3)
+	if long { // more than MAX_SEGS pages
+		for _, o := range objs {
+			if o.long {
+				t = o
+			}
+		}
+	}
 	v.Key = t.key
 	if r.pct(85) { // a QP of the key's PD
 		var same []scenario.QP
@@ -522,6 +547,9 @@ func randTop(r *rng, m *ref.Model, objs []wobj) TopVector {
 	default:
 		l = r.len32()
 	}
+	if long {
+		l = uint32(r.rangeIn(4<<12+1, 7<<12))
+	}
 	mk := t.mkc
 	v.VA, v.Len = placeInRange(r, &mk, l)
 	if v.Type == prm.RemoteAtomic && r.pct(70) {
@@ -552,6 +580,18 @@ func randTop(r *rng, m *ref.Model, objs []wobj) TopVector {
 	return v
 }
 
+// accessStatuses are the outcomes an access can have: every status up to
+// BAD_PARAM (the UMR_* and REMOTE_INVALIDATE_DENIED ones are commands').
+func accessStatuses() []prm.Status {
+	var s []prm.Status
+	for _, st := range prm.Statuses() {
+		if st <= prm.BadParam {
+			s = append(s, st)
+		}
+	}
+	return s
+}
+
 func genTop(o *Options) (*unitResult, error) {
 	l := topLayout()
 	tb := &tables{mkcL: mkcTableLayout(), memL: memTableLayout()}
@@ -562,12 +602,15 @@ func genTop(o *Options) (*unitResult, error) {
 		formats: []Format{mkcFormat(), mttFormat(), klmFormat()},
 		params: []Param{
 			{Name: "MAX_SEGS", Value: MaxSegs, Meaning: "segments listed per vector"},
-			{Name: "MAX_INDIRECTION", Value: uint64(ref.DefaultConfig().MaxIndirection), Meaning: "deepest KLM level whose key may be looked up (translation.md 4.1)"},
+			{Name: "MAX_INDIRECTION", Value: Hex64(uint64(ref.DefaultConfig().MaxIndirection)), Meaning: "deepest KLM level whose key may be looked up (translation.md 4.1)"},
 			{Name: "ICM_LINE", Value: 16, Meaning: "bytes per mem_data read"},
 		},
+		points: append(statusPoints(accessStatuses()...),
+			CoveragePoint{"multi_segment", "OK with nseg > 1"},
+			CoveragePoint{"more_than_max_segs", "nseg > MAX_SEGS: only the first MAX_SEGS segments are listed"},
+			CoveragePoint{"failure_below_level_0", "a failure at level > 0 (a key reached through a KLM entry)"}),
 	}
-	res.dut = DUT{Module: "mkeysim_top", Handshake: "valid_ready", Description: "One request in flight. The harness raises req_valid with the request fields 1 ns after a rising edge and holds them until a rising edge at which req_ready is high (the handshake). The response is taken at the first later rising edge with resp_valid high; its fields are sampled there. " +
-		"Read ports: the harness answers combinationally, in the same cycle: mkc_created, mkc_odp and mkc_image follow mkc_index (the world's MKC table; mkc_created 0 for an index not created), mem_data follows mem_addr (16 bytes at mem_addr rounded down to 16; zero where nothing was written). MTT entry i of a key is at mtt_handle + 8 i, KLM entry j at mtt_handle + 16 j (translation.md 3.1).",
+	res.dut = DUT{Module: "mkeysim_top", Handshake: "valid_ready", Description: Timing("valid_ready") + " Read ports: the harness answers combinationally, in the same cycle: mkc_created, mkc_odp and mkc_image follow mkc_index (the world's MKC table; mkc_created 0 for an mkey_index not created), mem_data follows mem_addr (16 bytes at mem_addr rounded down to 16; zero where nothing was written). MTT entry i of a key is at mtt_handle + 8 i, KLM entry j at mtt_handle + 16 j (translation.md 3.1).",
 		Ports: []Port{
 			{Name: "clk", Direction: "input", Width: 1, Meaning: "clock"},
 			{Name: "rst", Direction: "input", Width: 1, Meaning: "synchronous reset, active high, for the first two rising edges"},
@@ -581,7 +624,7 @@ func genTop(o *Options) (*unitResult, error) {
 		res.dut.Ports = append(res.dut.Ports, p)
 	}
 	res.dut.Ports = append(res.dut.Ports,
-		Port{Name: "mkc_index", Direction: "output", Width: 24, Meaning: "MKC read port: the index to read"},
+		Port{Name: "mkc_index", Direction: "output", Width: 24, Meaning: "MKC read port: the mkey_index to read"},
 		Port{Name: "mkc_created", Direction: "input", Width: 1, Meaning: "MKC read port: the index is created"},
 		Port{Name: "mkc_odp", Direction: "input", Width: 1, Meaning: "MKC read port: the object is an ODP registration"},
 		Port{Name: "mkc_image", Direction: "input", Width: 512, Meaning: "MKC read port: the context, 64-byte image in wire order"},
@@ -631,7 +674,7 @@ func genTop(o *Options) (*unitResult, error) {
 		{Table: Table{Name: "mkc", File: "top.mkc.hex", Meaning: "every world's created objects, sorted by world then index"}, layout: tb.mkcL, lines: tb.mkc},
 		{Table: Table{Name: "mem", File: "top.mem.hex", Meaning: "every world's ICM image (translation lists), 16 bytes a line, sorted by world then address"}, layout: tb.memL, lines: tb.mem},
 	}
-	res.params = append(res.params, Param{Name: "WORLDS", Value: uint64(world + 1), Meaning: "worlds in the tables"})
+	res.params = append(res.params, Param{Name: "WORLDS", Value: Hex64(uint64(world + 1)), Meaning: "worlds in the tables"})
 	cov := coverage{}
 	res.lines = make([]Line, len(vs))
 	for i := range vs {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -119,18 +120,6 @@ func TestSameSeedSameFiles(t *testing.T) {
 	}
 }
 
-// accessStatuses are the outcomes an access can have: every status but the
-// command-only ones (UMR_*, REMOTE_INVALIDATE_DENIED).
-func accessStatuses() []prm.Status {
-	var s []prm.Status
-	for _, st := range prm.Statuses() {
-		if st <= prm.BadParam {
-			s = append(s, st)
-		}
-	}
-	return s
-}
-
 func TestStatusCoverage(t *testing.T) {
 	want := map[string][]prm.Status{
 		// Every status ref.Check returns.
@@ -184,6 +173,63 @@ func TestStatusCoverage(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestCoveragePoints: in 10,000 random vectors (no examples) every named
+// coverage point of every unit appears at least MinPointCount times, for
+// mptcache under both policies in caches of up to 64 lines; the manifest
+// reports every named point and nothing else.
+func TestCoveragePoints(t *testing.T) {
+	type geom struct {
+		sets, ways int
+		repl       string
+	}
+	cases := []struct {
+		unit string
+		g    geom
+	}{
+		{"protcheck", geom{}}, {"mttwalk", geom{}}, {"klmwalk", geom{}}, {"top", geom{}},
+		{"mptcache", geom{16, 4, "lru"}}, {"mptcache", geom{16, 4, "random"}},
+		{"mptcache", geom{1, 1, "lru"}}, {"mptcache", geom{1, 4, "random"}}, {"mptcache", geom{4, 3, "random"}},
+		{"mptcache", geom{8, 8, "lru"}}, {"mptcache", geom{32, 2, "random"}},
+	}
+	for _, c := range cases {
+		name := c.unit
+		if c.unit == "mptcache" {
+			name = fmt.Sprintf("%s_%dx%d_%s", c.unit, c.g.sets, c.g.ways, c.g.repl)
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			o := opts(c.unit, 10000, 1)
+			o.Examples = ""
+			if c.unit == "mptcache" {
+				o.Sets, o.Ways, o.Replacement = c.g.sets, c.g.ways, c.g.repl
+			}
+			m := readManifest(t, generate(t, o))
+			if len(m.CoveragePoints) == 0 {
+				t.Fatal("no coverage points")
+			}
+			named := map[string]bool{}
+			for _, p := range m.CoveragePoints {
+				named[p.Name] = true
+				n, ok := m.Coverage[p.Name]
+				switch {
+				case !ok:
+					t.Errorf("coverage has no count for point %s", p.Name)
+				case n < MinPointCount:
+					t.Errorf("point %s (%s): %d vectors of 10000, want at least %d", p.Name, p.Meaning, n, MinPointCount)
+				}
+				if p.Meaning == "" {
+					t.Errorf("point %s has no meaning", p.Name)
+				}
+			}
+			for k := range m.Coverage {
+				if !named[k] {
+					t.Errorf("coverage counts %s, which coverage_points does not name", k)
+				}
+			}
+		})
 	}
 }
 
@@ -523,5 +569,101 @@ func TestDirectedSourcesAreTheFilesUsed(t *testing.T) {
 	// The files used first are a prefix of those a bigger count uses.
 	if !slices.Equal(few.DirectedSources, all.DirectedSources[:len(few.DirectedSources)]) {
 		t.Errorf("count 16 names %v, not a prefix of %v", few.DirectedSources, all.DirectedSources)
+	}
+}
+
+// TestManifestJSONExact reads every manifest as jq and JavaScript do
+// (JSON numbers as float64): every number is an integer below 2^53, which
+// float64 holds exactly, and the 64-bit values (seed, parameter values),
+// hex strings, give back the generator's values, also above 2^53.
+func TestManifestJSONExact(t *testing.T) {
+	const big = 0xfedcba9876543210 // above 2^53: a float64 rounds it
+	for _, u := range Units() {
+		o := opts(u, 50, big)
+		o.Examples, o.ReplSeed = "", big-1
+		out := generate(t, o)
+		data := file(t, out, u+".manifest.json")
+		// The exact text of every number, and the float64 reading of it.
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber()
+		var exact, loose any
+		if err := dec.Decode(&exact); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(data, &loose); err != nil {
+			t.Fatal(err)
+		}
+		var walk func(path string, e, l any)
+		walk = func(path string, e, l any) {
+			switch e := e.(type) {
+			case map[string]any:
+				for k, v := range e {
+					walk(path+"."+k, v, l.(map[string]any)[k])
+				}
+			case []any:
+				for i, v := range e {
+					walk(fmt.Sprintf("%s[%d]", path, i), v, l.([]any)[i])
+				}
+			case json.Number:
+				n, err := strconv.ParseInt(e.String(), 10, 64)
+				if err != nil || n < 0 || n > 1<<53 || float64(n) != l.(float64) {
+					t.Errorf("%s.manifest.json %s = %s: not an integer a float64 holds exactly (read as %v)", u, path, e, l)
+				}
+			}
+		}
+		walk("", exact, loose)
+		root := loose.(map[string]any)
+		if s, _ := root["seed"].(string); s != fmt.Sprintf("0x%x", uint64(big)) {
+			t.Errorf("%s: seed reads as %v, want the hex string 0x%x", u, root["seed"], uint64(big))
+		}
+		for i, p := range root["parameters"].([]any) {
+			s, ok := p.(map[string]any)["value"].(string)
+			if want := out.Manifest.Parameters[i].Value; !ok || s != fmt.Sprintf("0x%x", uint64(want)) {
+				t.Errorf("%s: parameter %d value reads as %v, want the hex string 0x%x", u, i, p.(map[string]any)["value"], uint64(want))
+			}
+		}
+		// And Go reads the hex strings back exactly (the harness is made
+		// from the parsed manifest).
+		if m := readManifest(t, out); m.Seed != big || !reflect.DeepEqual(m.Parameters, out.Manifest.Parameters) {
+			t.Errorf("%s: seed %#x and parameters %+v read back as %#x and %+v", u, uint64(big), out.Manifest.Parameters, uint64(m.Seed), m.Parameters)
+		}
+	}
+}
+
+// TestHex64JSON: the hex form both ways, numbers accepted when reading,
+// anything else refused with the value named.
+func TestHex64JSON(t *testing.T) {
+	cases := []struct {
+		in   string
+		want uint64
+		err  bool
+	}{
+		{`"0x0"`, 0, false},
+		{`"0x910a2dec89025cc1"`, 0x910a2dec89025cc1, false},
+		{`"0xffffffffffffffff"`, 1<<64 - 1, false},
+		{`10451216379200822465`, 10451216379200822465, false},
+		{`16`, 16, false},
+		{`"16"`, 0, true},
+		{`"0x"`, 0, true},
+		{`"0x1ffffffffffffffff"`, 0, true},
+		{`-1`, 0, true},
+		{`1.5`, 0, true},
+		{`true`, 0, true},
+	}
+	for _, c := range cases {
+		var h Hex64
+		err := json.Unmarshal([]byte(c.in), &h)
+		switch {
+		case c.err && (err == nil || !strings.Contains(err.Error(), strings.Trim(c.in, `"`))):
+			t.Errorf("%s: got %v, %v; want an error naming the value", c.in, uint64(h), err)
+		case !c.err && (err != nil || uint64(h) != c.want):
+			t.Errorf("%s: got %#x, %v; want %#x", c.in, uint64(h), err, c.want)
+		}
+		if !c.err {
+			b, _ := json.Marshal(h)
+			if want := fmt.Sprintf(`"0x%x"`, c.want); string(b) != want {
+				t.Errorf("%#x marshals as %s, want %s", c.want, b, want)
+			}
+		}
 	}
 }

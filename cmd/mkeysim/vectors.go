@@ -91,7 +91,7 @@ func vectorsMain(vf *vectorsFlags, stdout, stderr io.Writer) int {
 	}
 	var opts []vectors.Options
 	for _, u := range units {
-		o := vectors.Options{Unit: u, Count: vf.count, Seed: vf.seed, Sets: vf.sets, Ways: vf.ways, Replacement: vf.repl, ReplSeed: vf.replSeed, Examples: vf.examples}
+		o := vectors.Options{Unit: u, Count: vf.count, Seed: vf.seed, Sets: vf.sets, Ways: vf.ways, Replacement: vf.repl, ReplSeed: vf.replSeed, Examples: vf.examples, All: vf.unit == "all"}
 		if vf.unit == "all" && u != "mptcache" {
 			// Geometry flags are checked once, even when no unit uses them.
 			g := o

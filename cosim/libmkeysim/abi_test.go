@@ -169,7 +169,7 @@ func TestVectorsThroughABI(t *testing.T) {
 			out, f := generate(t, o)
 			params := map[string]uint64{}
 			for _, p := range out.Manifest.Parameters {
-				params[p.Name] = p.Value
+				params[p.Name] = uint64(p.Value)
 			}
 			h := mkeysim_cache_new(cU32(params["SETS"]), cU32(params["WAYS"]), cI32(params["REPL_RANDOM"]), cU64(params["PRNG_INIT"]))
 			if h <= 0 {

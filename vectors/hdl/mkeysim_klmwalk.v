@@ -8,6 +8,7 @@
 //
 // Define MKEYSIM_BREAK to get a broken search (entries of byte_count 0 are
 // not skipped when d falls on their start): the vectors must catch it.
+`timescale 1ns/1ps
 module mkeysim_klmwalk (
   input  wire         fbs,                        // 0: variable KLM, 1: Fixed Buffer Size
   input  wire [4:0]   log_entity_size,

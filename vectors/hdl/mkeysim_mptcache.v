@@ -1,8 +1,8 @@
 // mkeysim_mptcache: an example DUT for the mptcache golden vectors.
 //
-// The MKC cache's tag array with its replacement (rtl/mptcache doc.go and
-// the mptcache manifest): SETS x WAYS lines of {valid, tag = the full
-// 24-bit MKey index, last-use stamp}. Outputs are combinational from the
+// The MKC cache's tag array with its replacement (docs/vectors-mptcache.md
+// and the mptcache manifest): SETS x WAYS lines of {valid, tag = the full
+// 24-bit mkey_index, last-use stamp}. Outputs are combinational from the
 // registered array and the presented operation; the operation takes
 // effect at the rising edge. LRU keeps a 64-bit use stamp per line (a
 // hardware design would keep a few age bits; the order is the same);
@@ -11,6 +11,7 @@
 //
 // Define MKEYSIM_BREAK to get a broken cache (a lookup hit does not make
 // its line the most recently used): the vectors must catch it under LRU.
+`timescale 1ns/1ps
 module mkeysim_mptcache #(
   parameter logic [63:0] SETS = 64'd16,         // a power of two
   parameter logic [63:0] WAYS = 64'd4,          // 1..64

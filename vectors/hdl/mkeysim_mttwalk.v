@@ -9,6 +9,7 @@
 // Define MKEYSIM_BREAK to get a broken walker (u = b + d + t is computed
 // on 64 bits, dropping the carry that the spec keeps exact): the vectors
 // must catch it.
+`timescale 1ns/1ps
 module mkeysim_mttwalk (
   input  wire [63:0] start_addr,
   input  wire [4:0]  log_entity_size,            // 12..31

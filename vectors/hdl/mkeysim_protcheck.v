@@ -8,6 +8,7 @@
 // Define MKEYSIM_BREAK to get a broken checker (the range check drops the
 // carry of va + len, so a piece that passes 2^64 looks in range): the
 // vectors must catch it.
+`timescale 1ns/1ps
 module mkeysim_protcheck (
   /* verilator lint_off UNUSEDSIGNAL */
   input  wire [511:0] mkc,         // MKey Context image, byte 00h in bits 511:504

@@ -12,6 +12,10 @@
 #   verilator    replays them under Verilator
 #   imagemagick  takes the waveform picture of docs/ (import)
 #   python3      runs the shared conformance comparator
+#   gcc, g++, make
+#                build the golden model as a C library (cgo), its C test
+#                and VPI module, and Verilator's C++ models
+#   jq           reads the vectors' manifests as JSON tools do
 #   tshark       decodes the RoCEv2 and PCIe TLP captures a run writes
 #   python3-scapy computes the RoCEv2 ICRC independently of the model
 #   slurmctld, slurmd, slurm-client, munge
@@ -32,6 +36,10 @@ want iverilog  iverilog    "replays the golden vectors under Icarus Verilog"
 want verilator verilator   "replays the golden vectors under Verilator"
 want import    imagemagick "takes the waveform picture of docs/"
 want python3   python3     "runs the shared conformance comparator"
+want gcc       gcc         "builds the golden model as a C library (cgo) and the VPI module"
+want g++       g++         "compiles Verilator's C++ models"
+want make      make        "runs Verilator's generated build"
+want jq        jq          "reads the vectors' manifests as JSON tools do (64-bit values exact)"
 want tshark    tshark      "decodes the RoCEv2 and PCIe TLP captures a run writes"
 # Debian's scapy is seen by Debian's python3 (a pyenv shim on PATH may not
 # see it); MKEYSIM_SCAPY_PYTHON names another interpreter.

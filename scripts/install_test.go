@@ -37,7 +37,7 @@ func runInstall(t *testing.T, dir string) (int, string) {
 	return code, string(out)
 }
 
-var allTools = []string{"gtkwave", "xvfb-run", "iverilog", "verilator", "import", "python3", "tshark", "slurmctld", "slurmd", "sbatch", "munged"}
+var allTools = []string{"gtkwave", "xvfb-run", "iverilog", "verilator", "import", "python3", "gcc", "g++", "make", "jq", "tshark", "slurmctld", "slurmd", "sbatch", "munged"}
 
 // TestInstallTools: with every tool present the script does nothing;
 // as root it installs what is missing with apt-get; as a user it uses

@@ -23,7 +23,7 @@
 #     prefix or two words, a line with a pad bit set and a file whose last
 #     line lacks its newline; and a table line with a pad bit set;
 #   - jq reads every manifest number exactly and the 64-bit values (hex
-#     strings) equal the package's (when jq is installed).
+#     strings) equal the package's.
 # Prints "N passed, M failed" for every run, then a summary; exits 1 if any
 # run did not do what it should. Environment: VECTORS_COUNT (default 3000),
 # VECTORS_SEED (default 1), VECTORS_KEEP=1 keeps the temp dir.
@@ -32,7 +32,7 @@ bin=${1:-}
 if [ -n "$bin" ]; then bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin"); fi
 cd "$(dirname "$0")/.."
 root=$PWD
-for tool in iverilog vvp verilator; do
+for tool in iverilog vvp verilator jq; do
   command -v $tool >/dev/null || { echo "vectors-check: $tool not found (scripts/install-tools.sh installs it)"; exit 1; }
 done
 tmp=$(mktemp -d)
@@ -218,27 +218,23 @@ fi
 
 # The manifests as jq (float64 numbers) reads them: no number above 2^53,
 # and the 64-bit values (hex strings) equal the package's.
-if command -v jq >/dev/null; then
-  for unit in protcheck mttwalk klmwalk mptcache top; do
-    m=$vec/$unit.manifest.json
-    if ! jq -e '[.. | numbers | select(. > 9007199254740992)] | length == 0' "$m" >/dev/null; then
-      bad=$((bad+1)); echo "jq $unit: a number above 2^53 in the manifest"; continue
+for unit in protcheck mttwalk klmwalk mptcache top; do
+  m=$vec/$unit.manifest.json
+  if ! jq -e '[.. | numbers | select(. > 9007199254740992)] | length == 0' "$m" >/dev/null; then
+    bad=$((bad+1)); echo "jq $unit: a number above 2^53 in the manifest"; continue
+  fi
+  while read -r pname hex; do
+    dec=$(python3 -c "print(int('$hex', 16))")
+    if ! grep -qE "localparam (int $pname = $dec|logic \[63:0\] $pname = 64'h0*${hex#0x});" "$vec/${unit}_pkg.sv"; then
+      bad=$((bad+1)); echo "jq $unit: parameter $pname = $hex is not the package's"; continue 2
     fi
-    while read -r pname hex; do
-      dec=$(python3 -c "print(int('$hex', 16))")
-      if ! grep -qE "localparam (int $pname = $dec|logic \[63:0\] $pname = 64'h0*${hex#0x});" "$vec/${unit}_pkg.sv"; then
-        bad=$((bad+1)); echo "jq $unit: parameter $pname = $hex is not the package's"; continue 2
-      fi
-    done < <(jq -r '.parameters[] | "\(.name) \(.value)"' "$m")
-    mseed=$(jq -r .seed "$m")
-    if ! grep -q "SEED = 64'd$(python3 -c "print(int('$mseed', 16))");" "$vec/${unit}_pkg.sv"; then
-      bad=$((bad+1)); echo "jq $unit: seed $mseed is not the package's"; continue
-    fi
-    ok=$((ok+1)); printf '%-44s %s\n' "jq $unit manifest:" "exact (seed $mseed$(jq -r '[.parameters[] | " \(.name) \(.value)"] | join(",")' "$m"))"
-  done
-else
-  echo "jq not installed: the manifests' JSON exactness is checked by go test ./vectors/ alone"
-fi
+  done < <(jq -r '.parameters[] | "\(.name) \(.value)"' "$m")
+  mseed=$(jq -r .seed "$m")
+  if ! grep -q "SEED = 64'd$(python3 -c "print(int('$mseed', 16))");" "$vec/${unit}_pkg.sv"; then
+    bad=$((bad+1)); echo "jq $unit: seed $mseed is not the package's"; continue
+  fi
+  ok=$((ok+1)); printf '%-44s %s\n' "jq $unit manifest:" "exact (seed $mseed$(jq -r '[.parameters[] | " \(.name) \(.value)"] | join(",")' "$m"))"
+done
 
 echo "vectors-check: $ok runs as expected, $bad not ($count vectors per unit, seed $seed, $(( $(date +%s) - start )) s)"
 [ $bad -eq 0 ]

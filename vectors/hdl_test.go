@@ -13,7 +13,7 @@ import (
 // are installed (and must, with MKEYSIM_REQUIRE_TOOLS=1); -short skips it
 // unless MKEYSIM_REQUIRE_TOOLS=1.
 func TestVerilogReplay(t *testing.T) {
-	tooltest.Need(t, "bash", "iverilog", "vvp", "verilator")
+	tooltest.Need(t, "bash", "iverilog", "vvp", "verilator", "jq", "python3")
 	if testing.Short() && !tooltest.Required() {
 		t.Skip("-short: the replay takes about half a minute")
 	}

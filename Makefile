@@ -7,7 +7,7 @@ OUT     := out
 SHARED  ?= ../shared
 export GOFLAGS ?= -mod=mod
 
-.PHONY: all build run test tools vet lint unit conformance wave bench vectors vectors-check clean soak
+.PHONY: all build run test tools vet lint unit conformance wave bench vectors vectors-check cosim cosim-check clean soak
 
 all: build
 
@@ -55,6 +55,26 @@ vectors: build
 # Replays them under Icarus Verilog and Verilator against vectors/hdl/.
 vectors-check: build tools
 	@bash scripts/vectors-check.sh $(BIN)
+
+# The golden model as a C library for live co-simulation (cosim/README.md):
+# out/cosim/libmkeysim.so with its header mkeysim.h (cgo's own generated
+# header is removed: mkeysim.h is the documented one, checked against the
+# exports when the library builds), and, where Icarus Verilog is
+# installed, its VPI module out/cosim/mkeysim.vpi.
+cosim:
+	@mkdir -p $(OUT)/cosim
+	$(GO) build -buildmode=c-shared -o $(OUT)/cosim/libmkeysim.so ./cosim/libmkeysim
+	@rm -f $(OUT)/cosim/libmkeysim.h
+	cp cosim/mkeysim.h $(OUT)/cosim/mkeysim.h
+	@if command -v iverilog-vpi >/dev/null; then \
+	  cd $(OUT)/cosim && LD_RUN_PATH=$(CURDIR)/$(OUT)/cosim iverilog-vpi --name=mkeysim -I$(CURDIR)/cosim \
+	    $(CURDIR)/cosim/vpi/mkeysim_vpi.c -L$(CURDIR)/$(OUT)/cosim -lmkeysim >/dev/null && rm -f mkeysim_vpi.o && echo "$(OUT)/cosim/mkeysim.vpi"; \
+	else echo "no iverilog-vpi: $(OUT)/cosim/mkeysim.vpi not built (make tools installs Icarus Verilog)"; fi
+
+# The live scoreboard under Verilator (DPI-C) and Icarus (VPI), good and
+# broken DUTs, and the C test (make test runs it through go test ./live).
+cosim-check: tools
+	@bash scripts/cosim-check.sh
 
 wave:
 	@if [ -n "$$DISPLAY" ]; then gtkwave $(OUT)/default.vcd $(OUT)/default.gtkw; \

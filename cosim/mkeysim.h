@@ -17,7 +17,8 @@
  *   MKC image     64 bytes (translation.md 2.1)
  *   MTT entry      8 bytes (translation.md 2.2)
  *   KLM entry     16 bytes: byte_count, mkey, address (translation.md 2.3)
- * A list is an array of entries of one kind, list_bytes long.
+ * A list is an array of entries of one kind, list_bytes long; a list of
+ * 0 bytes is no list, whatever its kind.
  *
  * Return values. Every call that runs a command or a check returns its
  * PRM status, >= 0, numbered as the vectors' enums.status (and below);
@@ -169,7 +170,8 @@ uint64_t mkeysim_heap_bytes(void);
 
 /* mkeysim_last_error copies the message of the last failed call (the
  * last negative return, or BAD_PARAM's reason) into buf, NUL-terminated
- * and cut to n bytes, and returns the message's full length. */
+ * and cut to n bytes, and returns the message's full length. There is one
+ * message per process: the last failed call of any thread. */
 size_t mkeysim_last_error(char *buf, size_t n);
 
 /* mkeysim_abi_version returns MKEYSIM_ABI_VERSION of the built library. */
@@ -203,7 +205,9 @@ int32_t mkeysim_destroy(mkeysim_handle h, uint32_t index);
 
 /* mkeysim_query runs QUERY_MKEY on index: writes its 64-byte context to
  * mkc_out and its ODP flag to *odp_out (either may be NULL). Returns OK
- * or BAD_KEY_INDEX (nothing written). */
+ * or BAD_KEY_INDEX (nothing written). The translation list QUERY_MKEY
+ * also returns is in the ICM at the context's mtt_handle:
+ * mkeysim_icm_read reads it. */
 int32_t mkeysim_query(mkeysim_handle h, uint32_t index, uint8_t *mkc_out, int32_t *odp_out);
 
 /* mkeysim_umr runs a UMR WQE posted on QP qpn for key: check_free (0 none,
@@ -224,7 +228,9 @@ int32_t mkeysim_send_with_invalidate(mkeysim_handle h, uint32_t qpn, uint32_t ke
 
 /* mkeysim_access translates [va, va+len) of key for QP qpn and access
  * type access_type against the current state, without changing it (a
- * page fault is reported, not stalled): the top unit's outputs. Fills
+ * page fault is reported, not stalled, so there is no PAGE_FAULT_RESUME:
+ * make the page present, by a UMR with an MTT list or mkeysim_icm_write,
+ * and ask again): the top unit's outputs. Fills
  * *res (may be NULL) and the first max_segs segments into segs (may be
  * NULL when max_segs is 0). Returns the status. */
 int32_t mkeysim_access(mkeysim_handle h, uint32_t qpn, uint32_t key, uint64_t va, uint32_t len,

@@ -163,9 +163,10 @@ int32_t mkeysim_delete(mkeysim_handle h);
 /* mkeysim_instances is the number of live instances (models and caches). */
 int64_t mkeysim_instances(void);
 
-/* mkeysim_heap_bytes runs the library's garbage collector and returns the
- * bytes its heap holds live: with mkeysim_instances(), what a leak check
- * measures. */
+/* mkeysim_heap_bytes runs the library's garbage collector, returns the
+ * freed pages to the system, and returns the bytes its heap holds live:
+ * with mkeysim_instances() and the process's resident size, what a leak
+ * check measures. */
 uint64_t mkeysim_heap_bytes(void);
 
 /* mkeysim_last_error copies the message of the last failed call (the

@@ -88,6 +88,9 @@ mkdir -p "$tmp/vpi"
 if (cd "$tmp/vpi" && LD_RUN_PATH="$lib" iverilog-vpi --name=mkeysim -I"$root/cosim" "$root/cosim/vpi/mkeysim_vpi.c" \
       -L"$lib" -lmkeysim) > "$tmp/vpi.log" 2>&1 && [ -f "$tmp/vpi/mkeysim.vpi" ] && ! grep -qi 'warning' "$tmp/vpi.log"; then
   pass "VPI module (iverilog-vpi)" "built, no warning, run path $(readelf -d "$tmp/vpi/mkeysim.vpi" | sed -n 's/.*RUNPATH.*\[\(.*\)\]/\1/p')"
+  # out/cosim then holds what make cosim leaves there (the same command),
+  # which the README recipe (step 10) uses.
+  cp "$tmp/vpi/mkeysim.vpi" "$lib/mkeysim.vpi"
 else
   fail "VPI module (iverilog-vpi)" "build failed or warned" "$tmp/vpi.log"
 fi

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"unsafe"
 
@@ -152,7 +153,7 @@ func mkeysim_instances() C.int64_t {
 
 //export mkeysim_heap_bytes
 func mkeysim_heap_bytes() C.uint64_t {
-	runtime.GC()
+	debug.FreeOSMemory() // a collection, and freed pages back to the system
 	var s runtime.MemStats
 	runtime.ReadMemStats(&s)
 	return C.uint64_t(s.HeapAlloc)

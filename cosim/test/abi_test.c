@@ -236,7 +236,7 @@ static void leak(void) {
          (unsigned long long)heap0, (unsigned long long)heap1, rss0, rss1);
   CHECK(mkeysim_instances() == 0, "%lld instances live", (long long)mkeysim_instances());
   CHECK(heap1 <= heap0 + 256 * 1024, "live heap grew %lld bytes", (long long)(heap1 - heap0));
-  CHECK(rss1 <= rss0 + 16 * 1024, "resident size grew %ld KiB", rss1 - rss0);
+  CHECK(rss1 <= rss0 + 8 * 1024, "resident size grew %ld KiB", rss1 - rss0);
 }
 
 int main(void) {

@@ -26,8 +26,12 @@ run: build
 	@echo "results: $(OUT)/default.jsonl  statistics: $(OUT)/stats.json  waveform: $(OUT)/default.vcd (make wave)"
 
 # Every test: tools, vet, unit and property tests, both models on the
-# shared conformance scenarios and the examples, Verilog replays.
-test: tools lint unit conformance
+# shared conformance scenarios and the examples, the Verilog replays of
+# the golden vectors and the live co-simulation. The last two are Go tests
+# too (go test ./vectors ./live run them); here they run as their own
+# steps so that their reports (each replay's verdict, a broken DUT's
+# first mismatch) show in make test's output.
+test: tools lint unit conformance vectors-check cosim-check
 	@echo "make test: all passed"
 
 tools:
@@ -41,7 +45,7 @@ lint: vet
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.6.1 ./...
 
 unit:
-	MKEYSIM_REQUIRE_TOOLS=1 $(GO) test -count=1 -timeout 15m ./...
+	MKEYSIM_REQUIRE_TOOLS=1 $(GO) test -count=1 -timeout 15m -skip '^(TestVerilogReplay|TestCosimCheck)$$' ./...
 
 # Both models on every shared conformance scenario, through the command
 # line, compared with the shared comparator.

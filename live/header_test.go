@@ -1,6 +1,7 @@
 package live
 
 import (
+	"flag"
 	"os"
 	"regexp"
 	"strconv"
@@ -58,5 +59,26 @@ func TestHeaderEnums(t *testing.T) {
 				t.Errorf("%s: %s = %d (defined: %v), want %d", file.path, name, g, ok, v)
 			}
 		}
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite cosim/tb/mkeysim_formats.sv")
+
+// cosim/tb/mkeysim_formats.sv is the model's format tables as the vectors
+// write them; -update rewrites it.
+func TestFormatsPackage(t *testing.T) {
+	const path = "../cosim/tb/mkeysim_formats.sv"
+	want := vectors.FormatsPackageSV()
+	if *update {
+		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != want {
+		t.Fatalf("%s differs from the model's formats: go test ./live -run TestFormatsPackage -args -update", path)
 	}
 }

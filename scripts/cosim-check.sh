@@ -208,26 +208,30 @@ fi
 echo "counts (seed $seed, $n transactions per DUT):"
 counts "$tmp/icarus_good.log" | grep -v '^unit' | sed 's/^/    /'
 
-# 10. The README's recipe, as a reader follows it: its seven lines pasted
-# into an existing testbench (cosim/test/recipe_tb.sv.tmpl), built with
+# 10. The README's recipe, as a reader follows it: its seven lines and its
+# object-creating example pasted into an existing testbench
+# (cosim/test/recipe_tb.sv.tmpl), built with
 # the README's commands under both simulators, must check every
 # transaction and find no mismatch.
 recipe() { # the README's line N ("// N:")
   awk '/^```systemverilog/{f=1;next} /^```/{f=0} f' cosim/README.md | grep -E "// $1: "
 }
+# The second systemverilog block: the README's object-creating example.
+awk '/^```systemverilog/{k++; if (k==2) {f=1; next}} /^```/{f=0} f' cosim/README.md > "$tmp/recipe_create.sv"
 awk -v r1="$(recipe 1)" -v r2="$(recipe 2)" -v r3="$(recipe 3)" -v r4="$(recipe 4)" -v r5="$(recipe 5)" \
     -v r6="$(recipe 6)" -v r7="$(recipe 7)" '
   /^\/\/@[1-7]$/ { k = substr($0, 4); print (k==1?r1:k==2?r2:k==3?r3:k==4?r4:k==5?r5:k==6?r6:r7); next }
-  { print }' cosim/test/recipe_tb.sv.tmpl > "$tmp/recipe_tb.sv"
-if [ "$(grep -c '// [1-7]: ' "$tmp/recipe_tb.sv")" -ne 7 ]; then
-  fail "README recipe" "cosim/README.md has not the seven numbered lines" "$tmp/recipe_tb.sv"
+  /^\/\/@create$/ { while ((getline l < create) > 0) print l; next }
+  { print }' create="$tmp/recipe_create.sv" cosim/test/recipe_tb.sv.tmpl > "$tmp/recipe_tb.sv"
+if [ "$(grep -c '// [1-7]: ' "$tmp/recipe_tb.sv")" -ne 7 ] || ! grep -q 'MKEYSIM_CREATE' "$tmp/recipe_create.sv"; then
+  fail "README recipe" "cosim/README.md has not the seven numbered lines and the creating example" "$tmp/recipe_tb.sv"
 else
   rdut=$root/vectors/hdl/mkeysim_protcheck.v
   (cd "$tmp" && verilator --binary -j 2 -Wwarn-UNDRIVEN --top-module recipe_tb -Mdir obj_recipe -I"$root/cosim/tb" \
      -CFLAGS "-I$root/cosim" -LDFLAGS "-L$lib -lmkeysim -Wl,-rpath,$lib" \
-     "$root/cosim/dpi/mkeysim_dpi.sv" recipe_tb.sv "$rdut" "$root/cosim/dpi/mkeysim_dpi.c" > recipe_vl.log 2>&1 &&
+     "$root/cosim/dpi/mkeysim_dpi.sv" "$root/cosim/tb/mkeysim_formats.sv" recipe_tb.sv "$rdut" "$root/cosim/dpi/mkeysim_dpi.c" > recipe_vl.log 2>&1 &&
    obj_recipe/Vrecipe_tb +verilator+rand+reset+2 >> recipe_vl.log 2>&1); rcv=$?
-  (cd "$tmp" && iverilog -g2012 -L "$lib" -m mkeysim -I"$root/cosim/tb" -o recipe.vvp recipe_tb.sv "$rdut" > recipe_iv.log 2>&1 &&
+  (cd "$tmp" && iverilog -g2012 -L "$lib" -m mkeysim -I"$root/cosim/tb" -o recipe.vvp "$root/cosim/tb/mkeysim_formats.sv" recipe_tb.sv "$rdut" > recipe_iv.log 2>&1 &&
    vvp -n -M "$lib" -m mkeysim recipe.vvp >> recipe_iv.log 2>&1); rci=$?
   want='recipe_tb: 300 transactions, 0 failed'
   if [ $rcv -eq 0 ] && [ $rci -eq 0 ] && grep -qx "$want" "$tmp/recipe_vl.log" && grep -qx "$want" "$tmp/recipe_iv.log"; then

@@ -1,6 +1,9 @@
 package vectors
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // The oracles of the units, exported for the live model (package live):
 // a co-simulation asks them what a DUT must answer for its own stimulus,
@@ -81,4 +84,21 @@ func (c *Cache) Apply(v *MPTCacheVector) error {
 	}
 	c.a.apply(v)
 	return nil
+}
+
+// FormatsPackageSV is a SystemVerilog package, mkeysim_formats, of the
+// bit positions of every field of the MKC image, the MTT entry and the KLM
+// entry in wire order (the localparams the vectors' packages carry), for
+// a testbench that builds images to give the live model.
+func FormatsPackageSV() string {
+	var b strings.Builder
+	b.WriteString("`timescale 1ns/1ps\n")
+	b.WriteString("// mkeysim_formats: the bit positions of the PRM images' fields, in wire\n")
+	b.WriteString("// order (byte 0 in the top byte), as the golden vectors' packages give\n")
+	b.WriteString("// them. Generated from the model's format tables: do not edit\n")
+	b.WriteString("// (go test ./live -run TestFormatsPackage -args -update rewrites it).\n")
+	b.WriteString("package mkeysim_formats;\n")
+	writeFormats(&b, []Format{mkcFormat(), mttFormat(), klmFormat()})
+	b.WriteString("endpackage\n")
+	return b.String()
 }

@@ -121,23 +121,7 @@ func PackageSV(m *Manifest) string {
 		}
 		fmt.Fprintf(&b, "  } %s_e;\n", e.Name)
 	}
-	for _, f := range m.Formats {
-		fmt.Fprintf(&b, "\n  // %s image (%d bits, wire order: byte 0 in the top byte), %s:\n", f.Name, f.Width, f.Source)
-		fmt.Fprintf(&b, "  // <FORMAT>_<FIELD>_MSB/_LSB, or _P<k>_MSB/_LSB for a field in several parts\n  // (part 0 most significant).\n")
-		for _, sf := range f.Fields {
-			p := svIdent(f.Name) + "_" + svIdent(sf.Name)
-			if sf.Spec != "" {
-				svComment(&b, "  ", p+": translation.md's "+sf.Spec)
-			}
-			if len(sf.Parts) == 1 {
-				fmt.Fprintf(&b, "  localparam int %s_MSB = %d, %s_LSB = %d;\n", p, sf.Parts[0].MSB, p, sf.Parts[0].LSB)
-				continue
-			}
-			for k, pt := range sf.Parts {
-				fmt.Fprintf(&b, "  localparam int %s_P%d_MSB = %d, %s_P%d_LSB = %d;\n", p, k, pt.MSB, p, k, pt.LSB)
-			}
-		}
-	}
+	writeFormats(&b, m.Formats)
 	for _, t := range m.Tables {
 		pre := "T_" + svIdent(t.Name) + "_"
 		fmt.Fprintf(&b, "\n  // Table %s (%s): %s\n", t.Name, t.File, t.Meaning)
@@ -146,6 +130,27 @@ func PackageSV(m *Manifest) string {
 	}
 	b.WriteString("endpackage\n")
 	return b.String()
+}
+
+// writeFormats writes the bits of each PRM image format as localparams.
+func writeFormats(b *strings.Builder, formats []Format) {
+	for _, f := range formats {
+		fmt.Fprintf(b, "\n  // %s image (%d bits, wire order: byte 0 in the top byte), %s:\n", f.Name, f.Width, f.Source)
+		fmt.Fprintf(b, "  // <FORMAT>_<FIELD>_MSB/_LSB, or _P<k>_MSB/_LSB for a field in several parts\n  // (part 0 most significant).\n")
+		for _, sf := range f.Fields {
+			p := svIdent(f.Name) + "_" + svIdent(sf.Name)
+			if sf.Spec != "" {
+				svComment(b, "  ", p+": translation.md's "+sf.Spec)
+			}
+			if len(sf.Parts) == 1 {
+				fmt.Fprintf(b, "  localparam int %s_MSB = %d, %s_LSB = %d;\n", p, sf.Parts[0].MSB, p, sf.Parts[0].LSB)
+				continue
+			}
+			for k, pt := range sf.Parts {
+				fmt.Fprintf(b, "  localparam int %s_P%d_MSB = %d, %s_P%d_LSB = %d;\n", p, k, pt.MSB, p, k, pt.LSB)
+			}
+		}
+	}
 }
 
 func writeFields(b *strings.Builder, prefix string, fields []Field) {

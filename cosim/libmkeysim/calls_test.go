@@ -216,11 +216,15 @@ func TestGuard(t *testing.T) {
 	if rc != -4 || !strings.Contains(lastError(), "mkeysim_test: internal error, please report: boom") {
 		t.Fatalf("got %d %q", rc, lastError())
 	}
-	h := func() (h cHandle) {
-		defer guardHandle("mkeysim_test", &h)
-		panic("boom")
-	}()
+	h := newInstance("mkeysim_test", func() (any, error) { panic("boom") })
 	if h != -4 {
 		t.Fatalf("handle call: %d", h)
+	}
+	// Through the path every call takes: the lock is released too.
+	if rc := locked("mkeysim_test", func() (cI32, error) { panic("boom") }); rc != -4 {
+		t.Fatalf("locked call: %d", rc)
+	}
+	if n := mkeysim_instances(); n < 0 {
+		t.Fatalf("instances after the panics: %d", n)
 	}
 }

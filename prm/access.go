@@ -71,6 +71,20 @@ func (t AccessType) PageAllows(e MTTEntry) bool {
 	return (!t.NeedsRead() || e.RdEn) && (!t.NeedsWrite() || e.WrEn)
 }
 
+// PageBits is the page bits (MTTRdEn, MTTWrEn) the access needs in an
+// MTT entry: PageAllows(e) is whether an entry read as w by MTTWord has
+// w&PageBits() == PageBits().
+func (t AccessType) PageBits() uint64 {
+	var b uint64
+	if t.NeedsRead() {
+		b |= MTTRdEn
+	}
+	if t.NeedsWrite() {
+		b |= MTTWrEn
+	}
+	return b
+}
+
 // Space is the address space a translated segment lies in.
 type Space uint8
 

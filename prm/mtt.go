@@ -14,6 +14,13 @@ type MTTEntry struct {
 	RdEn bool
 }
 
+// The page bits of an MTT entry read as one big-endian 64-bit word (see
+// MTTWord): rd_en is bit 0, wr_en bit 1.
+const (
+	MTTRdEn = 1
+	MTTWrEn = 2
+)
+
 // mttReserved marks bits 7:2 of the second dword.
 const mttReserved = 0xfc
 
@@ -57,6 +64,12 @@ func DecodeMTTEntry(b []byte) MTTEntry {
 	lo := binary.BigEndian.Uint32(b[4:])
 	return MTTEntry{PTag: uint64(hi)<<32 | uint64(lo&^0xff), WrEn: lo&2 != 0, RdEn: lo&1 != 0}
 }
+
+// MTTWord reads the entry at b[:8] as one big-endian 64-bit word: the
+// page address in bits 63:8 (bits 63:12 for every usable page size), the
+// page bits MTTRdEn and MTTWrEn below. It is DecodeMTTEntry in one load,
+// for the walk of an MTT key.
+func MTTWord(b []byte) uint64 { return binary.BigEndian.Uint64(b) }
 
 // PageBase is the entry's page address for pages of 2^log bytes.
 func (e MTTEntry) PageBase(log uint8) uint64 {

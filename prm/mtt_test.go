@@ -122,3 +122,23 @@ func TestMTTPageBase(t *testing.T) {
 		}
 	}
 }
+
+// TestMTTWordAgrees: MTTWord and PageBits decide and place pages as
+// DecodeMTTEntry, PageAllows and PageBase do, for every access type
+// (valid or not) and every low byte of the entry.
+func TestMTTWordAgrees(t *testing.T) {
+	for ty := prm.AccessType(0); ty < 8; ty++ {
+		for low := 0; low < 256; low++ {
+			b := []byte{0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, byte(low)}
+			e, w := prm.DecodeMTTEntry(b), prm.MTTWord(b)
+			if got, want := w&ty.PageBits() == ty.PageBits(), ty.PageAllows(e); got != want {
+				t.Fatalf("%v, low byte %#x: MTTWord allows %v, PageAllows %v", ty, low, got, want)
+			}
+			for log := uint8(12); log < 32; log++ {
+				if got, want := w&^(uint64(1)<<log-1), e.PageBase(log); got != want {
+					t.Fatalf("log %d, low byte %#x: page base %#x from MTTWord, %#x from PageBase", log, low, got, want)
+				}
+			}
+		}
+	}
+}

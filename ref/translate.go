@@ -169,31 +169,32 @@ func (w *walker) walk(level int, key prm.Key, v, l, off uint64) bool {
 }
 
 // mtt walks the pages of an MTT key (translation.md 5).
+//
+// Only the first page's index needs the exact sum u = b + d (b the start
+// address's offset in its page, d = v - start_addr), which may pass 2^64:
+// every later page is the next index at offset 0. Check has passed, so
+// log_entity_size is 12..31 and the index, at most 2^53, fits in 64 bits;
+// it reaches 2^(64-log) exactly when u passed 2^64, always past the
+// capacity of at most 2^33 entries.
 func (w *walker) mtt(level int, key prm.Key, o *Object, v, l, off uint64) bool {
 	mkc := &o.MKC
 	log := uint(mkc.LogEntitySize)
 	p := uint64(1) << log
-	d := v - mkc.StartAddr
-	b := mkc.StartAddr & (p - 1)
+	lo, hi := bits.Add64(mkc.StartAddr&(p-1), v-mkc.StartAddr, 0)
+	i, pg := lo>>log|hi<<(64-log), lo&(p-1)
+	n := min(l, p-pg)
 	capacity := 2 * uint64(mkc.TranslationsOctwordSize)
+	need := w.typ.PageBits()
 	// The entries of one piece lie mostly in one ICM page: it is looked
 	// up once, and again only when an entry lies in another.
 	pgNum, page := ^uint64(0), (*[pageSize]byte)(nil)
-	for t := uint64(0); t < l; {
-		// u = b + d + t, exactly (it may pass 2^64).
-		lo, c := bits.Add64(b, d, 0)
-		lo, c2 := bits.Add64(lo, t, 0)
-		hi := c + c2
-		i := lo>>log | hi<<(64-log)
-		pieceOff := off + t
-		if hi>>log != 0 || i >= capacity {
-			if hi != 0 {
+	for t := uint64(0); ; {
+		if i >= capacity {
+			if i>>(64-log) != 0 {
 				w.cov.Hit(cover.WrapPageIndex)
 			}
-			return w.failAt(prm.TranslationRange, level, pieceOff)
+			return w.failAt(prm.TranslationRange, level, off+t)
 		}
-		pg := lo & (p - 1)
-		n := min(l-t, p-pg)
 		if t == 0 {
 			w.cov.FirstPart(cover.WalkMTT, pg == 0, n < l)
 		}
@@ -204,24 +205,26 @@ func (w *walker) mtt(level int, key prm.Key, o *Object, v, l, off uint64) bool {
 				page = &zeroPage
 			}
 		}
-		var e prm.MTTEntry
+		var e uint64
 		if in := at & (pageSize - 1); in <= pageSize-prm.MTTEntrySize {
-			e = prm.DecodeMTTEntry(page[in : in+prm.MTTEntrySize])
+			e = prm.MTTWord(page[in : in+prm.MTTEntrySize])
 		} else { // a handle not a multiple of 8: the entry crosses pages
 			var ent [prm.MTTEntrySize]byte
-			e = prm.DecodeMTTEntry(w.m.icm.peek(at, ent[:]))
+			e = prm.MTTWord(w.m.icm.peek(at, ent[:]))
 		}
-		if !w.typ.PageAllows(e) {
+		if e&need != need {
 			if o.ODP {
-				w.fail = Outcome{Status: prm.PageFault, Level: level, Offset: pieceOff, FaultKey: key, FaultAddr: v + t}
+				w.fail = Outcome{Status: prm.PageFault, Level: level, Offset: off + t, FaultKey: key, FaultAddr: v + t}
 				return false
 			}
-			return w.failAt(prm.PageAccess, level, pieceOff)
+			return w.failAt(prm.PageAccess, level, off+t)
 		}
-		w.emit(prm.SpaceDMA, e.PageBase(uint8(log))+pg, n)
-		t += n
+		w.emit(prm.SpaceDMA, e&^(p-1)+pg, n)
+		if t += n; t >= l {
+			return true
+		}
+		i, pg, n = i+1, 0, min(l-t, p)
 	}
-	return true
 }
 
 // klm walks the entries of a variable KLM key (translation.md 6).

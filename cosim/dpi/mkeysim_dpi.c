@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "mkeysim.h"
+#include "mkeysim_stage.h"
 #include "svdpi.h"
 
 #ifdef __cplusplus
@@ -39,7 +40,6 @@
 #endif
 
 #define MKEYSIM_DPI_MAX_SEGS 256
-#define MKEYSIM_DPI_MAX_LIST (1u << 24) /* bytes a stage may hold: 2^21 MTT entries */
 
 /* ---- Conversions ---------------------------------------------------- */
 
@@ -65,32 +65,16 @@ static void bytes_to_vec(const uint8_t *b, svBitVecVal *v, size_t n) {
 
 /* ---- The list stage ------------------------------------------------- */
 
-static uint8_t *stage;
-static size_t stage_len, stage_cap;
-static int32_t stage_kind = MKEYSIM_LIST_NONE;
+static mkeysim_stage stage; /* cosim/mkeysim_stage.h */
 
+/* stage_add stages the n-byte entry held in the packed vector. */
 static int stage_add(int32_t kind, const svBitVecVal *entry, size_t n) {
-  if (stage_kind != MKEYSIM_LIST_NONE && stage_kind != kind) return MKEYSIM_ERR_ARG;
-  if (stage_len + n > MKEYSIM_DPI_MAX_LIST) return MKEYSIM_ERR_ARG;
-  if (stage_len + n > stage_cap) {
-    size_t cap = stage_cap ? 2 * stage_cap : 1024;
-    uint8_t *p;
-    while (cap < stage_len + n) cap *= 2;
-    p = (uint8_t *)realloc(stage, cap);
-    if (p == NULL) return MKEYSIM_ERR_ARG;
-    stage = p;
-    stage_cap = cap;
-  }
-  vec_to_bytes(entry, stage + stage_len, n);
-  stage_len += n;
-  stage_kind = kind;
-  return (int)(stage_len / n);
+  uint8_t e[16];
+  vec_to_bytes(entry, e, n);
+  return (int)mkeysim_stage_add(&stage, kind, e, n);
 }
 
-MKEYSIM_DPI_EXPORT void mkeysim_dpi_list_clear(void) {
-  stage_len = 0;
-  stage_kind = MKEYSIM_LIST_NONE;
-}
+MKEYSIM_DPI_EXPORT void mkeysim_dpi_list_clear(void) { mkeysim_stage_clear(&stage); }
 
 /* Both return the number of entries staged, or MKEYSIM_ERR_ARG (a list
  * of the other kind is staged, or the stage is full). */
@@ -133,7 +117,7 @@ MKEYSIM_DPI_EXPORT int mkeysim_dpi_create(long long h, const svBitVecVal *mkc, l
   uint32_t idx = 0;
   int32_t rc;
   vec_to_bytes(mkc, b, 64);
-  rc = mkeysim_create(h, b, index, odp, pg_access, stage_kind, stage_len ? stage : NULL, stage_len, &idx);
+  rc = mkeysim_create(h, b, index, odp, pg_access, stage.kind, mkeysim_stage_list(&stage), stage.len, &idx);
   mkeysim_dpi_list_clear();
   *index_out = idx;
   return rc;
@@ -161,7 +145,7 @@ MKEYSIM_DPI_EXPORT int mkeysim_dpi_umr(long long h, unsigned int qpn, unsigned i
   uint8_t b[64];
   int32_t rc;
   vec_to_bytes(mkc, b, 64);
-  rc = mkeysim_umr(h, qpn, key, check_free, mask, b, offset, stage_kind, stage_len ? stage : NULL, stage_len);
+  rc = mkeysim_umr(h, qpn, key, check_free, mask, b, offset, stage.kind, mkeysim_stage_list(&stage), stage.len);
   mkeysim_dpi_list_clear();
   return rc;
 }

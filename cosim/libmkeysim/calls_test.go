@@ -129,6 +129,7 @@ func TestCallErrors(t *testing.T) {
 		{"mtt t", func() cI32 { return mkeysim_mtt_step(0, 12, 4, 1<<32, 0, 8, 8, nil) }, -2, "t 8 not below len 8"},
 		{"mtt handle", func() cI32 { return mkeysim_mtt_step(0, 12, 4, 0x1000, 0, 8, 0, nil) }, -2, "mtt_handle"},
 		{"klm tos", func() cI32 { return mkeysim_klm_step(0, 12, 8, 0, 1, cbytes(ents), nil) }, -2, "translations_octword_size 8"},
+		{"klm entries NULL", func() cI32 { return mkeysim_klm_step(0, 12, 4, 0, 1, nil, nil) }, -2, "entries is NULL"},
 		{"klm unobservable", func() cI32 { return mkeysim_klm_step(0, 12, 4, 0, 0x100, cbytes(ents), nil) }, -3, "cannot show"},
 		{"cache sets", func() cI32 { return cI32(mkeysim_cache_new(3, 2, 0, 0)) }, -2, "sets 3"},
 		{"cache prng", func() cI32 { return cI32(mkeysim_cache_new(4, 2, 1, 0)) }, -2, "prng_init 0"},

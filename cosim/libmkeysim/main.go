@@ -109,12 +109,7 @@ func bytesIn(name string, p *C.uint8_t, n int) ([]byte, error) {
 }
 
 // mkcIn copies a 64-byte context image; NULL is an error.
-func mkcIn(p *C.uint8_t) ([]byte, error) {
-	if p == nil {
-		return nil, errors.New("mkc is NULL")
-	}
-	return bytesIn("mkc", p, prm.MKCSize)
-}
+func mkcIn(p *C.uint8_t) ([]byte, error) { return bytesIn("mkc", p, prm.MKCSize) }
 
 // locked runs f under the library's lock: an error becomes its code and
 // message, a panic MKEYSIM_ERR_INTERNAL.
@@ -426,10 +421,10 @@ func mkeysim_klm_step(fbs, logEntitySize C.int32_t, tos C.uint32_t, d C.uint64_t
 		if err != nil {
 			return 0, err
 		}
-		if entries == nil {
-			return 0, errors.New("entries is NULL")
+		e, err := bytesIn("entries", entries, vectors.KLMEntries*prm.KLMEntrySize)
+		if err != nil {
+			return 0, err
 		}
-		e, _ := bytesIn("entries", entries, vectors.KLMEntries*prm.KLMEntrySize)
 		s, err := live.StepKLM(fbs != 0, log, uint32(tos), uint64(d), uint32(n), e)
 		if err != nil {
 			return 0, err

@@ -50,6 +50,7 @@
 #include <vpi_user.h>
 
 #include "mkeysim.h"
+#include "mkeysim_stage.h"
 
 /* An Icarus extension (vvp exports it): the exit status of vvp. Weak, so
  * that the module loads in a simulator without it. */
@@ -57,7 +58,6 @@
 
 #define MAXARGS 12
 #define MAX_SEGS 256
-#define MAX_LIST (1u << 24)
 
 typedef enum {
   A_I32,  /* input, int32_t */
@@ -101,32 +101,7 @@ static int quiet = -1;
 
 /* ---- The list stage and the last access's segments ------------------- */
 
-static uint8_t *stage;
-static size_t stage_len, stage_cap;
-static int32_t stage_kind = MKEYSIM_LIST_NONE;
-
-static int64_t stage_add(int32_t kind, const uint8_t *e, size_t n) {
-  if (stage_kind != MKEYSIM_LIST_NONE && stage_kind != kind) return MKEYSIM_ERR_ARG;
-  if (stage_len + n > MAX_LIST) return MKEYSIM_ERR_ARG;
-  if (stage_len + n > stage_cap) {
-    size_t cap = stage_cap ? 2 * stage_cap : 1024;
-    uint8_t *p;
-    while (cap < stage_len + n) cap *= 2;
-    p = realloc(stage, cap);
-    if (p == NULL) return MKEYSIM_ERR_ARG;
-    stage = p;
-    stage_cap = cap;
-  }
-  memcpy(stage + stage_len, e, n);
-  stage_len += n;
-  stage_kind = kind;
-  return (int64_t)(stage_len / n);
-}
-
-static void stage_clear(void) {
-  stage_len = 0;
-  stage_kind = MKEYSIM_LIST_NONE;
-}
+static mkeysim_stage stage; /* cosim/mkeysim_stage.h */
 
 static mkeysim_segment segs[MAX_SEGS];
 static uint32_t nsegs;
@@ -148,19 +123,19 @@ static int64_t f_last_error(struct call *c) {
 }
 static int64_t f_list_clear(struct call *c) {
   (void)c;
-  stage_clear();
+  mkeysim_stage_clear(&stage);
   return 0;
 }
-static int64_t f_list_mtt(struct call *c) { return stage_add(MKEYSIM_LIST_MTT, c->img[0], 8); }
-static int64_t f_list_klm(struct call *c) { return stage_add(MKEYSIM_LIST_KLM, c->img[0], 16); }
+static int64_t f_list_mtt(struct call *c) { return mkeysim_stage_add(&stage, MKEYSIM_LIST_MTT, c->img[0], 8); }
+static int64_t f_list_klm(struct call *c) { return mkeysim_stage_add(&stage, MKEYSIM_LIST_KLM, c->img[0], 16); }
 static int64_t f_add_qp(struct call *c) {
   return mkeysim_add_qp(I(0), (uint32_t)I(1), (uint32_t)I(2), (int32_t)I(3));
 }
 static int64_t f_create(struct call *c) {
   uint32_t idx = 0;
-  int32_t rc = mkeysim_create(I(0), c->img[1], I(2), (int32_t)I(3), (int32_t)I(4), stage_kind,
-                              stage_len ? stage : NULL, stage_len, &idx);
-  stage_clear();
+  int32_t rc = mkeysim_create(I(0), c->img[1], I(2), (int32_t)I(3), (int32_t)I(4), stage.kind,
+                              mkeysim_stage_list(&stage), stage.len, &idx);
+  mkeysim_stage_clear(&stage);
   c->out[5] = idx;
   return rc;
 }
@@ -177,8 +152,8 @@ static int64_t f_query(struct call *c) {
 }
 static int64_t f_umr(struct call *c) {
   int32_t rc = mkeysim_umr(I(0), (uint32_t)I(1), (uint32_t)I(2), (int32_t)I(3), (uint64_t)I(4), c->img[5],
-                           (uint64_t)I(6), stage_kind, stage_len ? stage : NULL, stage_len);
-  stage_clear();
+                           (uint64_t)I(6), stage.kind, mkeysim_stage_list(&stage), stage.len);
+  mkeysim_stage_clear(&stage);
   return rc;
 }
 static int64_t f_local_invalidate(struct call *c) {

@@ -110,6 +110,7 @@ type Tracer struct {
 	index    portIndex // byPort, faster
 	stamp    []uint64  // per port: 1 + the cycle it was last sampled
 	due      []int     // ports to sample this cycle (scratch)
+	touched  []int     // IDs of the channels touched this cycle (scratch)
 	next     []int     // ports to sample next cycle
 	wakes    wakeHeap  // ports to sample when their head becomes visible
 	units    []unitTracer
@@ -224,8 +225,9 @@ func (t *Tracer) hook(now uint64) {
 			due = append(due, i)
 		}
 	}
-	for _, p := range t.b.Eng.Touched() {
-		if i := t.index.find(p); i >= 0 {
+	t.touched = t.b.Eng.Touched(t.touched[:0])
+	for _, id := range t.touched {
+		if i := t.index.find(id); i >= 0 {
 			due = append(due, i)
 		}
 	}
@@ -327,9 +329,10 @@ func newPortIndex(ports map[sim.Port]int) portIndex {
 	return x
 }
 
-// find returns p's index, or -1 if p is not traced.
-func (x *portIndex) find(p sim.Port) int {
-	if id := p.ID(); id < len(x.byID) {
+// find returns the index of the channel numbered id, or -1 if it is not
+// traced.
+func (x *portIndex) find(id int) int {
+	if id < len(x.byID) {
 		return x.byID[id]
 	}
 	return -1

@@ -9,7 +9,6 @@ type Port interface {
 	// ID is the channel's number in its engine, 0, 1, ... in creation
 	// order: tracers index their tables with it.
 	ID() int
-	commit()
 	// nextVisible returns the cycle at which the head becomes visible, if
 	// the channel holds anything.
 	nextVisible() (uint64, bool)
@@ -30,22 +29,21 @@ type Port interface {
 	consumed() bool
 }
 
-type entry[T any] struct {
-	v  T
-	at uint64 // visible from this cycle on
-}
-
-// Chan is a valid/ready channel: a FIFO of Depth entries with a Latency
-// in cycles. One producer pushes at most one payload a cycle; one consumer
-// pops at most one.
-type Chan[T any] struct {
-	name    string
+// link is the part of a channel that does not depend on its payload
+// type: occupancy, the cycle's handshakes, when each payload becomes
+// visible and who to wake. The engine commits links directly (no
+// interface call per channel and cycle), and Valid and Ready read only
+// this struct.
+type link struct {
+	clk     *Engine
 	id      int
 	depth   int
 	latency uint64
-	clk     *Engine
-	buf     []entry[T]
 	head, n int
+	// headAt is at[head] while the channel holds a payload: the cycle the
+	// head becomes visible, kept here so that Valid reads one line.
+	headAt uint64
+	at     []uint64 // by slot: the cycle its payload becomes visible
 
 	pushed bool
 	popped bool
@@ -60,6 +58,15 @@ type Chan[T any] struct {
 	prod, cons int
 }
 
+// Chan is a valid/ready channel: a FIFO of Depth entries with a Latency
+// in cycles. One producer pushes at most one payload a cycle; one consumer
+// pops at most one.
+type Chan[T any] struct {
+	link
+	name string
+	buf  []T
+}
+
 // NewChan makes a channel registered with the engine. depth >= 1,
 // latency >= 1.
 func NewChan[T any](e *Engine, name string, depth, latency int) *Chan[T] {
@@ -69,9 +76,10 @@ func NewChan[T any](e *Engine, name string, depth, latency int) *Chan[T] {
 	if latency < 1 {
 		latency = 1
 	}
-	c := &Chan[T]{name: name, id: len(e.ports), depth: depth, latency: uint64(latency), clk: e, buf: make([]entry[T], depth),
+	c := &Chan[T]{name: name, buf: make([]T, depth)}
+	c.link = link{clk: e, id: len(e.ports), depth: depth, latency: uint64(latency), at: make([]uint64, depth),
 		prod: -1, cons: -1}
-	e.addPort(c)
+	e.addPort(c, &c.link)
 	return c
 }
 
@@ -79,7 +87,7 @@ func NewChan[T any](e *Engine, name string, depth, latency int) *Chan[T] {
 func (c *Chan[T]) Name() string { return c.name }
 
 // ID is the channel's number in its engine (creation order).
-func (c *Chan[T]) ID() int { return c.id }
+func (c *link) ID() int { return c.id }
 
 // Ready reports whether the producer may push this cycle. A producer told
 // no is woken when the channel can take a payload again.
@@ -100,13 +108,13 @@ func (c *Chan[T]) Push(v T) {
 		panic(fmt.Sprintf("sim: push to %s when not ready", c.name))
 	}
 	c.pushed = true
-	c.buf[c.tail()].v = v
+	c.buf[c.tail()] = v
 	c.clk.handshakes++
 	c.markDirty()
 }
 
 // tail is the slot after the last payload held.
-func (c *Chan[T]) tail() int {
+func (c *link) tail() int {
 	i := c.head + c.n
 	if i >= c.depth {
 		i -= c.depth
@@ -114,20 +122,20 @@ func (c *Chan[T]) tail() int {
 	return i
 }
 
-func (c *Chan[T]) bindConsumer(i int) { c.cons = i }
-func (c *Chan[T]) bindProducer(i int) { c.prod = i }
-func (c *Chan[T]) consumed() bool     { return c.cons >= 0 }
+func (c *link) bindConsumer(i int) { c.cons = i }
+func (c *link) bindProducer(i int) { c.prod = i }
+func (c *link) consumed() bool     { return c.cons >= 0 }
 
 // Valid reports whether the consumer sees a payload this cycle.
 func (c *Chan[T]) Valid() bool {
-	return c.n > 0 && !c.popped && c.buf[c.head].at <= c.clk.now && !c.clk.stalls(c.id)
+	return c.n > 0 && !c.popped && c.headAt <= c.clk.now && !c.clk.stalls(c.id)
 }
 
 // HeadValid is Valid ignoring a pop staged this cycle (for tracing).
-func (c *Chan[T]) HeadValid() bool { return c.n > 0 && c.buf[c.head].at <= c.clk.now }
+func (c *link) HeadValid() bool { return c.n > 0 && c.headAt <= c.clk.now }
 
 // Peek returns the visible head; call it only when Valid.
-func (c *Chan[T]) Peek() *T { return &c.buf[c.head].v }
+func (c *Chan[T]) Peek() *T { return &c.buf[c.head] }
 
 // Pop stages the removal of the head; call it only when Valid.
 func (c *Chan[T]) Pop() {
@@ -139,7 +147,7 @@ func (c *Chan[T]) Pop() {
 	c.markDirty()
 }
 
-func (c *Chan[T]) markDirty() {
+func (c *link) markDirty() {
 	if !c.dirty {
 		c.dirty = true
 		c.clk.dirty = append(c.clk.dirty, c)
@@ -147,28 +155,28 @@ func (c *Chan[T]) markDirty() {
 }
 
 // Len is the committed occupancy.
-func (c *Chan[T]) Len() int { return c.n }
+func (c *link) Len() int { return c.n }
 
 // Cap is the depth.
-func (c *Chan[T]) Cap() int { return c.depth }
+func (c *link) Cap() int { return c.depth }
 
 // Activity reports whether a push and a pop are staged this cycle, that is
 // whether each side's valid and ready are both high; call it from an
 // OnCycle hook, which runs between evaluation and commit.
-func (c *Chan[T]) Activity() (bool, bool) { return c.pushed, c.popped }
+func (c *link) Activity() (bool, bool) { return c.pushed, c.popped }
 
 // Pushed returns the payload staged this cycle, if any (for tracing).
 func (c *Chan[T]) Pushed() (*T, bool) {
 	if !c.pushed {
 		return nil, false
 	}
-	return &c.buf[c.tail()].v, true
+	return &c.buf[c.tail()], true
 }
 
 // Each calls f on every payload held, head first.
 func (c *Chan[T]) Each(f func(*T)) {
 	for i := 0; i < c.n; i++ {
-		f(&c.buf[(c.head+i)%c.depth].v)
+		f(&c.buf[(c.head+i)%c.depth])
 	}
 }
 
@@ -176,12 +184,12 @@ func (c *Chan[T]) Each(f func(*T)) {
 // concern: the producer, if the channel refused it since it last freed,
 // the cycle after a pop or its own push; the consumer when the head it
 // will see next becomes visible.
-func (c *Chan[T]) commit() {
+func (c *link) commit() {
 	e := c.clk
 	if c.pushed {
 		// The payload was written at the tail before the pop moved the
 		// head: place it first.
-		c.buf[c.tail()].at = e.now + c.latency
+		c.at[c.tail()] = e.now + c.latency
 	}
 	if c.popped {
 		// The slot keeps its old payload until overwritten: clearing it
@@ -204,15 +212,18 @@ func (c *Chan[T]) commit() {
 			e.schedule(c.prod, e.now+1)
 		}
 	}
-	if c.cons >= 0 && c.n > 0 {
-		e.schedule(c.cons, max(c.buf[c.head].at, e.now+1))
+	if c.n > 0 {
+		c.headAt = c.at[c.head]
+		if c.cons >= 0 {
+			e.schedule(c.cons, max(c.headAt, e.now+1))
+		}
 	}
 	c.pushed, c.popped, c.dirty = false, false, false
 }
 
-func (c *Chan[T]) nextVisible() (uint64, bool) {
+func (c *link) nextVisible() (uint64, bool) {
 	if c.n == 0 {
 		return 0, false
 	}
-	return c.buf[c.head].at, true
+	return c.headAt, true
 }

@@ -84,7 +84,7 @@ func (c *Chan[T]) HeadValues(vs []uint64) bool {
 	if c.n == 0 {
 		return false
 	}
-	f, ok := any(&c.buf[c.head].v).(Fielded)
+	f, ok := any(&c.buf[c.head]).(Fielded)
 	if !ok {
 		return false
 	}

@@ -75,7 +75,8 @@ type Engine struct {
 	bases   []*Base     // by component; nil: evaluated every cycle
 	legacy  int         // components without a Base
 	ports   []Port
-	dirty   []Port
+	links   []*link // by port ID: the ports' type-independent parts
+	dirty   []*link
 
 	// due holds the components to evaluate this cycle, next those of the
 	// next; later the wakes further ahead.
@@ -223,15 +224,18 @@ func (e *Engine) Pending() bool {
 	if e.later.after(e.now) {
 		return true
 	}
-	for _, p := range e.ports {
-		if at, ok := p.nextVisible(); ok && at > e.now {
+	for _, l := range e.links {
+		if at, ok := l.nextVisible(); ok && at > e.now {
 			return true
 		}
 	}
 	return false
 }
 
-func (e *Engine) addPort(p Port) { e.ports = append(e.ports, p) }
+func (e *Engine) addPort(p Port, l *link) {
+	e.ports = append(e.ports, p)
+	e.links = append(e.links, l)
+}
 
 // Ports lists every channel, in creation order.
 func (e *Engine) Ports() []Port { return e.ports }
@@ -341,8 +345,8 @@ func (e *Engine) Step() bool {
 // endCycle commits the channels touched in the cycle, moves to the next
 // one and takes the wakes due then: the end of Step and of stepDue.
 func (e *Engine) endCycle(ranAny bool) {
-	for _, p := range e.dirty {
-		p.commit()
+	for _, l := range e.dirty {
+		l.commit()
 	}
 	e.stepNext = len(e.hooks) > 0 && (ranAny || len(e.dirty) > 0)
 	e.dirty = e.dirty[:0]
@@ -403,8 +407,8 @@ func (e *Engine) takeDue() {
 
 // Held reports whether any channel holds a payload.
 func (e *Engine) Held() bool {
-	for _, p := range e.ports {
-		if p.Len() > 0 {
+	for _, l := range e.links {
+		if l.n > 0 {
 			return true
 		}
 	}
@@ -426,11 +430,11 @@ func (e *Engine) SkipIdle() {
 	// Channels that no Connected component pops: their consumer (a
 	// component without a Base, a test) runs every cycle stepped, so the
 	// cycle their head shows must be stepped.
-	for _, p := range e.ports {
-		if e.legacy == 0 && p.consumed() {
+	for _, l := range e.links {
+		if e.legacy == 0 && l.cons >= 0 {
 			continue
 		}
-		at, ok := p.nextVisible()
+		at, ok := l.nextVisible()
 		if !ok {
 			continue
 		}

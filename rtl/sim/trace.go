@@ -1,16 +1,21 @@
 package sim
 
-// Touched lists the channels with a push or a pop staged this cycle, the
-// only ones whose handshake, occupancy or head can change at the next
-// edge (besides a head reaching its latency). Call it from an OnCycle
-// hook; the slice belongs to the engine and is valid until the commit.
-// Tracers use it to look at a few channels a cycle instead of all of them.
-func (e *Engine) Touched() []Port { return e.dirty }
+// Touched appends to ids the numbers (Port.ID) of the channels with a
+// push or a pop staged this cycle, the only ones whose handshake,
+// occupancy or head can change at the next edge (besides a head reaching
+// its latency). Call it from an OnCycle hook. Tracers use it to look at a
+// few channels a cycle instead of all of them.
+func (e *Engine) Touched(ids []int) []int {
+	for _, l := range e.dirty {
+		ids = append(ids, l.id)
+	}
+	return ids
+}
 
 // HeadAt returns the cycle from which the head payload is visible to the
 // consumer, if the channel holds one (for tracers, which look at a
 // channel again only when something about it can change).
-func (c *Chan[T]) HeadAt() (uint64, bool) { return c.nextVisible() }
+func (c *link) HeadAt() (uint64, bool) { return c.nextVisible() }
 
 // ChanState is what a tracer samples of a channel in a cycle, read in
 // one call: the cycle's handshakes, whether the consumer sees a head, the
@@ -23,10 +28,10 @@ type ChanState struct {
 }
 
 // State returns the channel's ChanState (for tracers).
-func (c *Chan[T]) State() ChanState {
+func (c *link) State() ChanState {
 	s := ChanState{Pushed: c.pushed, Popped: c.popped, Len: c.n}
 	if c.n > 0 {
-		s.HasHead, s.HeadAt = true, c.buf[c.head].at
+		s.HasHead, s.HeadAt = true, c.headAt
 		s.HeadValid = s.HeadAt <= c.clk.now
 	}
 	return s

@@ -317,11 +317,13 @@ func (u *Unit) eval(now uint64) bool {
 }
 
 func (u *Unit) start(i int, w *bus.Walk) {
-	u.ctx[i] = context{state: Search, w: *w}
+	// Field by field: the slot's line bytes need no clearing.
+	c := &u.ctx[i]
+	c.state, c.w, c.t, c.j, c.tj = Search, *w, 0, 0, 0
+	c.slot.Reset()
 	u.search.Set(i)
 	u.freeAt[u.level[i]].Clear(i)
 	if m := &w.MKC; m.AccessMode == prm.ModeKLM {
-		c := &u.ctx[i]
 		var ok bool
 		if c.j, c.tj, ok = u.cur.find(m.MTTHandle, w.Addr-m.StartAddr); ok {
 			u.stats.CursorHits++

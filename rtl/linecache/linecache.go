@@ -130,8 +130,11 @@ func (c *Cache) Use(s *Slot, addr uint64, hit, merged bool) Counted {
 		c.Stats.Hits++
 		counted = CountedHit
 	}
-	if i := c.find(addr >> c.shift); i >= 0 {
-		c.pol.touch(i/c.ways, i%c.ways)
+	la := addr >> c.shift
+	if i := c.find(la); i >= 0 {
+		// The set from the address (sets is a power of two): no division.
+		set := int(la & uint64(c.sets-1))
+		c.pol.touch(set, i-set*c.ways)
 	}
 	return counted
 }

@@ -18,6 +18,13 @@ type Slot struct {
 	replay   bool // the next lookup repeats the one whose miss filled the line
 }
 
+// Reset empties s for a new context: no line in flight, none kept. The
+// kept line's bytes are left as they are (they count only while hasLine),
+// so that a walker's context is reused without clearing MaxLineBytes.
+func (s *Slot) Reset() {
+	s.fetching, s.fetch, s.stale, s.lineAt, s.hasLine, s.replay = false, 0, false, 0, false, false
+}
+
 // Start records a fetch of the line holding addr for s and returns the
 // line's address, to read (or to wait for, when another context reads it).
 func (c *Cache) Start(s *Slot, addr uint64) uint64 {

@@ -270,7 +270,9 @@ func (u *Unit) eval() bool {
 	if u.p.In.Valid() {
 		u.ctxWait = u.busy == len(u.ctx)
 		if i := u.idle.Next(0); i >= 0 {
-			u.ctx[i] = walker{state: Page, w: *u.p.In.Peek()}
+			c := &u.ctx[i] // fields one by one: the slot's line bytes need no clearing
+			c.state, c.w, c.t = Page, *u.p.In.Peek(), 0
+			c.slot.Reset()
 			u.idle.Clear(i)
 			u.paging.Set(i)
 			u.p.In.Pop()

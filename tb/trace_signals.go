@@ -329,8 +329,10 @@ func (h *handshake) sample(t *Tracer, push, valid, ready bool, n int) {
 // payload type (sim.Fielded) when it has any.
 type chanTracer struct {
 	c      sim.TracedPort
+	id     int // c.ID()
 	h      handshake
 	fields []*sig   // nil: none traced
+	block  int      // the fields' block number in the log (Tracer.block)
 	vals   []uint64 // the values shown
 	shown  bool     // the payload signals show the current head
 	traced bool     // some signal of it is traced (its scope is selected)
@@ -339,7 +341,7 @@ type chanTracer struct {
 // newChanTracer declares the signals of channel c: its handshake, then
 // its payload's fields.
 func newChanTracer(c sim.TracedPort, d declarer) *chanTracer {
-	ct := &chanTracer{c: c, h: handshake{push: d.bit("push"), valid: d.bit("valid"), ready: d.bit("ready"),
+	ct := &chanTracer{c: c, id: c.ID(), h: handshake{push: d.bit("push"), valid: d.bit("valid"), ready: d.bit("ready"),
 		count: d.dec("count", sim.WidthFor(c.Cap()))}}
 	ct.traced = ct.h.push != nil || ct.h.valid != nil || ct.h.ready != nil || ct.h.count != nil
 	fs := c.Fields()
@@ -351,6 +353,8 @@ func newChanTracer(c sim.TracedPort, d declarer) *chanTracer {
 	}
 	if !traced {
 		ct.fields = nil
+	} else {
+		ct.block = d.t.block(ct.fields)
 	}
 	ct.traced = ct.traced || traced
 	ct.vals = make([]uint64, len(fs))
@@ -362,7 +366,7 @@ func newChanTracer(c sim.TracedPort, d declarer) *chanTracer {
 // the strobes fall and the occupancy changes) and, when the channel holds
 // a head not yet visible, the cycle it becomes so.
 func (c *chanTracer) sample(t *Tracer) (uint64, bool) {
-	st := c.c.State()
+	st := t.b.Eng.ChanState(c.id)
 	pushed, popped, valid := st.Pushed, st.Popped, st.HeadValid
 	c.h.sample(t, pushed, valid, popped, st.Len)
 	// The head changes only when it is popped: set its fields once. A
@@ -370,8 +374,15 @@ func (c *chanTracer) sample(t *Tracer) (uint64, bool) {
 	// token leaves a lookup's piece fields as they were).
 	if valid && !c.shown && c.fields != nil {
 		c.c.HeadValues(c.vals)
-		for k, s := range c.fields {
-			t.set(s, c.vals[k])
+		if t.logging && t.seenUnits {
+			// Once the window has begun the fields go to the log as one
+			// block, as a unit's sample does: the writer keeps what
+			// changed.
+			t.logBlock(c.block, c.vals)
+		} else {
+			for k, s := range c.fields {
+				t.set(s, c.vals[k])
+			}
 		}
 		c.shown = true
 	}

@@ -27,6 +27,11 @@ type ChanState struct {
 	HeadAt                             uint64
 }
 
+// ChanState returns the ChanState of the channel numbered id (Port.ID):
+// what State returns, read without a call through the Port interface (a
+// tracer samples several channels a cycle).
+func (e *Engine) ChanState(id int) ChanState { return e.links[id].State() }
+
 // State returns the channel's ChanState (for tracers).
 func (c *link) State() ChanState {
 	s := ChanState{Pushed: c.pushed, Popped: c.popped, Len: c.n}

@@ -22,7 +22,7 @@ trap 'rm -rf "$out"' EXIT
 one() {
 	local name=$1
 	shift
-	/usr/bin/time -f "%e %U %S" -o "$out/time" "$bin" run --quiet --out "$out/default.jsonl" --stats "$out/stats.json" "$@" ||
+	/usr/bin/time -f "%e %U %S" -o "$out/time" "$bin" run --quiet --no-summary --out "$out/default.jsonl" --stats "$out/stats.json" "$@" ||
 		{ echo "wave-cost: $bin run $* failed" >&2; exit 1; }
 	read -r wall user sys <"$out/time"
 	sim=$(sed -n 's/.*"wall_seconds": *\([0-9.]*\).*/\1/p' "$out/stats.json")

@@ -283,11 +283,13 @@ func (t *Tracer) sampleUnits() {
 		}
 	}
 	// A counter changes when its unit runs (Eval) or at the commit that
-	// follows: like a register, it shows the count up to the cycle before,
-	// and what the unit's evaluation of this cycle added.
+	// follows (sim.Committer): like a register, it shows the count up to
+	// the cycle before, and what the unit's evaluation of this cycle added.
 	for k := range t.counters {
 		c := &t.counters[k]
-		if now, before := e.RanAt(c.comp); !now && !before && t.seenUnits {
+		// A component without Commit changes its counters only in Eval:
+		// the cycle after it ran shows nothing new.
+		if now, before := e.RanAt(c.comp); t.seenUnits && !now && (!before || !c.commits) {
 			continue
 		}
 		c.vals, c.last = c.read(c.last[:0]), c.vals

@@ -202,7 +202,8 @@ func (t *Tracer) declareCounters(root *vcd.Scope) {
 		if !ok || !ok2 {
 			continue
 		}
-		ct := counterTracer{comp: i, read: cv.CounterValues}
+		_, commits := c.(sim.Committer)
+		ct := counterTracer{comp: i, read: cv.CounterValues, commits: commits}
 		for _, x := range cn.Counters() {
 			if x.Wait {
 				ct.sigs = append(ct.sigs, nil) // not shown (sim.Counter.Wait)
@@ -234,12 +235,13 @@ func (t *Tracer) block(sigs []*sig) int {
 
 // counterTracer samples the counters of one component.
 type counterTracer struct {
-	comp  int // the component's number in the engine
-	block int // its number in the log (Tracer.block)
-	sigs  []*sig
-	vals  []uint64 // this cycle's values
-	last  []uint64 // the last ones
-	read  func([]uint64) []uint64
+	comp    int // the component's number in the engine
+	block   int // its number in the log (Tracer.block)
+	sigs    []*sig
+	vals    []uint64 // this cycle's values
+	last    []uint64 // the last ones
+	read    func([]uint64) []uint64
+	commits bool // the component has a Commit, which may count
 }
 
 // flowOrder lists the engine's channels in creation order, except the

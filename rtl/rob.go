@@ -176,7 +176,7 @@ func (t *Top) note(e *robEntry, res *scenario.Result, now uint64) {
 	if res.Status == prm.OK {
 		t.stats.TranslatedBytes += uint64(e.acc.Len)
 	}
-	t.Latencies = append(t.Latencies, now-e.start)
+	t.latency.Add(now - e.start)
 	if t.cov != nil {
 		t.cov.Result(e.acc.Type, e.acc.Len, res.Status, res.Level)
 		if e.resume {

@@ -112,13 +112,13 @@ type Top struct {
 	outNext int
 
 	// statistics
-	Latencies []uint64 // per retired access, cycles from issue to retirement
-	stats     Stats
-	occ       sim.Occupancy     // Stats.ROBCycles
-	order     sim.Stalls        // Stats.OrderStalls
-	doneN     int               // whole requests in the ROB (noteDone)
-	cread     sim.CounterReader // reads stats for CounterValues
-	cov       *cover.Collector  // nil: coverage off
+	latency sim.Tally // retired accesses' cycles from issue to retirement (Latencies)
+	stats   Stats
+	occ     sim.Occupancy     // Stats.ROBCycles
+	order   sim.Stalls        // Stats.OrderStalls
+	doneN   int               // whole requests in the ROB (noteDone)
+	cread   sim.CounterReader // reads stats for CounterValues
+	cov     *cover.Collector  // nil: coverage off
 }
 
 // Stats counts the top's work. Each field's tags are the counter's one
@@ -144,6 +144,10 @@ func (t *Top) CounterValues(vs []uint64) []uint64 {
 	t.stats.ROBCycles, t.stats.OrderStalls = t.occ.Count(), t.order.Count()
 	return t.cread.Values(&t.stats, vs)
 }
+
+// Latencies tallies the retired accesses' latencies, in cycles from
+// issue to retirement, so far (a copy).
+func (t *Top) Latencies() sim.Tally { return t.latency.Clone() }
 
 // Translations is the number of access results retired (Stats).
 func (t *Top) Translations() uint64 { return t.stats.Translations }

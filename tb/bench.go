@@ -43,7 +43,7 @@ type warmup struct {
 	cycle        uint64
 	translations uint64
 	counters     []sim.Counter
-	latencies    int // Top.Latencies before the measurement
+	latencies    sim.Tally // Top.Latencies before the measurement
 	byPD         []rtl.PDCounts
 }
 
@@ -72,7 +72,7 @@ func (b *Bench) Warmed() (accesses int, cycles uint64, ok bool) {
 func (b *Bench) takeWarm() {
 	b.warm.done = true
 	b.warm.cycle, b.warm.translations = b.Eng.Now(), b.Top.Translations()
-	b.warm.counters, b.warm.latencies = b.Eng.Counters(), len(b.Top.Latencies)
+	b.warm.counters, b.warm.latencies = b.Eng.Counters(), b.Top.Latencies()
 	b.warm.byPD = b.Top.ByPD()
 }
 

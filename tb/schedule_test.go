@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
-	"slices"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -20,7 +20,7 @@ import (
 type scheduleRun struct {
 	results   []scenario.Result
 	counters  []sim.Counter
-	latencies []uint64
+	latencies sim.Tally
 	cycles    uint64
 	vcd       []byte
 }
@@ -63,7 +63,7 @@ func runScheduled(t *testing.T, sc *scenario.Scenario, cfg rtl.Config, evalAll, 
 	for _, v := range b.Eng.Violations {
 		t.Errorf("wake rule broken: %s", v)
 	}
-	return scheduleRun{results: res, counters: b.Eng.Counters(), latencies: b.Top.Latencies, cycles: b.Eng.Now(), vcd: buf.Bytes()}
+	return scheduleRun{results: res, counters: b.Eng.Counters(), latencies: b.Top.Latencies(), cycles: b.Eng.Now(), vcd: buf.Bytes()}
 }
 
 // TestScheduleMatchesEvalAll: a component is evaluated only in the cycles
@@ -175,7 +175,7 @@ func TestScheduleMatchesEvalAll(t *testing.T) {
 			if all.cycles != due.cycles {
 				t.Errorf("run ends at cycle %d scheduled, %d evaluating all", due.cycles, all.cycles)
 			}
-			if !slices.Equal(all.latencies, due.latencies) {
+			if !reflect.DeepEqual(all.latencies, due.latencies) {
 				t.Errorf("latencies differ")
 			}
 			if fmt.Sprint(all.counters) != fmt.Sprint(due.counters) {

@@ -42,21 +42,27 @@ type LatencyBucket struct {
 // listed even when empty, so that the buckets are contiguous; [0, 0]
 // leads only when a latency is 0. No latency gives an empty histogram.
 func LatencyHistogram(lat []uint64) []LatencyBucket {
+	t := sim.Of(lat)
+	return latencyHistogram(&t)
+}
+
+// latencyHistogram is LatencyHistogram of a tally.
+func latencyHistogram(t *sim.Tally) []LatencyBucket {
 	h := []LatencyBucket{}
-	if len(lat) == 0 {
+	if t.N() == 0 {
 		return h
 	}
 	zeros, top := uint64(0), 1
 	counts := make([]uint64, 65) // counts[k]: latencies in [2^k, 2^(k+1)-1]
-	for _, v := range lat {
+	t.Each(func(v, n uint64) {
 		if v == 0 {
-			zeros++
-			continue
+			zeros += n
+			return
 		}
 		k := bits.Len64(v) - 1
-		counts[k]++
+		counts[k] += n
 		top = max(top, k+1)
-	}
+	})
 	if zeros > 0 {
 		h = append(h, LatencyBucket{0, 0, zeros})
 	}
@@ -65,6 +71,26 @@ func LatencyHistogram(lat []uint64) []LatencyBucket {
 		h = append(h, LatencyBucket{lo, lo + (lo - 1), counts[k]})
 	}
 	return h
+}
+
+// latencyQuantiles returns the empirical quantiles of the latencies t
+// counts (zero when none): those of every sample, computed from the
+// distinct values weighted by their counts (exact in float64).
+func latencyQuantiles(t *sim.Tally) Latency {
+	var lat, weight []float64
+	t.Each(func(v, n uint64) {
+		lat, weight = append(lat, float64(v)), append(weight, float64(n))
+	})
+	if len(lat) == 0 {
+		return Latency{}
+	}
+	return Latency{
+		P50: stat.Quantile(0.50, stat.Empirical, lat, weight),
+		P90: stat.Quantile(0.90, stat.Empirical, lat, weight),
+		P95: stat.Quantile(0.95, stat.Empirical, lat, weight),
+		P99: stat.Quantile(0.99, stat.Empirical, lat, weight),
+		Max: lat[len(lat)-1],
+	}
 }
 
 // Stats is a run's summary, the statistics contract of architecture.md:
@@ -95,7 +121,7 @@ type Stats struct {
 
 // Stats gathers the bench's statistics after a run of wall duration.
 func (b *Bench) Stats(wall time.Duration) Stats {
-	lats := b.Top.Latencies
+	lats := b.Top.Latencies()
 	s := Stats{Cycles: b.Eng.Now(), WallSeconds: wall.Seconds(), Translations: b.Top.Translations(), Counters: b.Eng.Counters(),
 		ClockPS: b.Top.Config().ClockPS}
 	s.Tenants = b.Top.ByPD()
@@ -119,26 +145,13 @@ func (b *Bench) Stats(wall time.Duration) Stats {
 				c.Value -= w.counters[i].Value
 			}
 		}
-		lats = lats[w.latencies:]
+		lats = lats.Since(&w.latencies)
 	}
-	s.LatencyHistogram = LatencyHistogram(lats)
+	s.LatencyHistogram = latencyHistogram(&lats)
 	if s.WallSeconds > 0 {
 		s.CyclesPerSecond = float64(s.Cycles) / s.WallSeconds
 	}
-	lat := make([]float64, len(lats))
-	for i, v := range lats {
-		lat[i] = float64(v)
-	}
-	if len(lat) > 0 {
-		slices.Sort(lat)
-		s.LatencyCycles = Latency{
-			P50: stat.Quantile(0.50, stat.Empirical, lat, nil),
-			P90: stat.Quantile(0.90, stat.Empirical, lat, nil),
-			P95: stat.Quantile(0.95, stat.Empirical, lat, nil),
-			P99: stat.Quantile(0.99, stat.Empirical, lat, nil),
-			Max: lat[len(lat)-1],
-		}
-	}
+	s.LatencyCycles = latencyQuantiles(&lats)
 	return s
 }
 

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"reflect"
 	"slices"
@@ -17,6 +18,8 @@ import (
 	"mkeysim/rtl/sim"
 	"mkeysim/scenario"
 	"mkeysim/vcd"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 var updateDocs = flag.Bool("update", false, "rewrite docs/counters.md from the counters the units declare")
@@ -435,5 +438,44 @@ func TestLatencyHistogram(t *testing.T) {
 	h := LatencyHistogram([]uint64{math.MaxUint64, 1 << 63})
 	if last := h[len(h)-1]; len(h) != 64 || last != b(1<<63, math.MaxUint64, 2) {
 		t.Errorf("the top bucket: %d buckets, last %v", len(h), last)
+	}
+}
+
+// TestLatencyQuantiles: the quantiles of a tally are those of the
+// samples, sorted, as gonum's empirical quantile gives them (what the
+// statistics printed when they kept every latency), on random samples
+// with repeats and values past the tally's dense array (seeded).
+func TestLatencyQuantiles(t *testing.T) {
+	const seed = 5
+	rng := rand.New(rand.NewPCG(seed, 0))
+	for round := range 300 {
+		vs := make([]uint64, 1+rng.IntN(500))
+		for i := range vs {
+			if rng.IntN(20) == 0 {
+				vs[i] = 1<<16 + rng.Uint64N(1<<30)
+			} else {
+				vs[i] = rng.Uint64N(uint64(1 + rng.IntN(3000)))
+			}
+		}
+		tl := sim.Of(vs)
+		got := latencyQuantiles(&tl)
+		lat := make([]float64, len(vs))
+		for i, v := range vs {
+			lat[i] = float64(v)
+		}
+		slices.Sort(lat)
+		want := Latency{
+			P50: stat.Quantile(0.50, stat.Empirical, lat, nil),
+			P90: stat.Quantile(0.90, stat.Empirical, lat, nil),
+			P95: stat.Quantile(0.95, stat.Empirical, lat, nil),
+			P99: stat.Quantile(0.99, stat.Empirical, lat, nil),
+			Max: lat[len(lat)-1],
+		}
+		if got != want {
+			t.Fatalf("seed %d round %d (%d samples): %+v, want %+v", seed, round, len(vs), got, want)
+		}
+	}
+	if got := latencyQuantiles(&sim.Tally{}); got != (Latency{}) {
+		t.Errorf("no latency: %+v, want zeros", got)
 	}
 }

@@ -7,6 +7,7 @@ package rtl
 import (
 	"mkeysim/prm"
 	"mkeysim/rtl/bus"
+	"mkeysim/rtl/sim"
 	"mkeysim/scenario"
 )
 
@@ -75,7 +76,7 @@ func (t *Top) issue(seq int, a *scenario.Access, resume bool, now uint64) bool {
 		return false
 	}
 	qp, ok := t.fw.qps[a.QPN]
-	tag := (t.head + t.count) % len(t.rob)
+	tag := sim.Wrap(t.head+t.count, len(t.rob))
 	e := &t.rob[tag]
 	*e = robEntry{used: true, seq: seq, acc: *a, start: now, resume: resume, segs: e.segs[:0], cutAt: ^uint64(0), gen: e.gen + 1}
 	t.count++

@@ -10,6 +10,7 @@ package rtl
 import (
 	"mkeysim/prm"
 	"mkeysim/rtl/bus"
+	"mkeysim/rtl/sim"
 )
 
 // moved takes the data path's answer: request Tag's bytes have moved.
@@ -26,7 +27,7 @@ func (t *Top) next() (*robEntry, uint16) {
 	if !t.data || t.moveN >= t.count {
 		return nil, 0
 	}
-	tag := (t.head + t.moveN) % len(t.rob)
+	tag := sim.Wrap(t.head+t.moveN, len(t.rob))
 	return &t.rob[tag], uint16(tag)
 }
 

@@ -159,7 +159,7 @@ func (t *Top) retire(now uint64) {
 	// once the sink has taken it (RunOptions.OnResult says so): no
 	// allocation per access.
 	res := &t.outRing[t.outNext]
-	t.outNext = (t.outNext + 1) % len(t.outRing)
+	t.outNext = sim.Wrap(t.outNext+1, len(t.outRing))
 	e.resultInto(res, t.fw.odp)
 	res.Cycle, res.HasCycle = now, true
 	t.note(e, res, now)
@@ -227,6 +227,6 @@ func (t *Top) free() {
 	}
 	e := &t.rob[t.head]
 	e.used, e.segs, e.cutQueued = false, e.segs[:0], false
-	t.head = (t.head + 1) % len(t.rob)
+	t.head = sim.Wrap(t.head+1, len(t.rob))
 	t.count--
 }

@@ -306,7 +306,7 @@ func (u *Unit) eval(now uint64) bool {
 		return false
 	}
 	if i := u.search.Round(u.rr, func(i int) bool { return u.step(i, &u.ctx[i], &memUsed) }); i >= 0 {
-		u.rr = (i + 1) % len(u.ctx)
+		u.rr = sim.Wrap(i+1, len(u.ctx))
 		u.fired = true
 		u.stall.NoteN(now, u.waits)
 		return true

@@ -44,7 +44,7 @@ type targetQueue struct {
 }
 
 func (q *targetQueue) push(p bus.Piece) {
-	q.buf[(q.head+q.n)%len(q.buf)] = p
+	q.buf[sim.Wrap(q.head+q.n, len(q.buf))] = p
 	q.n++
 }
 
@@ -52,7 +52,7 @@ func (q *targetQueue) front() *bus.Piece { return &q.buf[q.head] }
 
 func (q *targetQueue) pop() {
 	q.buf[q.head] = bus.Piece{}
-	q.head = (q.head + 1) % len(q.buf)
+	q.head = sim.Wrap(q.head+1, len(q.buf))
 	q.n--
 }
 

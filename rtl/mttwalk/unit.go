@@ -285,7 +285,7 @@ func (u *Unit) eval() bool {
 		return false
 	}
 	if i := u.paging.Round(u.rr, func(i int) bool { return u.page(i, &memUsed) }); i >= 0 {
-		u.rr = (i + 1) % len(u.ctx)
+		u.rr = sim.Wrap(i+1, len(u.ctx))
 		u.state = Page
 		return true
 	}

@@ -599,7 +599,7 @@ func (r *Requester) issueWrite(i int, q *ReadReq) {
 		c.req.Pop()
 		r.deliver(i, ReadResp{ID: q.ID, Addr: q.Addr, Status: SC})
 	}
-	s.rr = (i + 1) % len(r.clients)
+	s.rr = sim.Wrap(i+1, len(r.clients))
 }
 
 // Commit applies the cycle's decisions.
@@ -628,7 +628,7 @@ func (r *Requester) Commit() {
 			c.cur = &r.ctxs.take(1)[0]
 			*c.cur = readCtx{client: s.iClient, id: q.ID, addr: q.Addr, data: r.data.take(q.Len)}
 		}
-		r.fHead = (r.fHead + 1) % len(r.free)
+		r.fHead = sim.Wrap(r.fHead+1, len(r.free))
 		r.fLen--
 		r.tags[int(s.iTag)-int(r.cfg.tagBase())] = tagState{rd: c.cur, addr: s.iSpan.Addr, len: s.iSpan.Len}
 		c.cur.outstanding++
@@ -655,7 +655,7 @@ func (r *Requester) Commit() {
 			}
 			rd.outstanding--
 			*ts = tagState{}
-			r.free[(r.fHead+r.fLen)%len(r.free)] = s.cTag
+			r.free[sim.Wrap(r.fHead+r.fLen, len(r.free))] = s.cTag
 			r.fLen++
 		}
 		s.cSrc = nil

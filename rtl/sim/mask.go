@@ -60,3 +60,12 @@ func (m *Mask) Round(start int, f func(i int) bool) int {
 	}
 	return -1
 }
+
+// Wrap returns i mod n for i in [0, 2n): a ring buffer's next index
+// without a division (a few per translation on the hot path).
+func Wrap(i, n int) int {
+	if i >= n {
+		return i - n
+	}
+	return i
+}

@@ -524,7 +524,7 @@ func (r *Requester) issue(now uint64) {
 	s := &r.st
 	n := len(r.clients)
 	for k := 0; k < n; k++ {
-		i := (r.rr + k) % n
+		i := sim.Wrap(r.rr+k, n)
 		c := &r.clients[i]
 		if !c.req.Valid() {
 			continue
@@ -538,7 +538,7 @@ func (r *Requester) issue(now uint64) {
 				r.fail(now, BadRequest, 0, "client %d ReadReq %d: length %d", i, q.ID, q.Len)
 				r.deliver(i, ReadResp{ID: q.ID, Addr: q.Addr, Status: UR})
 				c.req.Pop()
-				s.rr = (i + 1) % n
+				s.rr = sim.Wrap(i+1, n)
 				return
 			}
 		}
@@ -567,7 +567,7 @@ func (r *Requester) issue(now uint64) {
 		if s.iLast {
 			c.req.Pop()
 		}
-		s.rr = (i + 1) % n
+		s.rr = sim.Wrap(i+1, n)
 		return
 	}
 }

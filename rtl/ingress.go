@@ -78,7 +78,11 @@ func (t *Top) issue(seq int, a *scenario.Access, resume bool, now uint64) bool {
 	qp, ok := t.fw.qps[a.QPN]
 	tag := sim.Wrap(t.head+t.count, len(t.rob))
 	e := &t.rob[tag]
-	*e = robEntry{used: true, seq: seq, acc: *a, start: now, resume: resume, segs: e.segs[:0], cutAt: ^uint64(0), gen: e.gen + 1}
+	// Field by field: the failure (fail) is read only once failed is
+	// set, so the entry's largest field is not cleared for every access.
+	e.used, e.seq, e.acc, e.start, e.covered, e.segs = true, seq, *a, now, 0, e.segs[:0]
+	e.failed, e.resume, e.gen, e.cutAt, e.cutQueued = false, resume, e.gen+1, ^uint64(0), false
+	e.mvSeg, e.moved, e.counted = 0, false, false
 	t.count++
 	switch {
 	case zero:

@@ -186,27 +186,20 @@ func (c *Chan[T]) Each(f func(*T)) {
 // will see next becomes visible.
 func (c *link) commit() {
 	e := c.clk
-	if c.pushed {
+	pushed, popped := c.pushed, c.popped
+	if pushed {
 		// The payload was written at the tail before the pop moved the
 		// head: place it first.
 		c.at[c.tail()] = e.now + c.latency
 	}
-	if c.popped {
-		// The slot keeps its old payload until overwritten: clearing it
-		// would cost a copy of the payload every cycle for nothing.
-		c.head++
-		if c.head == c.depth {
-			c.head = 0
-		}
-		c.n--
-	}
-	if c.pushed {
-		c.n++
-	}
+	// The popped slot keeps its old payload until overwritten: clearing
+	// it would cost a copy of the payload every cycle for nothing.
+	c.head = Wrap(c.head+int(B(popped)), c.depth)
+	c.n += int(B(pushed)) - int(B(popped))
 	// The producer is woken when the channel can take again what it was
 	// refused: the cycle after a pop freed a slot, or after its own push
 	// if it wanted to push again; the consumer when a head shows.
-	if c.blocked && (c.popped || c.pushed) {
+	if c.blocked && (popped || pushed) {
 		c.blocked = false
 		if c.prod >= 0 {
 			e.schedule(c.prod, e.now+1)

@@ -91,7 +91,7 @@ wave:
 BENCH_COUNT ?= 5
 bench:
 	@mkdir -p $(OUT)
-	@$(GO) test -run XXX -bench 'Translate|Workload$$|Idle' -count $(BENCH_COUNT) ./ref/ ./tb/ | tee $(OUT)/bench.txt | $(GO) run ./scripts/benchtable
+	@$(GO) test -run XXX -bench 'Translate|Workload$$|Idle|TraceCost' -count $(BENCH_COUNT) ./ref/ ./tb/ | tee $(OUT)/bench.txt | $(GO) run ./scripts/benchtable
 
 clean:
 	rm -rf bin $(OUT)

@@ -29,6 +29,68 @@ func BenchmarkTracedDefaultWorkload(b *testing.B) {
 	benchRun(b, Generate(DefaultWorkload()), true)
 }
 
+// BenchmarkTraceCost is what the waveform costs, measured side by side:
+// each iteration runs the default workload without a tracer and with one
+// (the whole VCD to io.Discard), in alternating order, and the metrics
+// are the ratios of the traced runs' total wall and CPU time to the
+// untraced runs'. Pairing keeps the ratio meaningful on a machine whose
+// speed drifts from one minute to the next.
+func BenchmarkTraceCost(b *testing.B) {
+	sc := Generate(DefaultWorkload())
+	var wall, cpu [2]time.Duration // untraced, traced
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for k := range 2 {
+			traced := (i+k)%2 == 1
+			_, w, c := timedRun(b, sc, traced)
+			wall[index(traced)] += w
+			cpu[index(traced)] += c
+		}
+	}
+	b.ReportMetric(wall[1].Seconds()/wall[0].Seconds(), "traced/untraced-wall")
+	b.ReportMetric(cpu[1].Seconds()/cpu[0].Seconds(), "traced/untraced-cpu")
+}
+
+// index is 1 for true, 0 for false.
+func index(x bool) int {
+	if x {
+		return 1
+	}
+	return 0
+}
+
+// timedRun runs sc through a fresh bench, traced to io.Discard or not,
+// and returns the bench and the wall and CPU time of the run loop (the
+// tracer's Close included); building and loading the bench are outside
+// the benchmark's timer.
+func timedRun(b *testing.B, sc *scenario.Scenario, traced bool) (bench *Bench, wall, cpu time.Duration) {
+	b.StopTimer()
+	bench, err := New(rtl.DefaultConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := bench.Load(sc); err != nil {
+		b.Fatal(err)
+	}
+	var tr *Tracer
+	if traced {
+		if tr, err = Trace(bench, io.Discard, vcd.Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StartTimer()
+	start, startCPU := time.Now(), cpuTime()
+	if err := bench.Stream(sc.Ops, RunOptions{OnResult: func(*scenario.Result) error { return nil }}); err != nil {
+		b.Fatal(err)
+	}
+	if tr != nil {
+		if err := tr.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return bench, time.Since(start), cpuTime() - startCPU
+}
+
 // BenchmarkHotWorkload is hit-bound: every access to a cached working set
 // of 128 keys, no commands: the pipeline's peak rate.
 func BenchmarkHotWorkload(b *testing.B) { benchRun(b, Generate(HotWorkload()), false) }
@@ -67,32 +129,9 @@ func benchRun(b *testing.B, sc *scenario.Scenario, traced bool) {
 	var wall, cpu time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		b.StopTimer()
-		bench, err := New(rtl.DefaultConfig())
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := bench.Load(sc); err != nil {
-			b.Fatal(err)
-		}
-		var tr *Tracer
-		if traced {
-			if tr, err = Trace(bench, io.Discard, vcd.Options{}); err != nil {
-				b.Fatal(err)
-			}
-		}
-		b.StartTimer()
-		start, startCPU := time.Now(), cpuTime()
-		if err := bench.Stream(sc.Ops, RunOptions{OnResult: func(*scenario.Result) error { return nil }}); err != nil {
-			b.Fatal(err)
-		}
-		if tr != nil {
-			if err := tr.Close(); err != nil {
-				b.Fatal(err)
-			}
-		}
-		wall += time.Since(start)
-		cpu += cpuTime() - startCPU
+		bench, w, c := timedRun(b, sc, traced)
+		wall += w
+		cpu += c
 		cycles += bench.Eng.Now()
 		translations += bench.Top.Translations()
 	}

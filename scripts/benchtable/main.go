@@ -1,7 +1,7 @@
 // Command benchtable reads the output of go test -bench (with -count N)
 // of the ref and tb benchmarks and prints the speed table of the README:
 // each figure's median over the N runs and its spread (lowest and
-// highest), and the traced run's cost as the ratio of the medians.
+// highest), and the traced run's cost measured side by side.
 //
 //	go test -run XXX -bench . -count 5 ./ref ./tb | go run ./scripts/benchtable
 package main
@@ -98,9 +98,14 @@ func main() {
 		fmt.Fprintln(os.Stderr, "benchtable: no benchmark lines on standard input (pipe go test -bench into it)")
 		os.Exit(2)
 	}
+	table(os.Stdout, data)
+}
+
+// table prints the table of data (parse) to w.
+func table(w io.Writer, data map[string]map[string][]float64) {
 	runs := 0
-	fmt.Println("| measure | median | spread (lowest–highest) |")
-	fmt.Println("|---|---|---|")
+	fmt.Fprintln(w, "| measure | median | spread (lowest–highest) |")
+	fmt.Fprintln(w, "|---|---|---|")
 	for _, r := range rows {
 		vs := data[r.bench][r.metric]
 		if len(vs) == 0 {
@@ -108,17 +113,23 @@ func main() {
 		}
 		runs = max(runs, len(vs))
 		med, lo, hi := stats(slices.Clone(vs))
-		fmt.Printf("| %s | %s %s | %s–%s |\n", r.what, num(med*r.scale), r.unit, num(lo*r.scale), num(hi*r.scale))
+		fmt.Fprintf(w, "| %s | %s %s | %s–%s |\n", r.what, num(med*r.scale), r.unit, num(lo*r.scale), num(hi*r.scale))
 	}
-	// The traced run against the untraced: the ratio of the medians of
-	// the wall time (ns/op) and of the CPU time per cycle.
-	plain, traced := data["BenchmarkDefaultWorkload"], data["BenchmarkTracedDefaultWorkload"]
-	if len(plain["ns/op"]) > 0 && len(traced["ns/op"]) > 0 {
+	// The traced run against the untraced: measured side by side
+	// (BenchmarkTraceCost, each iteration both, alternating), else the
+	// ratio of the two benchmarks' medians.
+	if cost := data["BenchmarkTraceCost"]; len(cost["traced/untraced-wall"]) > 0 && len(cost["traced/untraced-cpu"]) > 0 {
+		wall, wlo, whi := stats(slices.Clone(cost["traced/untraced-wall"]))
+		cpu, clo, chi := stats(slices.Clone(cost["traced/untraced-cpu"]))
+		runs = max(runs, len(cost["traced/untraced-wall"]))
+		fmt.Fprintf(w, "| tracing the default workload, side by side (BenchmarkTraceCost; whole VCD to io.Discard) | %sx the wall time, %sx the CPU | %s–%s, %s–%s |\n",
+			num(wall), num(cpu), num(wlo), num(whi), num(clo), num(chi))
+	} else if plain, traced := data["BenchmarkDefaultWorkload"], data["BenchmarkTracedDefaultWorkload"]; len(plain["ns/op"]) > 0 && len(traced["ns/op"]) > 0 {
 		pw, _, _ := stats(slices.Clone(plain["ns/op"]))
 		tw, _, _ := stats(slices.Clone(traced["ns/op"]))
 		pc, _, _ := stats(slices.Clone(plain["cpu-ns/cycle"]))
 		tc, _, _ := stats(slices.Clone(traced["cpu-ns/cycle"]))
-		fmt.Printf("| tracing the default workload (whole VCD to io.Discard) | %sx the wall time, %sx the CPU | of the medians |\n", num(tw/pw), num(tc/pc))
+		fmt.Fprintf(w, "| tracing the default workload (whole VCD to io.Discard) | %sx the wall time, %sx the CPU | of the medians |\n", num(tw/pw), num(tc/pc))
 	}
-	fmt.Printf("\n%d runs of each benchmark.\n", runs)
+	fmt.Fprintf(w, "\n%d runs of each benchmark.\n", runs)
 }

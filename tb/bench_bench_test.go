@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"mkeysim/rtl"
+	"mkeysim/rtl/sim"
 	"mkeysim/scenario"
 	"mkeysim/vcd"
 )
@@ -43,20 +44,12 @@ func BenchmarkTraceCost(b *testing.B) {
 		for k := range 2 {
 			traced := (i+k)%2 == 1
 			_, w, c := timedRun(b, sc, traced)
-			wall[index(traced)] += w
-			cpu[index(traced)] += c
+			wall[sim.B(traced)] += w
+			cpu[sim.B(traced)] += c
 		}
 	}
 	b.ReportMetric(wall[1].Seconds()/wall[0].Seconds(), "traced/untraced-wall")
 	b.ReportMetric(cpu[1].Seconds()/cpu[0].Seconds(), "traced/untraced-cpu")
-}
-
-// index is 1 for true, 0 for false.
-func index(x bool) int {
-	if x {
-		return 1
-	}
-	return 0
 }
 
 // timedRun runs sc through a fresh bench, traced to io.Discard or not,

@@ -42,7 +42,7 @@ type LatencyBucket struct {
 // listed even when empty, so that the buckets are contiguous; [0, 0]
 // leads only when a latency is 0. No latency gives an empty histogram.
 func LatencyHistogram(lat []uint64) []LatencyBucket {
-	t := sim.Of(lat)
+	t := sim.TallyOf(lat)
 	return latencyHistogram(&t)
 }
 

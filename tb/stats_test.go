@@ -457,7 +457,7 @@ func TestLatencyQuantiles(t *testing.T) {
 				vs[i] = rng.Uint64N(uint64(1 + rng.IntN(3000)))
 			}
 		}
-		tl := sim.Of(vs)
+		tl := sim.TallyOf(vs)
 		got := latencyQuantiles(&tl)
 		lat := make([]float64, len(vs))
 		for i, v := range vs {

@@ -81,8 +81,8 @@ func (t *Tally) Each(f func(v, count uint64)) {
 	}
 }
 
-// Of returns the tally of vs.
-func Of(vs []uint64) Tally {
+// TallyOf returns the tally of vs.
+func TallyOf(vs []uint64) Tally {
 	var t Tally
 	for _, v := range vs {
 		t.Add(v)

@@ -27,12 +27,12 @@ func TestTally(t *testing.T) {
 			[][2]uint64{{7, 1}, {tallyDense - 1, 1}, {tallyDense, 1}, {1 << 40, 2}, {^uint64(0), 1}}},
 	}
 	for _, c := range cases {
-		tl := Of(c.in)
+		tl := TallyOf(c.in)
 		if got := each(&tl); !reflect.DeepEqual(got, c.want) {
-			t.Errorf("Of(%v): %v, want %v", c.in, got, c.want)
+			t.Errorf("TallyOf(%v): %v, want %v", c.in, got, c.want)
 		}
 		if tl.N() != uint64(len(c.in)) {
-			t.Errorf("Of(%v).N() = %d", c.in, tl.N())
+			t.Errorf("TallyOf(%v).N() = %d", c.in, tl.N())
 		}
 	}
 }
@@ -66,12 +66,12 @@ func TestTallySince(t *testing.T) {
 		for _, v := range vs[cut:] {
 			tl.Add(v)
 		}
-		since, want := tl.Since(&before), Of(vs[cut:])
+		since, want := tl.Since(&before), TallyOf(vs[cut:])
 		if got, w := each(&since), each(&want); !reflect.DeepEqual(got, w) || since.N() != want.N() {
 			t.Fatalf("seed %d round %d: Since gives %v (n %d), want %v (n %d)", seed, round, got, since.N(), w, want.N())
 		}
 		// The clone did not move with the tally.
-		if b, w := each(&before), Of(vs[:cut]); !reflect.DeepEqual(b, each(&w)) {
+		if b, w := each(&before), TallyOf(vs[:cut]); !reflect.DeepEqual(b, each(&w)) {
 			t.Fatalf("seed %d round %d: the clone changed", seed, round)
 		}
 		// Each is increasing and sums to N.

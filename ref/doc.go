@@ -12,5 +12,8 @@
 // slot, and the ICM's pages are found through a pageDir (icmdir.go), a
 // dense directory like the HCA's own ICM page tables. A translation of an
 // MTT key then touches the context's slot and the MTT entry, and nothing
-// else that is not already in cache.
+// else that is not already in cache. A large table and a large ICM lie on
+// 2 MB pages (internal/hugemem), as the HCA maps its ICM in large chunks:
+// with 4 KB pages those two reads would also miss the TLB nearly every
+// time.
 package ref

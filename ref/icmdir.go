@@ -1,6 +1,10 @@
 package ref
 
-import "slices"
+import (
+	"slices"
+
+	"mkeysim/internal/hugemem"
+)
 
 // pageDir finds the 4 KB pages of the sparse ICM by page number, the way
 // the HCA's own ICM page tables do: a 64-bit address names a 4 GB region
@@ -25,6 +29,26 @@ type pageDir struct {
 	regions  keyTable[*region] // every region, the first too, by number
 	order    []uint32          // the region numbers present, increasing (for next)
 	pages    int               // pages present
+	slab     []page            // pages not yet handed out (newPage)
+}
+
+// slabPages is how many pages newPage takes from the allocator at once
+// once a directory holds slabPages of them: 8 MB, on huge pages
+// (hugemem), so that a large ICM read at random does not miss the TLB on
+// nearly every entry. A smaller one allocates its pages one by one.
+const slabPages = 2048
+
+// newPage returns a page of zeros for the directory.
+func (d *pageDir) newPage() *page {
+	if d.pages < slabPages {
+		return new(page)
+	}
+	if len(d.slab) == 0 {
+		d.slab = hugemem.Make[page](slabPages)
+	}
+	p := &d.slab[0]
+	d.slab = d.slab[1:]
+	return p
 }
 
 const (
@@ -99,7 +123,7 @@ func (d *pageDir) pageOrNew(pn uint64) *page {
 		reg[l] = new(leaf)
 	}
 	if reg[l][p] == nil {
-		reg[l][p] = new(page)
+		reg[l][p] = d.newPage()
 		d.pages++
 	}
 	return reg[l][p]

@@ -1,6 +1,10 @@
 package ref
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"mkeysim/internal/hugemem"
+)
 
 // keyTable is an open-addressed hash table from a 32-bit key to a value V
 // stored inline in the slot: the model's MKey table (MKey index to its
@@ -30,6 +34,26 @@ type keyTable[V any] struct {
 	chunks [][]slot[V] // slot i is chunks[i/chunkSlots][i%chunkSlots]
 	size   int         // slots in use: home is in [0, size)
 	n      int         // keys present
+	spare  []slot[V]   // the chunks of the last slab not yet in use (newChunk)
+}
+
+// slabChunks is how many chunks a large table takes from the allocator at
+// once: a slab on huge pages (hugemem; 7 MB of Objects), so that a table
+// of a million keys read at random does not also miss the TLB on nearly
+// every lookup. Tables of fewer chunks take them one by one.
+const slabChunks = 16
+
+// newChunk returns a chunk of empty slots for a growing table.
+func (t *keyTable[V]) newChunk() []slot[V] {
+	if len(t.chunks) < slabChunks {
+		return make([]slot[V], chunkSlots)
+	}
+	if len(t.spare) == 0 {
+		t.spare = hugemem.Make[slot[V]](slabChunks * chunkSlots)
+	}
+	c := t.spare[:chunkSlots:chunkSlots]
+	t.spare = t.spare[chunkSlots:]
+	return c
 }
 
 // slot is one entry: its value, whether it is taken, and its key. The
@@ -46,7 +70,7 @@ const (
 	// A table holds at most 13/16 as many keys as slots: linear probing
 	// then reads about 3 slots for a key present.
 	keyTableLoadNum, keyTableLoadDen = 13, 16
-	// A chunk holds 4096 slots (426 KB of Objects); a table of fewer
+	// A chunk holds 4096 slots (448 KB of Objects); a table of fewer
 	// slots is one chunk of just its size.
 	chunkShift = 12
 	chunkSlots = 1 << chunkShift
@@ -146,7 +170,7 @@ func (t *keyTable[V]) grow() {
 			copy(t.chunks[0], c)
 		}
 		for len(t.chunks)*chunkSlots < t.size {
-			t.chunks = append(t.chunks, make([]slot[V], chunkSlots))
+			t.chunks = append(t.chunks, t.newChunk())
 		}
 	}
 	t.rehash(old)

@@ -19,7 +19,7 @@ var allowed = map[string][]string{
 	"version":  nil,
 	"cover":    {"prm"},
 	"scenario": {"prm"},
-	"ref":      {"prm", "scenario", "cover"},
+	"ref":      {"prm", "scenario", "cover", "internal/hugemem"},
 
 	"rtl/sim":       nil,
 	"rtl/bus":       {"prm", "rtl/sim"},
@@ -60,6 +60,7 @@ var allowed = map[string][]string{
 	"scripts/benchtable": nil,
 	"internal/tooltest":  nil,
 	"internal/layers":    nil,
+	"internal/hugemem":   nil,
 }
 
 var units = []string{"prm", "cover", "rtl/sim", "rtl/bus", "rtl/linecache", "rtl/pcie"}

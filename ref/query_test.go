@@ -5,15 +5,11 @@ package ref_test
 import (
 	"bufio"
 	"errors"
-	"os"
-	"os/exec"
-	"regexp"
 	"runtime"
-	"strconv"
-	"strings"
-	"syscall"
 	"testing"
 
+	"mkeysim/internal/memlimit"
+	"mkeysim/internal/querytest"
 	"mkeysim/prm"
 	"mkeysim/ref"
 	"mkeysim/scenario"
@@ -101,7 +97,7 @@ func (w *failAfter) Write(b []byte) (int, error) {
 // streamed line allocate a few MB, under an address-space limit of 1 GB
 // above the test's own. The rest of the line is cut by the writer's error.
 func TestQueryHugeCapacity(t *testing.T) {
-	if !underMemoryLimit(t, 1<<30) {
+	if !memlimit.Under(t, 1<<30) {
 		return
 	}
 	for _, mode := range []string{"MTT", "KLM"} {
@@ -131,7 +127,7 @@ func TestQueryHugeCapacity(t *testing.T) {
 		}
 		alloc := after.TotalAlloc - before.TotalAlloc
 		t.Logf("%s: run and 50 MB of the query line: %d bytes allocated, heap obtained from the OS %d MB, peak RSS %s",
-			mode, alloc, after.HeapSys>>20, peakRSS())
+			mode, alloc, after.HeapSys>>20, memlimit.PeakRSS())
 		if alloc > 16<<20 {
 			t.Errorf("%s: %d bytes allocated, want a few MB", mode, alloc)
 		}
@@ -142,7 +138,7 @@ func TestQueryHugeCapacity(t *testing.T) {
 // the query ran, even when a UMR rewrites the list before the line is
 // written.
 func TestQuerySnapshotBeforeUMR(t *testing.T) {
-	sc, err := scenario.Parse([]byte(snapshotScenario))
+	sc, err := scenario.Parse([]byte(querytest.Scenario))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,101 +146,5 @@ func TestQuerySnapshotBeforeUMR(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkSnapshotLines(t, res)
-}
-
-// snapshotScenario queries an MTT and a KLM object, rewrites both lists by
-// UMR, and queries again.
-const snapshotScenario = `{"qps":[{"qpn":1,"pd":5}],
-"mkeys":[
- {"index":1,"mkc":{"access_mode":"MTT","log_entity_size":12,"pd":5,"lr":1,"umr_en":1,"len":"0x2000"},"mtt":[{"ptag":"0x5000"},{"ptag":"0x6000"}]},
- {"index":2,"mkc":{"access_mode":"KLM","pd":5,"lr":1,"umr_en":1,"len":"0x10"},"klm":[{"byte_count":16,"mkey":"0x100","address":"0x0"}]}],
-"ops":[
- {"op":"query_mkey","index":1},
- {"op":"query_mkey","index":2},
- {"op":"umr","qpn":1,"key":"0x100","mtt":[{"ptag":"0x9000"}]},
- {"op":"umr","qpn":1,"key":"0x200","klm":[{"byte_count":8,"mkey":"0x100","address":"0x1000"}]},
- {"op":"query_mkey","index":1},
- {"op":"query_mkey","index":2}]}`
-
-func checkSnapshotLines(t *testing.T, res []scenario.Result) {
-	t.Helper()
-	if len(res) != 6 {
-		t.Fatalf("%d results", len(res))
-	}
-	var lines []string
-	for i := range res {
-		var b strings.Builder
-		if err := res[i].WriteLine(&b); err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, b.String())
-	}
-	for _, c := range []struct {
-		seq  int
-		want string
-	}{
-		{0, `"mtt":[{"ptag":"0x5000","rd_en":1,"wr_en":1},{"ptag":"0x6000","rd_en":1,"wr_en":1},{"ptag":"0x0","rd_en":0,"wr_en":0},`},
-		{1, `"klm":[{"byte_count":16,"mkey":"0x100","address":"0x0"},{"byte_count":0,"mkey":"0x0","address":"0x0"},`},
-		{4, `"mtt":[{"ptag":"0x9000","rd_en":1,"wr_en":1},{"ptag":"0x0","rd_en":0,"wr_en":0},`},
-		{5, `"klm":[{"byte_count":8,"mkey":"0x100","address":"0x1000"},{"byte_count":0,"mkey":"0x0","address":"0x0"},`},
-	} {
-		if !strings.Contains(lines[c.seq], c.want) {
-			t.Errorf("seq %d: %s\n want it to hold %s", c.seq, lines[c.seq], c.want)
-		}
-	}
-}
-
-// memLimitEnv names the test that a child process runs under a limit.
-const memLimitEnv = "MKEYSIM_MEMLIMIT_TEST"
-
-// underMemoryLimit runs test t again in a child process whose address
-// space may grow by at most limit bytes (RLIMIT_AS above what the child
-// has mapped when it starts, so that it also holds under the race
-// detector), and fails t if the child fails: a test that allocates a list
-// it should stream dies there with "out of memory", and does not take the
-// machine's memory. It returns true in the child, where the test's body
-// runs, and false in the parent.
-func underMemoryLimit(t *testing.T, limit uint64) bool {
-	t.Helper()
-	if os.Getenv(memLimitEnv) == t.Name() {
-		cur := vmSize(t)
-		lim := &syscall.Rlimit{Cur: cur + limit, Max: cur + limit}
-		if err := syscall.Setrlimit(syscall.RLIMIT_AS, lim); err != nil {
-			t.Fatalf("setrlimit: %v", err)
-		}
-		return true
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^"+regexp.QuoteMeta(t.Name())+"$", "-test.v", "-test.count=1")
-	cmd.Env = append(os.Environ(), memLimitEnv+"="+t.Name())
-	out, err := cmd.CombinedOutput()
-	t.Logf("under a limit of %d MB more address space:\n%s", limit>>20, out)
-	if err != nil {
-		t.Fatalf("%v", err)
-	}
-	return false
-}
-
-// vmSize is the process's mapped address space in bytes.
-func vmSize(t *testing.T) uint64 {
-	b, err := os.ReadFile("/proc/self/statm")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pages, err := strconv.ParseUint(strings.Fields(string(b))[0], 10, 64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pages * uint64(os.Getpagesize())
-}
-
-// peakRSS is the process's peak resident set (VmHWM).
-func peakRSS() string {
-	b, _ := os.ReadFile("/proc/self/status")
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
-			return strings.TrimSpace(v)
-		}
-	}
-	return "?"
+	querytest.CheckLines(t, res)
 }

@@ -7,14 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
+
+	"mkeysim/internal/memlimit"
 )
 
 // hugeQueryScenario (236 bytes) creates a free MTT object of capacity
@@ -53,7 +52,7 @@ func (w *brokenPipe) String() string { return string(w.head) }
 // 20 MB it reports the error and exits 1, with no panic and no list in
 // memory.
 func TestRefStreamsHugeQuery(t *testing.T) {
-	if !underMemoryLimit(t, 1<<30) {
+	if !memlimit.Under(t, 1<<30) {
 		return
 	}
 	path := filepath.Join(t.TempDir(), "huge.json")
@@ -85,58 +84,10 @@ func TestRefStreamsHugeQuery(t *testing.T) {
 	if out.n != out.limit {
 		t.Errorf("%d bytes out before the error, want %d", out.n, out.limit)
 	}
-	t.Logf("ref with 20 MB of output: %d bytes allocated, peak RSS %s", alloc, peakRSS())
+	t.Logf("ref with 20 MB of output: %d bytes allocated, peak RSS %s", alloc, memlimit.PeakRSS())
 	if alloc > 8<<20 {
 		t.Errorf("%d bytes allocated", alloc)
 	}
-}
-
-// memLimitEnv names the test that a child process runs under a limit.
-const memLimitEnv = "MKEYSIM_MEMLIMIT_TEST"
-
-// underMemoryLimit runs test t again in a child process whose address
-// space may grow by at most limit bytes (RLIMIT_AS above what the child
-// has mapped when it starts, so that it also holds under the race
-// detector), and fails t if the child fails: a command that allocates a
-// list it should stream dies there with "out of memory", and does not
-// take the machine's memory. It returns true in the child, where the
-// test's body runs, and false in the parent.
-func underMemoryLimit(t *testing.T, limit uint64) bool {
-	t.Helper()
-	if os.Getenv(memLimitEnv) == t.Name() {
-		b, err := os.ReadFile("/proc/self/statm")
-		if err != nil {
-			t.Fatal(err)
-		}
-		pages, err := strconv.ParseUint(strings.Fields(string(b))[0], 10, 64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cur := pages * uint64(os.Getpagesize())
-		if err := syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: cur + limit, Max: cur + limit}); err != nil {
-			t.Fatalf("setrlimit: %v", err)
-		}
-		return true
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^"+regexp.QuoteMeta(t.Name())+"$", "-test.v", "-test.count=1")
-	cmd.Env = append(os.Environ(), memLimitEnv+"="+t.Name())
-	out, err := cmd.CombinedOutput()
-	t.Logf("under a limit of %d MB more address space:\n%s", limit>>20, out)
-	if err != nil {
-		t.Fatalf("%v", err)
-	}
-	return false
-}
-
-// peakRSS is the process's peak resident set (VmHWM).
-func peakRSS() string {
-	b, _ := os.ReadFile("/proc/self/status")
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
-			return strings.TrimSpace(v)
-		}
-	}
-	return "?"
 }
 
 // TestRunStreamsHugeQuery: mkeysim run does the same: the clocked model
@@ -144,7 +95,7 @@ func peakRSS() string {
 // model streams both lists, and the line streams into standard output
 // until it fails.
 func TestRunStreamsHugeQuery(t *testing.T) {
-	if !underMemoryLimit(t, 1<<30) {
+	if !memlimit.Under(t, 1<<30) {
 		return
 	}
 	path := filepath.Join(t.TempDir(), "huge.json")
@@ -160,7 +111,7 @@ func TestRunStreamsHugeQuery(t *testing.T) {
 	if !strings.Contains(out.String(), `{"seq":1,"op":"query_mkey","status":"OK","mkc_hex":"`) {
 		t.Errorf("the query line does not start as it should: %.300s", out.String())
 	}
-	t.Logf("run with 20 MB of output: peak RSS %s", peakRSS())
+	t.Logf("run with 20 MB of output: peak RSS %s", memlimit.PeakRSS())
 }
 
 // oversized are scenarios of a few hundred bytes whose objects claim far
@@ -195,7 +146,7 @@ func oversized() map[string]string {
 // peak resident memory of all of them together stays under 200 MB (the
 // objects and list bytes written, plus a constant).
 func TestOversizedClaimsBoundedMemory(t *testing.T) {
-	if !underMemoryLimit(t, 1<<30) {
+	if !memlimit.Under(t, 1<<30) {
 		return
 	}
 	dir := t.TempDir()
@@ -217,7 +168,7 @@ func TestOversizedClaimsBoundedMemory(t *testing.T) {
 			}
 		}
 	}
-	kb, err := strconv.Atoi(strings.Fields(peakRSS())[0])
+	kb, err := strconv.Atoi(strings.Fields(memlimit.PeakRSS())[0])
 	if err != nil {
 		t.Fatal(err)
 	}

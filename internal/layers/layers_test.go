@@ -61,6 +61,8 @@ var allowed = map[string][]string{
 	"internal/tooltest":  nil,
 	"internal/layers":    nil,
 	"internal/hugemem":   nil,
+	"internal/memlimit":  nil,
+	"internal/querytest": {"scenario"},
 }
 
 var units = []string{"prm", "cover", "rtl/sim", "rtl/bus", "rtl/linecache", "rtl/pcie"}

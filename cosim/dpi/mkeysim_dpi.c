@@ -67,11 +67,19 @@ static void bytes_to_vec(const uint8_t *b, svBitVecVal *v, size_t n) {
 
 static mkeysim_stage stage; /* cosim/mkeysim_stage.h */
 
-/* stage_add stages the n-byte entry held in the packed vector. */
-static int stage_add(int32_t kind, const svBitVecVal *entry, size_t n) {
+/* werr is the wrapper's last refusal (cosim/mkeysim_stage.h); LIB(call)
+ * and CMD(call) pass on a library call's return, and a command's,
+ * forgetting the refusal if the call failed. */
+static mkeysim_wrap_err werr;
+#define LIB(call) mkeysim_wrap_lib(&werr, (call))
+#define CMD(call) mkeysim_wrap_cmd(&werr, (call))
+
+/* stage_add stages the n-byte entry held in the packed vector (fn names
+ * the call in a refusal's message). */
+static int stage_add(const char *fn, int32_t kind, const svBitVecVal *entry, size_t n) {
   uint8_t e[16];
   vec_to_bytes(entry, e, n);
-  return (int)mkeysim_stage_add(&stage, kind, e, n);
+  return (int)mkeysim_stage_add(&stage, &werr, fn, kind, e, n);
 }
 
 MKEYSIM_DPI_EXPORT void mkeysim_dpi_list_clear(void) { mkeysim_stage_clear(&stage); }
@@ -79,18 +87,18 @@ MKEYSIM_DPI_EXPORT void mkeysim_dpi_list_clear(void) { mkeysim_stage_clear(&stag
 /* Both return the number of entries staged, or MKEYSIM_ERR_ARG (a list
  * of the other kind is staged, or the stage is full). */
 MKEYSIM_DPI_EXPORT int mkeysim_dpi_list_mtt(const svBitVecVal *entry) {
-  return stage_add(MKEYSIM_LIST_MTT, entry, 8);
+  return stage_add("list_mtt", MKEYSIM_LIST_MTT, entry, 8);
 }
 
 MKEYSIM_DPI_EXPORT int mkeysim_dpi_list_klm(const svBitVecVal *entry) {
-  return stage_add(MKEYSIM_LIST_KLM, entry, 16);
+  return stage_add("list_klm", MKEYSIM_LIST_KLM, entry, 16);
 }
 
 /* ---- Instances ------------------------------------------------------ */
 
-MKEYSIM_DPI_EXPORT long long mkeysim_dpi_new(int max_indirection) { return mkeysim_new(max_indirection); }
+MKEYSIM_DPI_EXPORT long long mkeysim_dpi_new(int max_indirection) { return LIB(mkeysim_new(max_indirection)); }
 
-MKEYSIM_DPI_EXPORT int mkeysim_dpi_delete(long long h) { return mkeysim_delete(h); }
+MKEYSIM_DPI_EXPORT int mkeysim_dpi_delete(long long h) { return (int)LIB(mkeysim_delete(h)); }
 
 MKEYSIM_DPI_EXPORT long long mkeysim_dpi_instances(void) { return mkeysim_instances(); }
 
@@ -100,15 +108,17 @@ MKEYSIM_DPI_EXPORT int mkeysim_dpi_abi_version(void) { return mkeysim_abi_versio
 
 static char last_error[1024];
 
+/* The reason of the last failed call: the wrapper's own refusal when it
+ * came last, else the library's message. */
 MKEYSIM_DPI_EXPORT const char *mkeysim_dpi_last_error(void) {
-  mkeysim_last_error(last_error, sizeof last_error);
+  mkeysim_wrap_last_error(&werr, last_error, sizeof last_error);
   return last_error;
 }
 
 /* ---- Commands ------------------------------------------------------- */
 
 MKEYSIM_DPI_EXPORT int mkeysim_dpi_add_qp(long long h, unsigned int qpn, unsigned int pd, int reg_umr) {
-  return mkeysim_add_qp(h, qpn, pd, reg_umr);
+  return (int)LIB(mkeysim_add_qp(h, qpn, pd, reg_umr));
 }
 
 MKEYSIM_DPI_EXPORT int mkeysim_dpi_create(long long h, const svBitVecVal *mkc, long long index, int odp,
@@ -117,20 +127,23 @@ MKEYSIM_DPI_EXPORT int mkeysim_dpi_create(long long h, const svBitVecVal *mkc, l
   uint32_t idx = 0;
   int32_t rc;
   vec_to_bytes(mkc, b, 64);
-  rc = mkeysim_create(h, b, index, odp, pg_access, stage.kind, mkeysim_stage_list(&stage), stage.len, &idx);
+  rc = (int32_t)CMD(
+      mkeysim_create(h, b, index, odp, pg_access, stage.kind, mkeysim_stage_list(&stage), stage.len, &idx));
   mkeysim_dpi_list_clear();
   *index_out = idx;
   return rc;
 }
 
-MKEYSIM_DPI_EXPORT int mkeysim_dpi_destroy(long long h, unsigned int index) { return mkeysim_destroy(h, index); }
+MKEYSIM_DPI_EXPORT int mkeysim_dpi_destroy(long long h, unsigned int index) {
+  return (int)CMD(mkeysim_destroy(h, index));
+}
 
 MKEYSIM_DPI_EXPORT int mkeysim_dpi_query(long long h, unsigned int index, svBitVecVal *mkc, int *odp) {
   uint8_t b[64];
   int32_t o = 0;
   int32_t rc;
   memset(b, 0, sizeof b);
-  rc = mkeysim_query(h, index, b, &o);
+  rc = (int32_t)CMD(mkeysim_query(h, index, b, &o));
   if (rc != MKEYSIM_OK) { /* nothing written by the library: zeros */
     memset(b, 0, sizeof b);
     o = 0;
@@ -145,17 +158,18 @@ MKEYSIM_DPI_EXPORT int mkeysim_dpi_umr(long long h, unsigned int qpn, unsigned i
   uint8_t b[64];
   int32_t rc;
   vec_to_bytes(mkc, b, 64);
-  rc = mkeysim_umr(h, qpn, key, check_free, mask, b, offset, stage.kind, mkeysim_stage_list(&stage), stage.len);
+  rc = (int32_t)CMD(
+      mkeysim_umr(h, qpn, key, check_free, mask, b, offset, stage.kind, mkeysim_stage_list(&stage), stage.len));
   mkeysim_dpi_list_clear();
   return rc;
 }
 
 MKEYSIM_DPI_EXPORT int mkeysim_dpi_local_invalidate(long long h, unsigned int qpn, unsigned int key) {
-  return mkeysim_local_invalidate(h, qpn, key);
+  return (int)CMD(mkeysim_local_invalidate(h, qpn, key));
 }
 
 MKEYSIM_DPI_EXPORT int mkeysim_dpi_send_with_invalidate(long long h, unsigned int qpn, unsigned int key) {
-  return mkeysim_send_with_invalidate(h, qpn, key);
+  return (int)CMD(mkeysim_send_with_invalidate(h, qpn, key));
 }
 
 /* ---- ICM ------------------------------------------------------------ */
@@ -163,14 +177,14 @@ MKEYSIM_DPI_EXPORT int mkeysim_dpi_send_with_invalidate(long long h, unsigned in
 MKEYSIM_DPI_EXPORT int mkeysim_dpi_icm_write16(long long h, unsigned long long addr, const svBitVecVal *data) {
   uint8_t b[16];
   vec_to_bytes(data, b, 16);
-  return mkeysim_icm_write(h, addr, b, 16);
+  return (int)LIB(mkeysim_icm_write(h, addr, b, 16));
 }
 
 MKEYSIM_DPI_EXPORT int mkeysim_dpi_icm_read16(long long h, unsigned long long addr, svBitVecVal *data) {
   uint8_t b[16];
   int32_t rc;
   memset(b, 0, sizeof b);
-  rc = mkeysim_icm_read(h, addr, b, 16);
+  rc = (int32_t)LIB(mkeysim_icm_read(h, addr, b, 16));
   if (rc != MKEYSIM_OK) memset(b, 0, sizeof b);
   bytes_to_vec(b, data, 16);
   return rc;
@@ -188,7 +202,7 @@ MKEYSIM_DPI_EXPORT int mkeysim_dpi_access(long long h, unsigned int qpn, unsigne
   mkeysim_result r;
   int32_t rc;
   memset(&r, 0, sizeof r);
-  rc = mkeysim_access(h, qpn, key, va, len, access_type, &r, segs, MKEYSIM_DPI_MAX_SEGS);
+  rc = (int32_t)LIB(mkeysim_access(h, qpn, key, va, len, access_type, &r, segs, MKEYSIM_DPI_MAX_SEGS));
   if (rc < 0) memset(&r, 0, sizeof r);
   nsegs = rc == MKEYSIM_OK ? (r.nseg < MKEYSIM_DPI_MAX_SEGS ? r.nseg : MKEYSIM_DPI_MAX_SEGS) : 0;
   *level = r.level;
@@ -207,7 +221,7 @@ MKEYSIM_DPI_EXPORT int mkeysim_dpi_access_seg(int i, int *space, unsigned long l
     *space = 0;
     *addr = 0;
     *len = 0;
-    return MKEYSIM_ERR_ARG;
+    return (int)mkeysim_wrap_refuse(&werr, "access_seg", "no such segment of the last access");
   }
   *space = (int)segs[i].space;
   *addr = segs[i].addr;
@@ -217,7 +231,7 @@ MKEYSIM_DPI_EXPORT int mkeysim_dpi_access_seg(int i, int *space, unsigned long l
 
 MKEYSIM_DPI_EXPORT int mkeysim_dpi_check(long long h, unsigned int key, int level, unsigned long long va,
                                          unsigned int len, unsigned int qpn, unsigned int pd, int access_type) {
-  return mkeysim_check(h, key, level, va, len, qpn, pd, access_type);
+  return (int)LIB(mkeysim_check(h, key, level, va, len, qpn, pd, access_type));
 }
 
 /* ---- Unit oracles ----------------------------------------------------- */
@@ -227,7 +241,7 @@ MKEYSIM_DPI_EXPORT int mkeysim_dpi_protcheck(const svBitVecVal *mkc, int created
                                              unsigned int pd, int access_type) {
   uint8_t b[64];
   vec_to_bytes(mkc, b, 64);
-  return mkeysim_protcheck(b, created, key, level, va, len, qpn, pd, access_type);
+  return (int)LIB(mkeysim_protcheck(b, created, key, level, va, len, qpn, pd, access_type));
 }
 
 MKEYSIM_DPI_EXPORT int mkeysim_dpi_mtt_step(unsigned long long start_addr, int log_entity_size, unsigned int tos,
@@ -238,7 +252,7 @@ MKEYSIM_DPI_EXPORT int mkeysim_dpi_mtt_step(unsigned long long start_addr, int l
   mkeysim_mtt_step_result r;
   int32_t rc;
   memset(&r, 0, sizeof r);
-  rc = mkeysim_mtt_step(start_addr, log_entity_size, tos, mtt_handle, va, len, t, &r);
+  rc = (int32_t)LIB(mkeysim_mtt_step(start_addr, log_entity_size, tos, mtt_handle, va, len, t, &r));
   if (rc < 0) memset(&r, 0, sizeof r);
   *page_index = r.page_index;
   *entry_addr = r.entry_addr;
@@ -256,7 +270,7 @@ MKEYSIM_DPI_EXPORT int mkeysim_dpi_klm_step(int fbs, int log_entity_size, unsign
   int32_t rc;
   vec_to_bytes(entries, b, 64);
   memset(&r, 0, sizeof r);
-  rc = mkeysim_klm_step(fbs, log_entity_size, tos, d, len, b, &r);
+  rc = (int32_t)LIB(mkeysim_klm_step(fbs, log_entity_size, tos, d, len, b, &r));
   if (rc < 0) memset(&r, 0, sizeof r);
   *entry_index = r.entry_index;
   *lower_key = r.lower_key;
@@ -269,7 +283,7 @@ MKEYSIM_DPI_EXPORT int mkeysim_dpi_klm_step(int fbs, int log_entity_size, unsign
 
 MKEYSIM_DPI_EXPORT long long mkeysim_dpi_cache_new(unsigned int sets, unsigned int ways, int random,
                                                    unsigned long long prng_init) {
-  return mkeysim_cache_new(sets, ways, random, prng_init);
+  return LIB(mkeysim_cache_new(sets, ways, random, prng_init));
 }
 
 MKEYSIM_DPI_EXPORT int mkeysim_dpi_cache_op(long long h, int op, unsigned int index, svBit *hit, unsigned int *way,
@@ -277,7 +291,7 @@ MKEYSIM_DPI_EXPORT int mkeysim_dpi_cache_op(long long h, int op, unsigned int in
   mkeysim_cache_result r;
   int32_t rc;
   memset(&r, 0, sizeof r);
-  rc = mkeysim_cache_op(h, op, index, &r);
+  rc = (int32_t)LIB(mkeysim_cache_op(h, op, index, &r));
   if (rc < 0) memset(&r, 0, sizeof r);
   *hit = (svBit)(r.hit != 0);
   *way = r.way;

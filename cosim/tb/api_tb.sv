@@ -46,6 +46,8 @@ module api_tb #(parameter bit FINISH = 1'b1);
     expect_eq("list_mtt", longint'(`MKEYSIM_LIST_MTT(64'h0000_00ab_cdef_0003)), 1);
     expect_eq("list_mtt", longint'(`MKEYSIM_LIST_MTT(64'h0000_0012_3456_7003)), 2);
     expect_eq("list_klm after mtt", longint'(`MKEYSIM_LIST_KLM(128'd0)), -64'sd2);  // -2: one kind
+    `MKEYSIM_LAST_ERROR(msg)
+    expect_eq("last_error after list_klm", longint'(msg == "list_klm: MTT entries are staged: a list is of one kind (list_clear empties the stage)"), 1);
     expect_eq("create", longint'(`MKEYSIM_CREATE(h, m, -1, 0, 1, idx)), 0);
     expect_eq("create index", longint'(idx), 0);
     expect_eq("instances", longint'(`MKEYSIM_INSTANCES), 1);
@@ -61,6 +63,8 @@ module api_tb #(parameter bit FINISH = 1'b1);
     expect_eq("seg 1", longint'(`MKEYSIM_ACCESS_SEG(1, sp, addr, slen)), 0);
     expect_eq("seg 1 addr", addr, 64'h0000_0012_3456_7000);
     expect_eq("seg 2 (none)", longint'(`MKEYSIM_ACCESS_SEG(2, sp, addr, slen)), -64'sd2);
+    `MKEYSIM_LAST_ERROR(msg)
+    expect_eq("last_error after seg 2", longint'(msg == "access_seg: no such segment of the last access"), 1);
     // ICM: the list as stored, and a write read back at an unaligned address.
     expect_eq("icm_read16", longint'(`MKEYSIM_ICM_READ16(h, 64'h1_0000_0000, d16)), 0);
     expect_eq("icm_read16 data", longint'(d16 == 128'h0000_00ab_cdef_0003_0000_0012_3456_7003), 1);

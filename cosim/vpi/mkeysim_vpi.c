@@ -103,6 +103,10 @@ static int quiet = -1;
 
 static mkeysim_stage stage; /* cosim/mkeysim_stage.h */
 
+/* werr is this module's last refusal (cosim/mkeysim_stage.h): a stage's,
+ * a segment index's, an argument's. */
+static mkeysim_wrap_err werr;
+
 static mkeysim_segment segs[MAX_SEGS];
 static uint32_t nsegs;
 
@@ -119,15 +123,19 @@ static int64_t f_heap_bytes(struct call *c) {
 }
 static int64_t f_abi_version(struct call *c) { (void)c; return mkeysim_abi_version(); }
 static int64_t f_last_error(struct call *c) {
-  return (int64_t)mkeysim_last_error(c->ostr, sizeof c->ostr);
+  return (int64_t)mkeysim_wrap_last_error(&werr, c->ostr, sizeof c->ostr);
 }
 static int64_t f_list_clear(struct call *c) {
   (void)c;
   mkeysim_stage_clear(&stage);
   return 0;
 }
-static int64_t f_list_mtt(struct call *c) { return mkeysim_stage_add(&stage, MKEYSIM_LIST_MTT, c->img[0], 8); }
-static int64_t f_list_klm(struct call *c) { return mkeysim_stage_add(&stage, MKEYSIM_LIST_KLM, c->img[0], 16); }
+static int64_t f_list_mtt(struct call *c) {
+  return mkeysim_stage_add(&stage, &werr, "list_mtt", MKEYSIM_LIST_MTT, c->img[0], 8);
+}
+static int64_t f_list_klm(struct call *c) {
+  return mkeysim_stage_add(&stage, &werr, "list_klm", MKEYSIM_LIST_KLM, c->img[0], 16);
+}
 static int64_t f_add_qp(struct call *c) {
   return mkeysim_add_qp(I(0), (uint32_t)I(1), (uint32_t)I(2), (int32_t)I(3));
 }
@@ -185,7 +193,8 @@ static int64_t f_access(struct call *c) {
 }
 static int64_t f_access_seg(struct call *c) {
   int64_t i = I(0);
-  if (i < 0 || i >= (int64_t)nsegs) return MKEYSIM_ERR_ARG;
+  if (i < 0 || i >= (int64_t)nsegs)
+    return mkeysim_wrap_refuse(&werr, "access_seg", "no such segment of the last access");
   c->out[1] = segs[i].space;
   c->out[2] = segs[i].addr;
   c->out[3] = segs[i].len;
@@ -586,15 +595,24 @@ static PLI_INT32 calltf(PLI_BYTE8 *ud) {
       break;
     }
     if (err != NULL) {
+      char why[256];
       complain(sys, t, i, "%s", err);
-      put_ret(sys, MKEYSIM_ERR_ARG);
+      snprintf(why, sizeof why, "argument %d (%s): %s", i + 1, s->name, err);
+      put_ret(sys, (int32_t)mkeysim_wrap_refuse(&werr, t->name, why));
       return 0;
     }
   }
   rc = t->fn(&c);
+  /* The functions of this module alone record their own refusals; a
+   * library call's failure makes the library's message the last one. */
+  if (t->fn == f_create || t->fn == f_destroy || t->fn == f_query || t->fn == f_umr ||
+      t->fn == f_local_invalidate || t->fn == f_send_with_invalidate)
+    mkeysim_wrap_cmd(&werr, rc);
+  else if (t->fn != f_list_mtt && t->fn != f_list_klm && t->fn != f_access_seg && t->fn != f_list_clear)
+    mkeysim_wrap_lib(&werr, rc);
   if (rc > INT32_MAX) { /* a handle beyond 31 bits: not representable here */
     complain(sys, t, -1, "%s", "the handle does not fit the 32-bit return value");
-    rc = MKEYSIM_ERR_ARG;
+    rc = mkeysim_wrap_refuse(&werr, t->name, "the handle does not fit the 32-bit return value");
   }
   if (rc < 0 && !quiet && t->fn != f_access_seg && t->fn != f_list_mtt && t->fn != f_list_klm) {
     char msg[512], loc[512];

@@ -76,8 +76,10 @@ func TestMakeGetsHugePages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if kb < 4*PageSize>>10 {
-		t.Errorf("the mapping of an 8 MB slice holds %d KB of huge pages, want at least 8192", kb)
+	// All four, unless the kernel found no free 2 MB of physical memory
+	// for some (compaction is best effort): half of them at least.
+	if kb < 2*PageSize>>10 {
+		t.Errorf("the mapping of an 8 MB slice holds %d KB of huge pages, want 8192 (4096 at least)", kb)
 	}
 }
 

@@ -29,10 +29,8 @@ func Make[T any](n int) []T {
 		return make([]T, n)
 	}
 	s := make([]T, n+extra)
-	base := uintptr(unsafe.Pointer(unsafe.SliceData(s)))
-	k := int((alignUp(base) - base + sz - 1) / sz)
-	// The huge pages that hold the slice, and none of the slack.
-	advise(alignUp(base), alignUp(uintptr(k+n)*sz+base)-alignUp(base))
+	k, start, length := place(uintptr(unsafe.Pointer(unsafe.SliceData(s))), n, sz)
+	advise(start, length)
 	return s[k : k+n : k+n]
 }
 
@@ -43,25 +41,43 @@ func Bytes[T any](n int) uintptr {
 	return uintptr(n+extra) * sz
 }
 
+// allocAlign is the alignment of a large allocation of the Go runtime
+// (its page size).
+const allocAlign = 8 << 10
+
 // layout returns the size of a T and how many more than n elements Make
 // allocates (0: n, from make alone).
 func layout[T any](n int) (sz uintptr, extra int) {
 	var z T
 	sz = unsafe.Sizeof(z)
-	size := uintptr(n) * sz
+	return sz, slack(uintptr(n)*sz, sz)
+}
+
+// slack is how many elements of sz bytes Make allocates past size bytes
+// of them (0: none, and no advice).
+func slack(size, sz uintptr) int {
 	if size < MinBytes || sz == 0 || sz >= PageSize {
-		return sz, 0
+		return 0
 	}
 	// The slice starts at the first element past the first huge page
-	// boundary of the allocation, which a Go allocator places at least 8 KB
-	// aligned, so less than a huge page in; it then ends before the
-	// boundary after its size rounded up (and one element more, when
-	// elements do not divide a huge page).
+	// boundary of the allocation, less than a huge page in: on the
+	// boundary when elements divide the allocation's alignment, else up
+	// to an element past it. It then ends before the huge page boundary
+	// after that.
 	end := size
-	if PageSize%sz != 0 {
+	if allocAlign%sz != 0 {
 		end += sz
 	}
-	return sz, int((alignUp(end) - size + PageSize + sz - 1) / sz)
+	return int((alignUp(end) - size + PageSize + sz - 1) / sz)
+}
+
+// place returns, for an allocation at base of n elements of size sz and
+// the slack layout gives, the first element of the slice Make returns
+// and the huge pages that hold it, none of them past the allocation.
+func place(base uintptr, n int, sz uintptr) (k int, start, length uintptr) {
+	k = int((alignUp(base) - base + sz - 1) / sz)
+	start = alignUp(base)
+	return k, start, alignUp(base+uintptr(k+n)*sz) - start
 }
 
 // alignUp rounds p up to a huge page boundary.

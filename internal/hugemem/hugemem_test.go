@@ -27,6 +27,7 @@ func TestMakeLayout(t *testing.T) {
 		{"slots, large", probe[object](16 * 4096), Bytes[object](16 * 4096), true},
 		{"pages, large", probe[[4096]byte](2048), Bytes[[4096]byte](2048), true},
 		{"pages, odd", probe[[4096]byte](1025), Bytes[[4096]byte](1025), true},
+		{"16 KB blocks", probe[[16 << 10]byte](300), Bytes[[16 << 10]byte](300), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			addr, sz, n, ok := tc.make()
@@ -43,6 +44,39 @@ func TestMakeLayout(t *testing.T) {
 				t.Errorf("starts %d bytes past a huge page boundary, want less than an element (%d)", addr%PageSize, sz)
 			}
 		})
+	}
+}
+
+// TestPlaceStaysInside: for every allocation address the Go runtime can
+// return (8 KB aligned) and a range of element sizes and counts, the
+// slice Make cuts lies inside the allocation, starts less than an element
+// past a huge page boundary, and the huge pages advised hold it and lie
+// inside the allocation too.
+func TestPlaceStaysInside(t *testing.T) {
+	sizes := []uintptr{1, 8, 112, 4096, 8192, 12 << 10, 16 << 10, 24 << 10, 1 << 20, 3 << 19}
+	for _, sz := range sizes {
+		for _, n := range []int{int(MinBytes / sz), int(MinBytes/sz) + 1, int(3 * PageSize / sz), int(7*PageSize/sz) + 3} {
+			size := uintptr(n) * sz
+			if size < MinBytes {
+				continue
+			}
+			extra := slack(size, sz)
+			for base := uintptr(64 << 20); base < 64<<20+PageSize; base += allocAlign {
+				k, start, length := place(base, n, sz)
+				lo, hi := base+uintptr(k)*sz, base+uintptr(k+n)*sz
+				end := base + uintptr(n+extra)*sz
+				switch {
+				case k < 0 || k > extra:
+					t.Fatalf("size %d, n %d, base %#x: slice at element %d of %d slack", sz, n, base, k, extra)
+				case lo-start >= sz:
+					t.Fatalf("size %d, n %d, base %#x: slice starts %d past the boundary", sz, n, base, lo-start)
+				case start < base || start+length > end || start%PageSize != 0 || length%PageSize != 0:
+					t.Fatalf("size %d, n %d, base %#x: advised [%#x, %#x) outside the allocation [%#x, %#x)", sz, n, base, start, start+length, base, end)
+				case lo < start || hi > start+length:
+					t.Fatalf("size %d, n %d, base %#x: slice [%#x, %#x) not inside the advised pages", sz, n, base, lo, hi)
+				}
+			}
+		}
 	}
 }
 

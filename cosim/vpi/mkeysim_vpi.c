@@ -616,7 +616,7 @@ static PLI_INT32 calltf(PLI_BYTE8 *ud) {
   }
   if (rc < 0 && !quiet && t->fn != f_access_seg && t->fn != f_list_mtt && t->fn != f_list_klm) {
     char msg[512], loc[512];
-    mkeysim_last_error(msg, sizeof msg);
+    mkeysim_wrap_last_error(&werr, msg, sizeof msg);
     where(sys, loc, sizeof loc);
     vpi_printf("WARNING: %s: %s returned %d: %s\n", loc, t->name, (int)rc, msg);
   }

@@ -58,15 +58,10 @@ func BenchmarkTraceCost(b *testing.B) {
 // the benchmark's timer.
 func timedRun(b *testing.B, sc *scenario.Scenario, traced bool) (bench *Bench, wall, cpu time.Duration) {
 	b.StopTimer()
-	bench, err := New(rtl.DefaultConfig())
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := bench.Load(sc); err != nil {
-		b.Fatal(err)
-	}
+	bench = loadedBench(b, rtl.DefaultConfig(), sc)
 	var tr *Tracer
 	if traced {
+		var err error
 		if tr, err = Trace(bench, io.Discard, vcd.Options{}); err != nil {
 			b.Fatal(err)
 		}

@@ -19,13 +19,7 @@ import (
 // on the bench) and returns its result lines, cycles included.
 func resultLines(t *testing.T, sc *scenario.Scenario, run func(b *Bench, opt RunOptions) error) []string {
 	t.Helper()
-	b, err := New(rtl.DefaultConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Load(sc); err != nil {
-		t.Fatal(err)
-	}
+	b := loadedBench(t, rtl.DefaultConfig(), sc)
 	var lines []string
 	opt := RunOptions{OnResult: func(r *scenario.Result) error {
 		var buf strings.Builder
@@ -337,13 +331,7 @@ func TestHostFrontLongRun(t *testing.T) {
 	w := DefaultWorkload()
 	w.Accesses, w.Seed = 12000, 29
 	sc := Generate(w)
-	b, err := New(rtl.DefaultConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Load(sc); err != nil {
-		t.Fatal(err)
-	}
+	b := loadedBench(t, rtl.DefaultConfig(), sc)
 	st, err := b.StreamHost(sc.Ops, RunOptions{})
 	if err != nil {
 		t.Fatal(err)

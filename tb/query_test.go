@@ -95,13 +95,7 @@ func (w *failAfter) Write(b []byte) (int, error) {
 // runClocked runs a scenario through the clocked model.
 func runClocked(t *testing.T, sc *scenario.Scenario) []scenario.Result {
 	t.Helper()
-	b, err := New(rtl.DefaultConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Load(sc); err != nil {
-		t.Fatal(err)
-	}
+	b := loadedBench(t, rtl.DefaultConfig(), sc)
 	res, err := b.Run(sc.Ops, nil)
 	if err != nil {
 		t.Fatal(err)

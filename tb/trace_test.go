@@ -364,13 +364,7 @@ func TestTraceGTKWaveLoadsDefaultRun(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "default.vcd")
 	sc := Generate(DefaultWorkload())
-	b, err := New(rtl.DefaultConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Load(sc); err != nil {
-		t.Fatal(err)
-	}
+	b := loadedBench(t, rtl.DefaultConfig(), sc)
 	tr, err := TraceFile(b, path, vcd.Options{Comment: "TestTraceGTKWaveLoadsDefaultRun"})
 	if err != nil {
 		t.Fatal(err)
@@ -523,13 +517,7 @@ func TestTraceWindowAndScope(t *testing.T) {
 // engine skips idle cycles.
 func TestTraceDoesNotPerturb(t *testing.T) {
 	sc := smallWorkload(9)
-	b, err := New(rtl.DefaultConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Load(sc); err != nil {
-		t.Fatal(err)
-	}
+	b := loadedBench(t, rtl.DefaultConfig(), sc)
 	plain, err := b.Run(sc.Ops, nil)
 	if err != nil {
 		t.Fatal(err)

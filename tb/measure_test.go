@@ -238,7 +238,8 @@ func TestWarmup(t *testing.T) {
 		for _, b := range ws.LatencyHistogram {
 			hist += b.Count
 		}
-		if want := func() uint64 { l := full.Top.Latencies(); return l.N() - warm.warm.latencies.N() }(); hist != want || want == 0 {
+		all := full.Top.Latencies()
+		if want := all.N() - warm.warm.latencies.N(); hist != want || want == 0 {
 			t.Errorf("%d chunks: %d latencies measured, want %d", chunks, hist, want)
 		}
 		if m, _ := ws.Count("mtt_cache.misses"); m != 0 {

@@ -465,7 +465,7 @@ func (t *Tracer) writer() {
 				n := int(x & (1<<blockShift - 1))
 				vals := buf[i+1 : i+1+n]
 				for k, v := range t.blocks[(x&^blockBits)>>blockShift][:n] {
-					v.Set(vals[k])
+					v.Update(vals[k])
 				}
 				i += 1 + n
 			case x&markBit != 0:

@@ -2,6 +2,8 @@ package vcd
 
 import (
 	"bytes"
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"unsafe"
@@ -79,5 +81,53 @@ func TestSetWide(t *testing.T) {
 	}
 	if want := "b1" + strings.Repeat("0", 40) + " "; !strings.Contains(buf.String(), want) {
 		t.Fatalf("Set(1<<40) on 100 bits is not written as %q:\n%s", want, buf.String())
+	}
+}
+
+// TestUpdateWritesWhatSetWrites: Update marks a variable only when its
+// value changes; the file must be byte for byte the one Set writes, on
+// random values over few distinct ones (so that a cycle often sets a
+// variable back to the value last written), for widths of 1, 7, 64 and
+// 128 bits, mixed with SetBits on the widest, with a fixed seed.
+func TestUpdateWritesWhatSetWrites(t *testing.T) {
+	const seed = 20261203
+	widths := []int{1, 7, 64, 128}
+	run := func(update bool) string {
+		rng := rand.New(rand.NewPCG(seed, 0))
+		var buf bytes.Buffer
+		w := NewWriter(&buf, Options{Clock: true})
+		var vs []*Var
+		for i, wd := range widths {
+			vs = append(vs, w.Root("top").Var(fmt.Sprintf("v%d", i), wd))
+		}
+		if err := w.Begin(); err != nil {
+			t.Fatal(err)
+		}
+		for c := uint64(1); c < 400; c++ {
+			w.At(c)
+			for range rng.IntN(6) {
+				k := rng.IntN(len(vs))
+				x := uint64(rng.IntN(3)) << (rng.IntN(2) * 62)
+				switch {
+				case widths[k] > 64 && rng.IntN(4) == 0:
+					vs[k].SetBits([]uint64{x, x})
+				case update:
+					vs[k].Update(x)
+				default:
+					vs[k].Set(x)
+				}
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return buf.String()
+	}
+	set, upd := run(false), run(true)
+	if set != upd {
+		t.Fatalf("seed %d: Update wrote another file than Set (%d and %d bytes)", seed, len(upd), len(set))
+	}
+	if n := strings.Count(set, "\n#"); n < 200 {
+		t.Fatalf("seed %d: only %d time steps written: the test changes too little", seed, n)
 	}
 }

@@ -110,14 +110,13 @@ func (r *CounterReader) Values(stats any, vs []uint64) []uint64 {
 	}
 	// The data word of the interface: the pointer to the struct.
 	p := (*[2]unsafe.Pointer)(unsafe.Pointer(&stats))[1]
-	for i := range r.l.fields {
-		f := &r.l.fields[i]
-		at := unsafe.Add(p, f.offset)
-		if f.kind == reflect.Uint64 { // nearly every counter
-			vs = append(vs, *(*uint64)(at))
+	for _, run := range r.l.runs {
+		at := unsafe.Add(p, run.offset)
+		if run.kind == reflect.Uint64 { // nearly every counter, one copy per run
+			vs = append(vs, unsafe.Slice((*uint64)(at), run.n)...)
 			continue
 		}
-		vs = append(vs, readInt(f.kind, at))
+		vs = append(vs, readInt(run.kind, at))
 	}
 	return vs
 }
@@ -153,6 +152,16 @@ func readInt(k reflect.Kind, p unsafe.Pointer) uint64 {
 // (without group and value) and where its field lies.
 type counterLayout struct {
 	fields []counterField
+	runs   []counterRun // the fields in order, adjacent uint64 fields as one run
+}
+
+// counterRun is a run of n adjacent uint64 counter fields from offset, or
+// (n 1) a single field of another integer kind: Values copies a run of
+// uint64 at once (a stats struct is usually one run).
+type counterRun struct {
+	offset uintptr
+	n      int
+	kind   reflect.Kind
 }
 
 type counterField struct {
@@ -196,6 +205,14 @@ func layoutOf(t reflect.Type) *counterLayout {
 				Wait: f.Tag.Get("kind") == "wait" || f.Tag.Get("kind") == "occupancy", Mean: f.Tag.Get("mean")},
 			index: i, offset: f.Offset, kind: f.Type.Kind(),
 		})
+	}
+	for _, f := range l.fields {
+		if k := len(l.runs) - 1; k >= 0 && f.kind == reflect.Uint64 && l.runs[k].kind == reflect.Uint64 &&
+			l.runs[k].offset+uintptr(8*l.runs[k].n) == f.offset {
+			l.runs[k].n++
+			continue
+		}
+		l.runs = append(l.runs, counterRun{offset: f.offset, n: 1, kind: f.kind})
 	}
 	actual, _ := layouts.LoadOrStore(t, l)
 	return actual.(*counterLayout)

@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -51,6 +53,30 @@ func TestValuesOfMatchesCountersOf(t *testing.T) {
 	// By value or by pointer, CountersOf reads the same.
 	if byVal := CountersOf("grp", s); byVal[0].Value != cs[0].Value || len(byVal) != len(cs) {
 		t.Errorf("CountersOf by value differs: %+v", byVal)
+	}
+}
+
+// TestValuesOfRuns reads uint64 counters that Values copies a run at a
+// time, the runs broken by a skipped field, an unexported one and a
+// counter of another kind: each value must come from its own field.
+func TestValuesOfRuns(t *testing.T) {
+	s := struct {
+		A, B uint64 `counter:"ab" unit:"u" help:"h"`
+		skip uint64
+		C    uint64 `counter:"c" unit:"u" help:"h"`
+		N    uint64 `counter:"-"`
+		D, E uint64 `counter:"de" unit:"u" help:"h"`
+		M    int    `counter:"m" unit:"u" help:"h" kind:"max"`
+		F    uint64 `counter:"f" unit:"u" help:"h"`
+	}{A: 1, B: 2, skip: 99, C: 3, N: 98, D: 4, E: 5, M: 6, F: 7}
+	var r CounterReader
+	for round := range 2 { // the layout looked up, then kept
+		if got := r.Values(&s, nil); !slices.Equal(got, []uint64{1, 2, 3, 4, 5, 6, 7}) {
+			t.Fatalf("round %d: Values = %v, want [1 2 3 4 5 6 7]", round, got)
+		}
+	}
+	if n := len(layoutOf(reflect.TypeOf(s)).runs); n != 5 {
+		t.Errorf("%d runs, want 5 (A-B, C, D-E, M, F)", n)
 	}
 }
 

@@ -83,6 +83,14 @@ type Engine struct {
 	due, next bitset
 	later     wakeHeap
 	ran       []uint64 // by component: 1 + the last cycle it was evaluated
+	// committers and acting are the components with a Commit and the
+	// Actors, as sets: stepDue visits only those of the due set.
+	committers, acting bitset
+	// watch lists the channels SkipIdle looks at: those no Connected
+	// component pops (all of them once a component without a Base is
+	// added). Adding a channel or a component makes it stale.
+	watch      []*link
+	watchStale bool
 
 	// progressed: the last cycle had a handshake or an actor acted.
 	progressed bool
@@ -165,6 +173,15 @@ func (e *Engine) Add(cs ...Component) {
 		e.ran = append(e.ran, 0)
 		e.due.grow(i + 1)
 		e.next.grow(i + 1)
+		e.committers.grow(i + 1)
+		e.acting.grow(i + 1)
+		if cm != nil {
+			e.committers.set(i)
+		}
+		if a != nil {
+			e.acting.set(i)
+		}
+		e.watchStale = true
 		cc, ok := c.(Connected)
 		if !ok {
 			e.bases = append(e.bases, nil)
@@ -235,6 +252,7 @@ func (e *Engine) Pending() bool {
 func (e *Engine) addPort(p Port, l *link) {
 	e.ports = append(e.ports, p)
 	e.links = append(e.links, l)
+	e.watchStale = true
 }
 
 // Ports lists every channel, in creation order.
@@ -379,14 +397,12 @@ func (e *Engine) stepDue() bool {
 	e.progressed = len(e.dirty) > 0
 	e.wake, e.wakeNext = e.wakeNext, noWake
 	for w, word := range e.due.w {
-		for ; word != 0; word &= word - 1 {
-			i := w<<6 + bits.TrailingZeros64(word)
-			if a := e.actors[i]; a != nil && !e.progressed && a.Acted() {
-				e.progressed = true
-			}
-			if c := e.commits[i]; c != nil {
-				c.Commit()
-			}
+		// A unit's Acted reads its own state, before its Commit.
+		for y := word & e.acting.w[w]; y != 0 && !e.progressed; y &= y - 1 {
+			e.progressed = e.actors[w<<6+bits.TrailingZeros64(y)].Acted()
+		}
+		for y := word & e.committers.w[w]; y != 0; y &= y - 1 {
+			e.commits[w<<6+bits.TrailingZeros64(y)].Commit()
 		}
 	}
 	e.endCycle(ranAny)
@@ -430,10 +446,16 @@ func (e *Engine) SkipIdle() {
 	// Channels that no Connected component pops: their consumer (a
 	// component without a Base, a test) runs every cycle stepped, so the
 	// cycle their head shows must be stepped.
-	for _, l := range e.links {
-		if e.legacy == 0 && l.cons >= 0 {
-			continue
+	if e.watchStale {
+		e.watch = e.watch[:0]
+		for _, l := range e.links {
+			if e.legacy > 0 || l.cons < 0 {
+				e.watch = append(e.watch, l)
+			}
 		}
+		e.watchStale = false
+	}
+	for _, l := range e.watch {
 		at, ok := l.nextVisible()
 		if !ok {
 			continue

@@ -91,6 +91,77 @@ func TestActorProgress(t *testing.T) {
 	}
 }
 
+// baseStepper is a stepper that follows the wake rules (it embeds Base
+// and has no channels), so the engine runs it on the due-set path.
+type baseStepper struct {
+	Base
+	stepper
+}
+
+func (s *baseStepper) Connections() (in, out []Port) { return nil, nil }
+
+// idler pops nothing from its one input: a Connected component with
+// neither Commit nor Acted.
+type idler struct {
+	Base
+	in *Chan[int]
+}
+
+func (x *idler) Name() string                  { return "idler" }
+func (x *idler) Eval(uint64) bool              { return false }
+func (x *idler) Connections() (in, out []Port) { return []Port{x.in}, nil }
+
+// TestActorProgressDue: on the due-set path too (only components with a
+// Base), an actor is progress while it acts, and its Commit runs: beside
+// an idle component without Commit or Acted, and with the actor numbered
+// past the first word of the due set.
+func TestActorProgressDue(t *testing.T) {
+	e := New()
+	for range 70 {
+		e.Add(&idler{in: NewChan[int](e, "idle", 1, 1)})
+	}
+	s := &baseStepper{stepper: stepper{left: 3}}
+	e.Add(s)
+	for i := 0; i < 3; i++ {
+		e.Step()
+		if !e.Progressed() {
+			t.Fatalf("cycle %d: the actor acted", i)
+		}
+	}
+	if s.left != 0 {
+		t.Fatalf("after 3 cycles the actor has %d left: its Commit did not run", s.left)
+	}
+	e.Step()
+	if e.Progressed() {
+		t.Fatal("the actor is done: no progress")
+	}
+}
+
+// TestSkipStopsAtUnconsumedHead: SkipIdle stops at the cycle a payload
+// shows on a channel no Connected component pops (its reader runs outside
+// the engine), also for a channel made after the components were added,
+// and skips past payloads on channels a component pops (it is woken).
+func TestSkipStopsAtUnconsumedHead(t *testing.T) {
+	e := New()
+	popped := NewChan[int](e, "popped", 2, 30)
+	e.Add(&idler{in: popped})
+	e.Step() // cycle 0: nothing to skip to
+	e.SkipIdle()
+	late := NewChan[int](e, "late", 2, 50)
+	popped.Push(1)
+	late.Push(2)
+	e.Step() // cycle 1
+	e.SkipIdle()
+	if e.Now() != 31 {
+		t.Fatalf("skipped to cycle %d, want 31 (the idler is woken by its head)", e.Now())
+	}
+	e.Step()
+	e.SkipIdle()
+	if e.Now() != 51 || !late.Valid() {
+		t.Fatalf("skipped to cycle %d (late valid %v), want 51 where late's head shows", e.Now(), late.Valid())
+	}
+}
+
 // TestBackpressure: a channel under back-pressure is stalled (neither
 // ready nor valid) in about the asked share of cycles, the same cycles
 // for the same seed, and never with back-pressure off.

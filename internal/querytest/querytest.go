@@ -1,12 +1,15 @@
-// Package querytest holds the QUERY_MKEY snapshot scenario and the check
-// of its result lines, which both models' tests run (ref's and tb's):
-// one scenario, one expectation, for the golden and the clocked model.
+// Package querytest holds the QUERY_MKEY scenarios and the checks of
+// their result lines, which both models' tests run (ref's and tb's): one
+// scenario, one expectation, for the golden and the clocked model. The
+// snapshot scenario reads small lists; the huge one a list of 64 GB.
 package querytest
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
+	"mkeysim/prm"
 	"mkeysim/scenario"
 )
 
@@ -52,4 +55,83 @@ func CheckLines(t *testing.T, res []scenario.Result) {
 			t.Errorf("seq %d: %s\n want it to hold %s", c.seq, lines[c.seq], c.want)
 		}
 	}
+}
+
+// HugeScenario is a scenario of about 300 bytes that creates a free object
+// of capacity 0xFFFFFFFC octwords (2 x 0xFFFFFFFC MTT entries, or
+// 0xFFFFFFFC KLM entries: 64 GB of list) with one entry, writes one more
+// near the end of the capacity by UMR, and queries it.
+func HugeScenario(mode string) string {
+	entry, deep := `"mtt":[{"ptag":"0x5000"}]`, `"mtt":[{"ptag":"0x7000"},{"ptag":"0x8000"}]`
+	if mode == "KLM" {
+		entry, deep = `"klm":[{"byte_count":4096,"mkey":"0x100","address":"0x0"}]`, `"klm":[{"byte_count":7,"mkey":"0x200","address":"0x40"}]`
+	}
+	return `{"qps":[{"qpn":1,"pd":5}],"ops":[
+{"op":"create_mkey","index":3,"mkc":{"access_mode":"` + mode + `","log_entity_size":12,"pd":5,"lr":1,"free":1,"umr_en":1,"translations_octword_size":"0xfffffffc"},` + entry + `},
+{"op":"umr","qpn":1,"key":"0x300","translation_offset":"0xfffffff8",` + deep + `},
+{"op":"query_mkey","index":3}]}`
+}
+
+// CheckHuge checks the query line of HugeScenario: OK, the count of
+// the whole capacity, the entries written where they were written and
+// zero entries elsewhere.
+func CheckHuge(t *testing.T, mode string, res *scenario.Result) {
+	t.Helper()
+	if res.Status != prm.OK || res.List == nil {
+		t.Fatalf("%s query: status %v, list %v", mode, res.Status, res.List)
+	}
+	l := res.List
+	if mode == "MTT" {
+		if l.Kind() != scenario.ListMTT || l.Len() != 2*0xFFFFFFFC {
+			t.Fatalf("MTT query: %v list of %d entries, want mtt of %d", l.Kind(), l.Len(), uint64(2*0xFFFFFFFC))
+		}
+		want := map[uint64]prm.MTTEntry{
+			0:                {PTag: 0x5000, RdEn: true, WrEn: true},
+			1:                {},
+			2 * 0xFFFFFFF8:   {PTag: 0x7000, RdEn: true, WrEn: true},
+			2*0xFFFFFFF8 + 1: {PTag: 0x8000, RdEn: true, WrEn: true},
+			2*0xFFFFFFF8 + 2: {},
+			2*0xFFFFFFFC - 1: {},
+			0x8000_0000:      {},
+		}
+		for i, w := range want {
+			if g := l.MTT(i); g != w {
+				t.Errorf("mtt[%d] = %+v, want %+v", i, g, w)
+			}
+		}
+		return
+	}
+	if l.Kind() != scenario.ListKLM || l.Len() != 0xFFFFFFFC {
+		t.Fatalf("KLM query: %v list of %d entries, want klm of %d", l.Kind(), l.Len(), uint64(0xFFFFFFFC))
+	}
+	want := map[uint64]prm.KLMEntry{
+		0:              {ByteCount: 4096, MKey: 0x100},
+		1:              {},
+		0xFFFFFFF8:     {ByteCount: 7, MKey: 0x200, Address: 0x40},
+		0xFFFFFFF8 + 1: {},
+		0xFFFFFFFC - 1: {},
+	}
+	for i, w := range want {
+		if g := l.KLM(i); g != w {
+			t.Errorf("klm[%d] = %+v, want %+v", i, g, w)
+		}
+	}
+}
+
+// FailAfter is a writer that fails with ErrFull once it has taken Limit
+// bytes (N so far): a result stream cut short.
+type FailAfter struct{ N, Limit int }
+
+// ErrFull is the error of a FailAfter that is full.
+var ErrFull = errors.New("writer full")
+
+// Write takes b, or what is left of Limit and fails.
+func (w *FailAfter) Write(b []byte) (int, error) {
+	if w.N+len(b) > w.Limit {
+		k := w.Limit - w.N
+		w.N = w.Limit
+		return k, ErrFull
+	}
+	w.N += len(b)
+	return len(b), nil
 }

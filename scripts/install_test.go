@@ -28,13 +28,19 @@ func runInstall(t *testing.T, dir string) (int, string) {
 	cmd := exec.Command("/bin/bash", "install-tools.sh")
 	cmd.Env = []string{"PATH=" + dir, "MKEYSIM_SCAPY_PYTHON=" + filepath.Join(dir, "python3")}
 	out, err := cmd.CombinedOutput()
-	code := 0
+	return exitCode(t, err), string(out)
+}
+
+// exitCode is the exit status of a command that ran with error err (0 for
+// nil); a command that could not run fails the test.
+func exitCode(t *testing.T, err error) int {
+	t.Helper()
 	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
+		return ee.ExitCode()
 	} else if err != nil {
 		t.Fatal(err)
 	}
-	return code, string(out)
+	return 0
 }
 
 var allTools = []string{"gtkwave", "xvfb-run", "iverilog", "verilator", "import", "python3", "gcc", "g++", "make", "jq", "tshark", "slurmctld", "slurmd", "sbatch", "munged"}

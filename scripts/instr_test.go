@@ -23,13 +23,7 @@ func TestInstrCount(t *testing.T) {
 	}
 	run := func(args ...string) (int, string) {
 		out, err := exec.Command("/bin/bash", append([]string{"instr-count.sh"}, args...)...).CombinedOutput()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return code, string(out)
+		return exitCode(t, err), string(out)
 	}
 
 	code, out := run(bin, bin, "run", "--workload.accesses", "2000", "--no-summary", "--quiet", "--out", filepath.Join(t.TempDir(), "r.jsonl"))

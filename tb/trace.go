@@ -3,6 +3,7 @@ package tb
 import (
 	"fmt"
 	"io"
+	"math/bits"
 	"slices"
 
 	"mkeysim/rtl/sim"
@@ -115,8 +116,13 @@ type Tracer struct {
 	wakes    wakeHeap  // ports to sample when their head becomes visible
 	units    []unitTracer
 	counters []counterTracer
-	blocks   [][]*vcd.Var         // by block number: the variables of a unit's or counters' sample
-	enums    map[string]*sim.Enum // the value names of the signals, by filter name
+	byComp   []compTracers // by component number: its units and counters
+	// ranBefore is the engine's RanNow of the cycle ranAt-1, the last
+	// one the hook sampled.
+	ranBefore []uint64
+	ranAt     uint64
+	blocks    [][]*vcd.Var         // by block number: the variables of a unit's or counters' sample
+	enums     map[string]*sim.Enum // the value names of the signals, by filter name
 
 	now       uint64
 	marked    uint64 // now+1 once this cycle's time mark is logged
@@ -172,6 +178,7 @@ func Trace(b *Bench, out io.Writer, o vcd.Options) (*Tracer, error) {
 	}
 	t.stamp = make([]uint64, len(t.ports))
 	t.index = newPortIndex(t.byPort)
+	t.indexComps()
 	t.logging = o.From == 0
 	t.log = make([]uint64, 0, logWords)
 	t.work = make(chan []uint64, logBuffers)
@@ -257,56 +264,117 @@ func (t *Tracer) hook(now uint64) {
 // sampleUnits samples the signals of the components that ran this cycle
 // or the one before: a unit's signals change only when it runs (its
 // strobes and the registers it stages) and at the commit that follows
-// (the strobes fall, latched registers show) (sim.Description).
+// (the strobes fall, latched registers show) (sim.Description). It walks
+// the engine's set of the components that ran (sim.Engine.RanNow) and
+// the one kept from the cycle before, not every unit.
 func (t *Tracer) sampleUnits() {
-	e := t.b.Eng
-	for k := range t.units {
-		u := &t.units[k]
-		if now, before := e.RanAt(u.comp); !now && !before && t.seenUnits {
-			continue
+	ran := t.b.Eng.RanNow()
+	if !t.seenUnits {
+		for k := range t.units {
+			t.sampleUnit(k)
 		}
-		// Most of a unit's signals hold from one cycle to the next (idle
-		// contexts): compare the whole sample with the last one first.
-		u.vals, u.last = u.last, u.vals
-		u.sample(u.vals)
-		if t.seenUnits && slices.Equal(u.vals, u.last) {
-			continue
+		for k := range t.counters {
+			t.sampleCounters(k)
 		}
-		if t.logging && t.seenUnits {
-			t.logBlock(u.block, u.vals)
-			continue
+		t.seenUnits = true
+	} else {
+		var before []uint64
+		if t.ranAt == t.now { // the hook ran at cycle now-1
+			before = t.ranBefore
 		}
-		for i, s := range u.sigs {
-			if x := u.vals[i]; x != u.last[i] || !t.seenUnits {
-				t.set(s, x)
+		for w, x := range ran {
+			y := x
+			if w < len(before) {
+				y |= before[w]
+			}
+			for ; y != 0; y &= y - 1 {
+				i := w<<6 + bits.TrailingZeros64(y)
+				if i >= len(t.byComp) {
+					break
+				}
+				ranNow := x>>(i&63)&1 != 0
+				c := &t.byComp[i]
+				for _, k := range c.units {
+					t.sampleUnit(k)
+				}
+				for _, k := range c.counters {
+					// A component without Commit changes its counters
+					// only in Eval: the cycle after it ran shows nothing
+					// new.
+					if ranNow || t.counters[k].commits {
+						t.sampleCounters(k)
+					}
+				}
 			}
 		}
 	}
-	// A counter changes when its unit runs (Eval) or at the commit that
-	// follows (sim.Committer): like a register, it shows the count up to
-	// the cycle before, and what the unit's evaluation of this cycle added.
-	for k := range t.counters {
-		c := &t.counters[k]
-		// A component without Commit changes its counters only in Eval:
-		// the cycle after it ran shows nothing new.
-		if now, before := e.RanAt(c.comp); t.seenUnits && !now && (!before || !c.commits) {
-			continue
-		}
-		c.vals, c.last = c.read(c.last[:0]), c.vals
-		if t.seenUnits && slices.Equal(c.vals, c.last) {
-			continue
-		}
-		if t.logging && t.seenUnits {
-			t.logBlock(c.block, c.vals[:min(len(c.sigs), len(c.vals))])
-			continue
-		}
-		for i, s := range c.sigs[:min(len(c.sigs), len(c.vals))] {
-			if x := c.vals[i]; !t.seenUnits || i >= len(c.last) || x != c.last[i] {
-				t.set(s, x)
-			}
+	t.ranBefore = append(t.ranBefore[:0], ran...)
+	t.ranAt = t.now + 1
+}
+
+// sampleUnit samples unit k's signals.
+func (t *Tracer) sampleUnit(k int) {
+	u := &t.units[k]
+	// Most of a unit's signals hold from one cycle to the next (idle
+	// contexts): compare the whole sample with the last one first.
+	u.vals, u.last = u.last, u.vals
+	u.sample(u.vals)
+	if t.seenUnits && slices.Equal(u.vals, u.last) {
+		return
+	}
+	if t.logging && t.seenUnits {
+		t.logBlock(u.block, u.vals)
+		return
+	}
+	for i, s := range u.sigs {
+		if x := u.vals[i]; x != u.last[i] || !t.seenUnits {
+			t.set(s, x)
 		}
 	}
-	t.seenUnits = true
+}
+
+// sampleCounters samples the counters of component k. A counter changes
+// when its unit runs (Eval) or at the commit that follows (sim.Committer):
+// like a register, it shows the count up to the cycle before, and what
+// the unit's evaluation of this cycle added.
+func (t *Tracer) sampleCounters(k int) {
+	c := &t.counters[k]
+	c.vals, c.last = c.read(c.last[:0]), c.vals
+	if t.seenUnits && slices.Equal(c.vals, c.last) {
+		return
+	}
+	if t.logging && t.seenUnits {
+		t.logBlock(c.block, c.vals[:min(len(c.sigs), len(c.vals))])
+		return
+	}
+	for i, s := range c.sigs[:min(len(c.sigs), len(c.vals))] {
+		if x := c.vals[i]; !t.seenUnits || i >= len(c.last) || x != c.last[i] {
+			t.set(s, x)
+		}
+	}
+}
+
+// compTracers lists the unit and counter tracers of one component.
+type compTracers struct {
+	units, counters []int
+}
+
+// indexComps fills Tracer.byComp from the units and counters declared.
+func (t *Tracer) indexComps() {
+	n := 0
+	for _, u := range t.units {
+		n = max(n, u.comp+1)
+	}
+	for _, c := range t.counters {
+		n = max(n, c.comp+1)
+	}
+	t.byComp = make([]compTracers, n)
+	for k, u := range t.units {
+		t.byComp[u.comp].units = append(t.byComp[u.comp].units, k)
+	}
+	for k, c := range t.counters {
+		t.byComp[c.comp].counters = append(t.byComp[c.comp].counters, k)
+	}
 }
 
 // portIndex finds a traced channel's index from the engine's sim.Port by

@@ -91,6 +91,10 @@ type Engine struct {
 	// added). Adding a channel or a component makes it stale.
 	watch      []*link
 	watchStale bool
+	// ranAll holds the components Step evaluated this cycle when it did
+	// not walk the due set (stepDue's cycles ran exactly due): RanNow.
+	ranAll  bitset
+	stepped bool // this cycle is Step's, not stepDue's
 
 	// progressed: the last cycle had a handshake or an actor acted.
 	progressed bool
@@ -171,6 +175,7 @@ func (e *Engine) Add(cs ...Component) {
 		a, _ := c.(Actor)
 		e.actors = append(e.actors, a)
 		e.ran = append(e.ran, 0)
+		e.ranAll.grow(i + 1)
 		e.due.grow(i + 1)
 		e.next.grow(i + 1)
 		e.committers.grow(i + 1)
@@ -296,11 +301,14 @@ func (e *Engine) Step() bool {
 	all := e.evalAll()
 	e.legacyBusy = false
 	ranAny := false
+	e.stepped = true
+	e.ranAll.clear()
 	eval := func(i int) {
 		if !all && e.bases[i] != nil && !e.due.has(i) {
 			return
 		}
 		e.ran[i] = e.now + 1
+		e.ranAll.set(i)
 		ranAny = true
 		h := e.handshakes
 		busy := e.comps[i].Eval(e.now)
@@ -381,6 +389,7 @@ func (e *Engine) endCycle(ranAny bool) {
 func (e *Engine) stepDue() bool {
 	now := e.now
 	ranAny := false
+	e.stepped = false
 	for w, word := range e.due.w {
 		for ; word != 0; word &= word - 1 {
 			i := w<<6 + bits.TrailingZeros64(word)

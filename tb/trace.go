@@ -177,7 +177,7 @@ func Trace(b *Bench, out io.Writer, o vcd.Options) (*Tracer, error) {
 		return nil, err
 	}
 	t.stamp = make([]uint64, len(t.ports))
-	t.index = newPortIndex(t.byPort)
+	t.index = newPortIndex(t.byPort, t.ports)
 	t.indexComps()
 	t.logging = o.From == 0
 	t.log = make([]uint64, 0, logWords)
@@ -228,8 +228,10 @@ func (t *Tracer) hook(now uint64) {
 	if !t.seen {
 		// The first cycle: look at every channel once.
 		t.seen = true
-		for i := range t.ports {
-			due = append(due, i)
+		for i, p := range t.ports {
+			if p.traced {
+				due = append(due, i)
+			}
 		}
 	}
 	t.touched = t.b.Eng.Touched(t.touched[:0])
@@ -244,7 +246,7 @@ func (t *Tracer) hook(now uint64) {
 	t.due = due
 	stamp := now + 1
 	for _, i := range due {
-		if t.stamp[i] == stamp || !t.ports[i].traced {
+		if t.stamp[i] == stamp {
 			continue
 		}
 		t.stamp[i] = stamp
@@ -384,17 +386,21 @@ type portIndex struct {
 	byID []int // port ID -> traced index, -1 if not traced
 }
 
-func newPortIndex(ports map[sim.Port]int) portIndex {
+// newPortIndex indexes the channels of byPort that have a traced signal
+// (ports, by index): the others are never looked at.
+func newPortIndex(byPort map[sim.Port]int, ports []*chanTracer) portIndex {
 	n := 0
-	for p := range ports {
+	for p := range byPort {
 		n = max(n, p.ID()+1)
 	}
 	x := portIndex{byID: make([]int, n)}
 	for i := range x.byID {
 		x.byID[i] = -1
 	}
-	for p, i := range ports {
-		x.byID[p.ID()] = i
+	for p, i := range byPort {
+		if ports[i].traced {
+			x.byID[p.ID()] = i
+		}
 	}
 	return x
 }
@@ -486,6 +492,17 @@ func (t *Tracer) set(s *sig, x uint64) {
 	} else {
 		t.log = append(t.log, longBit|uint64(s.idx), x)
 	}
+}
+
+// logChange logs a change of signal s (nil: not traced) to x, which fits
+// its width, once the window has begun, without comparing x with the
+// signal's last value: the caller knows it changed.
+func (t *Tracer) logChange(s *sig, x uint64) {
+	if s == nil {
+		return
+	}
+	t.markNow()
+	t.log = append(t.log, uint64(s.idx)<<idxShift|x)
 }
 
 // logBlock logs the sample vals of block b at this cycle. The signals'

@@ -313,6 +313,24 @@ func (h *handshake) sample(t *Tracer, push, valid, ready bool, n int) {
 		return
 	}
 	h.last = x
+	if t.logging {
+		// h.last is the signals' last value: log the changes as they
+		// are (the signals' own last values serve only to start the
+		// window, as for blocks).
+		if d&1 != 0 {
+			t.logChange(h.push, x&1)
+		}
+		if d&2 != 0 {
+			t.logChange(h.valid, x>>1&1)
+		}
+		if d&4 != 0 {
+			t.logChange(h.ready, x>>2&1)
+		}
+		if d>>3 != 0 {
+			t.logChange(h.count, uint64(n))
+		}
+		return
+	}
 	if d&1 != 0 {
 		t.setBool(h.push, push)
 	}

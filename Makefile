@@ -87,11 +87,17 @@ wave:
 # The speed table of the README: the golden model (1K and 1M keys, KLM),
 # the clocked model on a hit-bound, a miss-bound and the default workload,
 # an idle cycle and the cost of tracing, each the median of BENCH_COUNT
-# runs with its spread, in one run of the machine.
+# runs with its spread, in one run of the machine; then, where valgrind
+# is installed, the instructions per access of the same workloads, which
+# do not move with the machine's load (scripts/instr-bench.sh).
 BENCH_COUNT ?= 5
-bench:
+bench: build
 	@mkdir -p $(OUT)
 	@$(GO) test -run XXX -bench 'Translate|Workload$$|Idle|TraceCost' -count $(BENCH_COUNT) ./ref/ ./tb/ | tee $(OUT)/bench.txt | $(GO) run ./scripts/benchtable
+	@echo
+	@if command -v valgrind >/dev/null; then echo "counting instructions under cachegrind (half a minute)..." && \
+		bash scripts/instr-bench.sh $(BIN) >$(OUT)/instr.txt && cat $(OUT)/instr.txt; \
+	else echo "instructions per access: skipped, valgrind is not installed (sudo apt-get install valgrind)"; fi
 
 clean:
 	rm -rf bin $(OUT)

@@ -14,13 +14,7 @@ import (
 // having), a failing command must fail the script naming it, and a
 // missing executable is a usage error.
 func TestInstrCount(t *testing.T) {
-	if _, err := exec.LookPath("valgrind"); err != nil {
-		t.Skip("valgrind not installed (instr-count.sh is a developer's tool, not part of make test's tools)")
-	}
-	bin := filepath.Join(t.TempDir(), "mkeysim")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/mkeysim").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildForValgrind(t)
 	run := func(args ...string) (int, string) {
 		out, err := exec.Command("/bin/bash", append([]string{"instr-count.sh"}, args...)...).CombinedOutput()
 		return exitCode(t, err), string(out)
@@ -42,5 +36,56 @@ func TestInstrCount(t *testing.T) {
 	}
 	if code, out := run("/nonexistent", bin); code != 2 || !strings.Contains(out, "/nonexistent is not an executable") {
 		t.Errorf("a missing build: exit %d, output:\n%s", code, out)
+	}
+}
+
+// buildForValgrind builds mkeysim for the counting scripts' tests, which
+// it skips where valgrind is not installed (the scripts are developers'
+// tools, not part of make test's tools).
+func buildForValgrind(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("valgrind"); err != nil {
+		t.Skip("valgrind not installed")
+	}
+	bin := filepath.Join(t.TempDir(), "mkeysim")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/mkeysim").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestInstrBench runs instr-bench.sh on small runs: a row per workload
+// with a count in the range these workloads take (thousands of
+// instructions an access, tens of thousands miss-bound), the traced run
+// costing more than the untraced one, and a bad N refused.
+func TestInstrBench(t *testing.T) {
+	bin := buildForValgrind(t)
+	out, err := exec.Command("/bin/bash", "instr-bench.sh", bin, "1000").CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	rows := map[string]int{}
+	for _, m := range regexp.MustCompile(`(?m)^\| ([^|]+) \| (\d+) \|$`).FindAllStringSubmatch(string(out), -1) {
+		rows[m[1]], _ = strconv.Atoi(m[2])
+	}
+	for name, lim := range map[string][2]int{
+		"hit-bound (HotWorkload)":          {1000, 50000},
+		"miss-bound (MissWorkload)":        {5000, 500000},
+		"default workload":                 {1000, 100000},
+		"default workload, traced (--vcd)": {1000, 500000},
+	} {
+		if n, ok := rows[name]; !ok || n < lim[0] || n > lim[1] {
+			t.Errorf("%s: %d instructions an access (row found %v), want %d..%d\n%s", name, n, ok, lim[0], lim[1], out)
+		}
+	}
+	if rows["default workload, traced (--vcd)"] <= rows["default workload"] {
+		t.Errorf("tracing costs no instructions:\n%s", out)
+	}
+	if !regexp.MustCompile(`(?m)^traced / untraced: [0-9.]+x the instructions$`).Match(out) {
+		t.Errorf("no traced/untraced line:\n%s", out)
+	}
+	out, err = exec.Command("/bin/bash", "instr-bench.sh", bin, "12x").CombinedOutput()
+	if exitCode(t, err) != 2 || !strings.Contains(string(out), "not '12x'") {
+		t.Errorf("N 12x: %v\n%s", err, out)
 	}
 }

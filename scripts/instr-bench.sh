@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# instr-bench.sh [BIN] [N]
+#
+# Instructions executed per access by `BIN run` (default bin/mkeysim) on
+# the benchmarks' workloads (tb's BenchmarkHotWorkload, MissWorkload and
+# DefaultWorkload, the last also traced to a VCD file), counted under
+# cachegrind. Each figure is marginal: the count of a run of 2N accesses
+# (default N 20000) minus that of a run of N, divided by N, so the
+# start-up and the creation of the keys drop out; what stays is the
+# clocked model, the workload's generation and the result line of each
+# access (the golden check is off).
+#
+# Why: timings on this project's shared machines move by up to +-20 % from
+# one minute to the next; these counts repeat to about 0.1 % (collector
+# off, one Go thread, no preemption by signal), so they say where the
+# code stands, and what a change did to its work, whatever the machine's
+# load. They do not see caches or the TLB: make bench's timings do.
+#
+# Needs valgrind: sudo apt-get install valgrind. Takes about a minute.
+set -u -o pipefail
+
+bin=${1:-bin/mkeysim}
+n=${2:-20000}
+[ -x "$bin" ] || { echo "instr-bench: $bin is not an executable (make build)" >&2; exit 2; }
+case $n in '' | *[!0-9]*) echo "instr-bench: N must be a positive number of accesses, not '$n'" >&2; exit 2 ;; esac
+[ "$n" -gt 0 ] || { echo "instr-bench: N must be a positive number of accesses, not '$n'" >&2; exit 2; }
+command -v valgrind >/dev/null || { echo "instr-bench: valgrind not found: sudo apt-get install valgrind" >&2; exit 2; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# The benchmarks' workloads (tb/bench_bench_test.go), as run flags.
+cmds="--workload.umr-per-mille 0 --workload.inval-per-mille 0 --workload.query-per-mille 0 --workload.resume-per-mille 0"
+hot="$cmds --workload.hot-per-mille 1000"
+miss="$cmds --workload.keys 65536 --workload.hot-per-mille 0"
+
+# count ACCESSES FLAGS...: the instructions of one run.
+count() {
+	local accesses=$1
+	shift
+	GOGC=off GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1 valgrind --tool=cachegrind --cache-sim=no \
+		--cachegrind-out-file=/dev/null "$bin" run --check=false --no-summary --quiet \
+		--out "$tmp/out.jsonl" --workload.accesses "$accesses" "$@" >/dev/null 2>"$tmp/err"
+	local code=$?
+	local c
+	c=$(sed -n 's/^==[0-9]*== I *refs: *\([0-9,]*\).*/\1/p' "$tmp/err" | tr -d ,)
+	if [ "$code" -ne 0 ] || [ -z "$c" ]; then
+		echo "instr-bench: $bin run $* failed (exit $code):" >&2
+		grep -v '^==\|^--[0-9]' "$tmp/err" | head -5 >&2
+		exit 1
+	fi
+	echo "$c"
+}
+
+# per NAME FLAGS...: prints the marginal instructions per access; sets
+# last to it.
+per() {
+	local name=$1
+	shift
+	local a b
+	a=$(count "$n" "$@") || exit 1
+	b=$(count $((2 * n)) "$@") || exit 1
+	last=$(((b - a) / n))
+	printf '| %s | %d |\n' "$name" "$last"
+}
+
+echo "instructions per access, marginal over $n accesses (scripts/instr-bench.sh, cachegrind)"
+echo
+echo "| workload | instructions per access |"
+echo "|---|---|"
+per "hit-bound (HotWorkload)" $hot
+per "miss-bound (MissWorkload)" $miss
+per "default workload" 
+plain=$last
+per "default workload, traced (--vcd)" --vcd "$tmp/trace.vcd"
+awk -v a="$plain" -v b="$last" 'BEGIN { printf "\ntraced / untraced: %.2fx the instructions\n", b / a }'

@@ -12,7 +12,7 @@
 #
 # Why: timings on this project's shared machines move by up to +-20 % from
 # one minute to the next; these counts repeat to about 0.1 % (collector
-# off, one Go thread, no preemption by signal), so they say where the
+# off, one Go thread, no preemption by signal; see instr-count.sh), so they say where the
 # code stands, and what a change did to its work, whatever the machine's
 # load. They do not see caches or the TLB: make bench's timings do.
 #

@@ -8,9 +8,11 @@
 # Why: this project's machines are shared, and a run's time moves by up to
 # +-20 % from one minute to the next, so a change of a few percent cannot
 # be told from noise by timing, even over ten alternating pairs. The count
-# of instructions executed is deterministic to about 0.1 % when the
-# collector is off (GOGC=off), one thread runs Go code (GOMAXPROCS=1) and
-# the scheduler does not preempt by signal (asyncpreemptoff): it measures
+# of instructions executed repeats to about 0.1 % when the collector is
+# off (GOGC=off), one thread runs Go code (GOMAXPROCS=1) and the scheduler
+# does not preempt by signal (asyncpreemptoff); what is left is the
+# runtime's own monitor thread, whose work grows with the wall time, so a
+# short run on a busy machine may differ by a few tenths. It measures
 # the work a change saves, not its effect on caches or the TLB, which only
 # timing sees. Use it beside farm-bench, not instead.
 #

@@ -10,9 +10,11 @@ import (
 )
 
 // TestInstrCount runs instr-count.sh on one build of mkeysim against
-// itself: the count must repeat to within 0.2 % (what makes it worth
-// having), a failing command must fail the script naming it, and a
-// missing executable is a usage error.
+// itself: the count must repeat to within 0.5 %, what makes it worth
+// having where timings move by 20 % (a short run under make test's load
+// differs by a few tenths: the runtime's monitor thread works as long as
+// the run lasts); a failing command must fail the script naming it, and
+// a missing executable is a usage error.
 func TestInstrCount(t *testing.T) {
 	bin := buildForValgrind(t)
 	run := func(args ...string) (int, string) {
@@ -20,15 +22,15 @@ func TestInstrCount(t *testing.T) {
 		return exitCode(t, err), string(out)
 	}
 
-	code, out := run(bin, bin, "run", "--workload.accesses", "2000", "--no-summary", "--quiet", "--out", filepath.Join(t.TempDir(), "r.jsonl"))
+	code, out := run(bin, bin, "run", "--workload.accesses", "5000", "--no-summary", "--quiet", "--out", filepath.Join(t.TempDir(), "r.jsonl"))
 	m := regexp.MustCompile(`(?m)^old (\d+)\nnew (\d+)\nnew/old ([0-9.]+)$`).FindStringSubmatch(out)
 	if code != 0 || m == nil {
 		t.Fatalf("exit %d, output:\n%s", code, out)
 	}
 	a, _ := strconv.ParseFloat(m[1], 64)
 	b, _ := strconv.ParseFloat(m[2], 64)
-	if a < 1e6 || b/a < 0.998 || b/a > 1.002 {
-		t.Errorf("the same build counted %s and %s instructions: not repeatable to 0.2 %%", m[1], m[2])
+	if a < 1e6 || b/a < 0.995 || b/a > 1.005 {
+		t.Errorf("the same build counted %s and %s instructions: not repeatable to 0.5 %%", m[1], m[2])
 	}
 
 	if code, out := run(bin, bin, "run", "--no-such-flag"); code != 1 || !strings.Contains(out, "failed (exit 2)") || !strings.Contains(out, "unknown flag") {

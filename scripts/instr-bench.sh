@@ -12,9 +12,10 @@
 #
 # Why: timings on this project's shared machines move by up to +-20 % from
 # one minute to the next; these counts repeat to about 0.1 % (collector
-# off, one Go thread, no preemption by signal; see instr-count.sh), so they say where the
-# code stands, and what a change did to its work, whatever the machine's
-# load. They do not see caches or the TLB: make bench's timings do.
+# off, one Go thread, no preemption by signal: count-instructions.sh), so
+# they say where the code stands, and what a change did to its work,
+# whatever the machine's load. They do not see caches or the TLB: make
+# bench's timings do.
 #
 # Needs valgrind: sudo apt-get install valgrind. Takes about a minute.
 set -u -o pipefail
@@ -24,7 +25,6 @@ n=${2:-20000}
 [ -x "$bin" ] || { echo "instr-bench: $bin is not an executable (make build)" >&2; exit 2; }
 case $n in '' | *[!0-9]*) echo "instr-bench: N must be a positive number of accesses, not '$n'" >&2; exit 2 ;; esac
 [ "$n" -gt 0 ] || { echo "instr-bench: N must be a positive number of accesses, not '$n'" >&2; exit 2; }
-command -v valgrind >/dev/null || { echo "instr-bench: valgrind not found: sudo apt-get install valgrind" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -37,18 +37,8 @@ miss="$cmds --workload.keys 65536 --workload.hot-per-mille 0"
 count() {
 	local accesses=$1
 	shift
-	GOGC=off GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1 valgrind --tool=cachegrind --cache-sim=no \
-		--cachegrind-out-file=/dev/null "$bin" run --check=false --no-summary --quiet \
-		--out "$tmp/out.jsonl" --workload.accesses "$accesses" "$@" >/dev/null 2>"$tmp/err"
-	local code=$?
-	local c
-	c=$(sed -n 's/^==[0-9]*== I *refs: *\([0-9,]*\).*/\1/p' "$tmp/err" | tr -d ,)
-	if [ "$code" -ne 0 ] || [ -z "$c" ]; then
-		echo "instr-bench: $bin run $* failed (exit $code):" >&2
-		grep -v '^==\|^--[0-9]' "$tmp/err" | head -5 >&2
-		exit 1
-	fi
-	echo "$c"
+	bash "$(dirname "$0")/count-instructions.sh" "$bin" run --check=false --no-summary --quiet \
+		--out "$tmp/out.jsonl" --workload.accesses "$accesses" "$@"
 }
 
 # per NAME FLAGS...: prints the marginal instructions per access; sets

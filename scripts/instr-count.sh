@@ -8,13 +8,9 @@
 # Why: this project's machines are shared, and a run's time moves by up to
 # +-20 % from one minute to the next, so a change of a few percent cannot
 # be told from noise by timing, even over ten alternating pairs. The count
-# of instructions executed repeats to about 0.1 % when the collector is
-# off (GOGC=off), one thread runs Go code (GOMAXPROCS=1) and the scheduler
-# does not preempt by signal (asyncpreemptoff); what is left is the
-# runtime's own monitor thread, whose work grows with the wall time, so a
-# short run on a busy machine may differ by a few tenths. It measures
-# the work a change saves, not its effect on caches or the TLB, which only
-# timing sees. Use it beside farm-bench, not instead.
+# of instructions executed (count-instructions.sh) repeats to about 0.1 %:
+# it measures the work a change saves, not its effect on caches or the
+# TLB, which only timing sees. Use it beside farm-bench, not instead.
 #
 # Needs valgrind (cachegrind): sudo apt-get install valgrind. Runs about 30
 # times slower than the program itself.
@@ -33,31 +29,13 @@ shift 2
 for b in "$old" "$new"; do
 	[ -x "$b" ] || { echo "instr-count: $b is not an executable (make build)" >&2; exit 2; }
 done
-command -v valgrind >/dev/null || { echo "instr-count: valgrind not found: sudo apt-get install valgrind" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 [ $# -gt 0 ] || set -- run --no-summary --quiet --out "$tmp/out.jsonl"
+here=$(dirname "$0")
 
-# count BIN: the instructions BIN "$@" executes.
-count() {
-	local bin=$1
-	shift
-	GOGC=off GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1 valgrind --tool=cachegrind --cache-sim=no \
-		--cachegrind-out-file=/dev/null "$bin" "$@" >/dev/null 2>"$tmp/err"
-	local code=$?
-	local n
-	n=$(sed -n 's/^==[0-9]*== I *refs: *\([0-9,]*\).*/\1/p' "$tmp/err" | tr -d ,)
-	if [ "$code" -ne 0 ] || [ -z "$n" ]; then
-		# A failed run's count measures nothing.
-		echo "instr-count: $bin $* failed (exit $code):" >&2
-		grep -v '^==\|^--[0-9]' "$tmp/err" | head -5 >&2
-		exit 1
-	fi
-	echo "$n"
-}
-
-a=$(count "$old" "$@") || exit 1
-b=$(count "$new" "$@") || exit 1
+a=$(bash "$here/count-instructions.sh" "$old" "$@") || exit 1
+b=$(bash "$here/count-instructions.sh" "$new" "$@") || exit 1
 echo "old $a"
 echo "new $b"
 awk -v a="$a" -v b="$b" 'BEGIN { printf "new/old %.4f\n", b / a }'

@@ -118,20 +118,13 @@ func (e *Engine) Index(c Component) int {
 
 // RanNow returns the components evaluated in the current cycle as a bit
 // set (component i, in Index's numbering, is bit i%64 of word i/64), for
-// a hook that looks only at the units that ran: cheaper than asking RanAt
-// of each. It holds until the cycle ends; the caller must not change it.
+// a hook that looks only at the units that ran (a unit asks Base.Ran of
+// itself). It holds until the cycle ends; the caller must not change it.
 func (e *Engine) RanNow() []uint64 {
 	if e.stepped {
 		return e.ranAll.w
 	}
 	return e.due.w
-}
-
-// RanAt reports whether component i (Index) was evaluated in the current
-// cycle, and whether in the one before.
-func (e *Engine) RanAt(i int) (now, before bool) {
-	r := e.ran[i]
-	return r == e.now+1, r == e.now
 }
 
 // WidthFor is the width of a counter that reaches n.

@@ -277,17 +277,6 @@ func (e *Engine) Shuffle(seed int64) { e.order = rand.New(rand.NewSource(seed)) 
 // sees strobes and handshakes end.
 func (e *Engine) OnCycle(f func(now uint64)) { e.hooks = append(e.hooks, f) }
 
-// Ran reports whether component c was evaluated in the current cycle (for
-// tracers: a unit's strobes are low in cycles it did not run).
-func (e *Engine) Ran(c Component) bool {
-	for i, x := range e.comps {
-		if x == c {
-			return e.ran[i] == e.now+1
-		}
-	}
-	return false
-}
-
 // evalAll reports whether every component is evaluated this cycle.
 func (e *Engine) evalAll() bool { return e.NoSkip || e.Audit || e.bpPerMille > 0 }
 

@@ -34,9 +34,10 @@ func (h *hop) Eval(now uint64) bool {
 }
 
 // TestRanNow: in a hook, RanNow holds exactly the components evaluated
-// this cycle (their last evaluation, Engine.ran, is this cycle's), whether the engine walks the due set (stepDue) or
-// evaluates everything (NoSkip) or in a shuffled order (Step), over a
-// chain of relays fed in bursts, with its idle stretches skipped.
+// this cycle (their last evaluation, Engine.ran, is this cycle's),
+// whether the engine walks the due set (stepDue), evaluates everything
+// (NoSkip) or in a shuffled order (Step), over a chain of relays fed in
+// bursts, with its idle stretches skipped.
 func TestRanNow(t *testing.T) {
 	for _, tc := range []struct {
 		name    string

@@ -16,37 +16,6 @@ func (r BitRange) mask() uint32 {
 	return uint32((uint64(1)<<uint(r.Width()) - 1) << uint(r.Lo))
 }
 
-// putBits writes the low Width bits of v into the range of b.
-func (r BitRange) put(b []byte, v uint64) {
-	d := binary.BigEndian.Uint32(b[r.Offset:])
-	m := r.mask()
-	d = d&^m | uint32(v<<uint(r.Lo))&m
-	binary.BigEndian.PutUint32(b[r.Offset:], d)
-}
-
-// get reads the range of b.
-func (r BitRange) get(b []byte) uint64 {
-	return uint64(binary.BigEndian.Uint32(b[r.Offset:])&r.mask()) >> uint(r.Lo)
-}
-
-// putParts spreads v over parts, the first part holding the most
-// significant bits.
-func putParts(b []byte, parts []BitRange, v uint64) {
-	for i := len(parts) - 1; i >= 0; i-- {
-		parts[i].put(b, v)
-		v >>= uint(parts[i].Width())
-	}
-}
-
-// getParts gathers a value spread over parts, most significant part first.
-func getParts(b []byte, parts []BitRange) uint64 {
-	var v uint64
-	for _, p := range parts {
-		v = v<<uint(p.Width()) | p.get(b)
-	}
-	return v
-}
-
 // reservedMask returns, per dword of a size-byte format, the bits no field
 // covers.
 func reservedMask(size int, fields [][]BitRange) []uint32 {

@@ -199,14 +199,11 @@ func (m *MKC) Append(b []byte) []byte {
 	return append(b, img[:]...)
 }
 
-// Put packs m into b[:64]. Reserved bits are written as 0.
+// Put packs m into b[:64]. Reserved bits are written as 0. Each field's
+// value is cut to its width, as the field table's layout is written out
+// here (mkcimage.go).
 func (m *MKC) Put(b []byte) {
-	b = b[:MKCSize]
-	clear(b)
-	for i := range mkcFields {
-		f := &mkcFields[i]
-		putParts(b, f.Parts, f.get(m))
-	}
+	encodeMKC(b[:MKCSize], m)
 }
 
 // Bytes returns the 64-byte image of m.
@@ -231,17 +228,6 @@ func ParseMKC(b []byte) (MKC, error) {
 	var m MKC
 	decodeMKC(&m, b)
 	return m, checkReserved("MKC", b, mkcReserved)
-}
-
-// decodeMKC sets m to the fields of a 64-byte image, reserved bits aside.
-// (m escapes, through the field table's setters: callers that decode
-// often pass a context that lives on the heap already.)
-func decodeMKC(m *MKC, b []byte) {
-	*m = MKC{}
-	for i := range mkcFields {
-		f := &mkcFields[i]
-		f.set(m, getParts(b, f.Parts))
-	}
 }
 
 // ParseMKCHex parses 128 hex digits (either case) in wire order.

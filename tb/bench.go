@@ -155,11 +155,18 @@ type RunOptions struct {
 	// OnIssue, if not nil, is called with each operation's number and the
 	// cycle the model's input took it.
 	OnIssue func(seq int, cycle uint64)
-	// Stop, if not nil, stops the run at the next cycle boundary when it
-	// is closed: Stream returns ErrStopped, every result that left the
-	// model before having been passed to OnResult.
+	// Stop, if not nil, stops the run at a cycle boundary once it is
+	// closed (looked at every stopEvery cycles stepped): Stream returns
+	// ErrStopped, every result that left the model before having been
+	// passed to OnResult.
 	Stop <-chan struct{}
 }
+
+// stopEvery is how many cycles Stream steps between two looks at
+// RunOptions.Stop (a power of two): a receive from a channel every cycle
+// cost about 2 % of a run, a stop 256 cycles late costs nothing (tens of
+// microseconds).
+const stopEvery = 256
 
 // ErrStopped is Stream's error when RunOptions.Stop closed.
 var ErrStopped = errors.New("stopped")
@@ -206,7 +213,7 @@ func (b *Bench) Stream(ops []scenario.Op, opt RunOptions) error {
 	}
 	var still uint64 // cycles without progress and with nothing pending
 	lastN := 0
-	for b.sink.n < len(ops) {
+	for step := 0; b.sink.n < len(ops); step++ {
 		busy := b.Eng.Step()
 		if b.sink.err != nil {
 			return b.sink.err
@@ -214,7 +221,7 @@ func (b *Bench) Stream(ops []scenario.Op, opt RunOptions) error {
 		if b.src.err != nil {
 			return b.src.err
 		}
-		if opt.Stop != nil {
+		if opt.Stop != nil && step&(stopEvery-1) == 0 {
 			select {
 			case <-opt.Stop:
 				return ErrStopped

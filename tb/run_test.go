@@ -1,6 +1,7 @@
 package tb
 
 import (
+	"errors"
 	"testing"
 
 	"mkeysim/rtl"
@@ -31,4 +32,40 @@ func runBench(t *testing.T, cfg rtl.Config, sc *scenario.Scenario) *Bench {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestStreamStop: closing RunOptions.Stop ends the run at a cycle boundary
+// at most stopEvery cycles stepped later, with ErrStopped and the results
+// handed over so far; a Stop closed before the run stops it after its
+// first cycle.
+func TestStreamStop(t *testing.T) {
+	w := HotWorkload()
+	w.Accesses = 2000
+	sc := Generate(w)
+	for _, at := range []int{0, 1, 100} {
+		b := loadedBench(t, rtl.DefaultConfig(), sc)
+		stop := make(chan struct{})
+		if at == 0 {
+			close(stop)
+		}
+		var got int
+		var closedAt uint64
+		err := b.Stream(sc.Ops, RunOptions{Stop: stop, OnResult: func(*scenario.Result) error {
+			if got++; got == at {
+				close(stop)
+				closedAt = b.Eng.Now()
+			}
+			return nil
+		}})
+		if !errors.Is(err, ErrStopped) {
+			t.Fatalf("stop after %d results: err = %v, want ErrStopped", at, err)
+		}
+		if got >= len(sc.Ops) || got < at {
+			t.Errorf("stop after %d results: %d of %d results handed over", at, got, len(sc.Ops))
+		}
+		// The hot workload steps every cycle: stopped within stopEvery.
+		if now := b.Eng.Now(); now > closedAt+stopEvery+1 {
+			t.Errorf("stop after %d results: closed at cycle %d, stopped at %d, more than %d later", at, closedAt, now, stopEvery)
+		}
+	}
 }

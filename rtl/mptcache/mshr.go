@@ -87,6 +87,7 @@ type mshrFile struct {
 	busy      sim.Mask // the others
 	issue     sim.Mask // entries in mshrIssue
 	replay    sim.Mask // entries in mshrReplay
+	cam       cam      // the busy entries by index
 	targets   int      // Config.Targets
 	level0Max int      // Targets - LoopTargets
 	inMax     int      // MSHRs: the level-0 misses' share
@@ -106,6 +107,7 @@ func newMSHRFile(c *Config) *mshrFile {
 		busy:      sim.NewMask(c.MSHRs + c.LoopMSHRs),
 		issue:     sim.NewMask(c.MSHRs + c.LoopMSHRs),
 		replay:    sim.NewMask(c.MSHRs + c.LoopMSHRs),
+		cam:       newCAM(c.MSHRs + c.LoopMSHRs),
 	}
 	for i := range f.m {
 		f.m[i].id = i
@@ -122,10 +124,8 @@ func (f *mshrFile) find(index uint32) *mshr {
 	if f.inUse == 0 {
 		return nil
 	}
-	for i := f.busy.Next(0); i >= 0; i = f.busy.Next(i + 1) {
-		if f.m[i].index == index {
-			return &f.m[i]
-		}
+	if i := f.cam.find(index); i >= 0 {
+		return &f.m[i]
 	}
 	return nil
 }
@@ -164,6 +164,7 @@ func (f *mshrFile) alloc(index uint32, p bus.Piece) uint32 {
 	m.state, m.index, m.stale, m.loopOnly = mshrWait, index, false, loopOnly
 	f.free.Clear(i)
 	f.busy.Set(i)
+	f.cam.add(index, i)
 	m.q[vcOf(&p)].push(p)
 	f.inUse++
 	return uint32(i)
@@ -200,6 +201,7 @@ func (f *mshrFile) setState(m *mshr, s mshrState) {
 		f.inUse--
 		f.busy.Clear(m.id)
 		f.free.Set(m.id)
+		f.cam.remove(m.index)
 		m.stale = false
 		m.mkc, m.created = prm.MKC{}, false
 	}

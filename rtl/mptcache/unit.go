@@ -336,26 +336,31 @@ func (u *Unit) invalStage() bool {
 	} else if u.arr.drop(iv.Index) {
 		u.stats.Invalidations++
 	}
-	if u.mshrs.inUse > 0 {
+	if iv.All {
 		busy := &u.mshrs.busy
 		for i := busy.Next(0); i >= 0; i = busy.Next(i + 1) {
-			m := &u.mshrs.m[i]
-			if !iv.All && m.index != iv.Index {
-				continue
-			}
-			switch m.state {
-			case mshrWait:
-				m.stale = true
-			case mshrReplay:
-				u.mshrs.setState(m, mshrIssue)
-				u.stats.Refetches++
-			}
+			u.invalidateMSHR(&u.mshrs.m[i])
 		}
+	} else if m := u.mshrs.find(iv.Index); m != nil {
+		u.invalidateMSHR(m)
 	}
 	p.Out.Push(bus.Lookup{Token: true, TokenID: iv.ID})
 	u.stats.InvalCommands++
 	u.invalStrobe = true
 	return true
+}
+
+// invalidateMSHR applies an invalidation to a busy MSHR of its index: a
+// read in flight will be dropped when it lands, a line being replayed is
+// fetched again.
+func (u *Unit) invalidateMSHR(m *mshr) {
+	switch m.state {
+	case mshrWait:
+		m.stale = true
+	case mshrReplay:
+		u.mshrs.setState(m, mshrIssue)
+		u.stats.Refetches++
+	}
 }
 
 // replayStage sends, on each virtual channel whose output is ready, the

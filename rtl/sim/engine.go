@@ -81,7 +81,7 @@ type Engine struct {
 	// due holds the components to evaluate this cycle, next those of the
 	// next; later the wakes further ahead.
 	due, next bitset
-	later     wakeHeap
+	later     wheel
 	ran       []uint64 // by component: 1 + the last cycle it was evaluated
 	// committers and acting are the components with a Commit and the
 	// Actors, as sets: stepDue visits only those of the due set.
@@ -178,6 +178,7 @@ func (e *Engine) Add(cs ...Component) {
 		e.ranAll.grow(i + 1)
 		e.due.grow(i + 1)
 		e.next.grow(i + 1)
+		e.later.grow(i + 1)
 		e.committers.grow(i + 1)
 		e.acting.grow(i + 1)
 		if cm != nil {
@@ -217,7 +218,7 @@ func (e *Engine) schedule(i int, at uint64) {
 		e.next.set(i)
 		return
 	}
-	e.later.push(at, i)
+	e.later.push(e.now, at, i)
 }
 
 // WakeAt asks, from a component's Eval, that the engine step a cycle no
@@ -408,16 +409,7 @@ func (e *Engine) stepDue() bool {
 }
 
 // takeDue moves the wakes due by now from later to due.
-func (e *Engine) takeDue() {
-	for {
-		at, i, ok := e.later.peek()
-		if !ok || at > e.now {
-			return
-		}
-		e.later.pop()
-		e.due.set(i)
-	}
-}
+func (e *Engine) takeDue() { e.later.take(e.now, &e.due) }
 
 // Held reports whether any channel holds a payload.
 func (e *Engine) Held() bool {
@@ -438,7 +430,7 @@ func (e *Engine) SkipIdle() {
 		return
 	}
 	next := noWake
-	if at, _, ok := e.later.peek(); ok {
+	if at, ok := e.later.earliest(e.now); ok {
 		next = at
 	}
 	// Channels that no Connected component pops: their consumer (a

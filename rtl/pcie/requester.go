@@ -191,6 +191,7 @@ type reqStage struct {
 	cFinal    bool   // it ends its MRd
 	cStatus   CplStatus
 	popBack   []bool // per client: backlog head pushed
+	popped    int    // how many popBack are set
 	appends   []pendingResp
 	responses uint64
 	failed    uint64
@@ -246,20 +247,21 @@ type Requester struct {
 	Target *sim.Chan[TLP]
 
 	// registers
-	clients []client
-	tags    []tagState // indexed by tag - tagBase
-	free    []uint16   // ring of free tags
-	fHead   int
-	fLen    int
-	rr      int
-	stats   RequesterStats
-	cread   sim.CounterReader // reads stats for CounterValues
-	stall   sim.Stalls        // TagStallCycles
-	occ     sim.Occupancy     // TagCycles
-	data    slab[byte]        // reads' buffers
-	zeros   []byte            // the payload of every MWr (read-only)
-	ctxs    slab[readCtx]     // reads' contexts
-	errs    []ProtocolError
+	clients    []client
+	backlogged int        // responses held in the clients' backlogs
+	tags       []tagState // indexed by tag - tagBase
+	free       []uint16   // ring of free tags
+	fHead      int
+	fLen       int
+	rr         int
+	stats      RequesterStats
+	cread      sim.CounterReader // reads stats for CounterValues
+	stall      sim.Stalls        // TagStallCycles
+	occ        sim.Occupancy     // TagCycles
+	data       slab[byte]        // reads' buffers
+	zeros      []byte            // the payload of every MWr (read-only)
+	ctxs       slab[readCtx]     // reads' contexts
+	errs       []ProtocolError
 
 	st reqStage
 }
@@ -381,13 +383,19 @@ func (r *Requester) Eval(now uint64) bool {
 	s.issue, s.write, s.cpl, s.cOK, s.cSrc, s.stall = false, false, false, false, nil, false
 	s.appends, s.errs, s.responses, s.failed, s.rr = s.appends[:0], s.errs[:0], 0, 0, r.rr
 	moves := r.Handshakes()
-	for i := range r.clients {
-		c := &r.clients[i]
-		s.popBack[i] = false
-		if len(c.backlog) > 0 && c.resp.Ready() {
-			c.resp.Push(c.backlog[0])
-			s.popBack[i] = true
-			s.responses++
+	if s.popped > 0 {
+		clear(s.popBack)
+		s.popped = 0
+	}
+	if r.backlogged > 0 {
+		for i := range r.clients {
+			c := &r.clients[i]
+			if len(c.backlog) > 0 && c.resp.Ready() {
+				c.resp.Push(c.backlog[0])
+				s.popBack[i] = true
+				s.popped++
+				s.responses++
+			}
 		}
 	}
 	if r.Rx.Valid() {
@@ -405,12 +413,8 @@ func (r *Requester) Eval(now uint64) bool {
 		}
 	}
 	r.issue(now)
-	busy := len(s.appends) > 0
-	for i := range r.clients {
-		if len(r.clients[i].backlog) > 0 && !(len(r.clients[i].backlog) == 1 && s.popBack[i]) {
-			busy = true
-		}
-	}
+	// Busy while a backlog keeps a response after this cycle's pops.
+	busy := len(s.appends) > 0 || r.backlogged > s.popped
 	// A cycle that moved anything may have freed what a waiting read
 	// needs (a tag returned by a completion): look again in the next one.
 	return busy || r.Handshakes() != moves
@@ -614,11 +618,12 @@ func (r *Requester) Commit() {
 		r.stats.Writes++
 		r.stats.WriteBytes += uint64(s.iSpan.Len)
 	}
-	for i := range r.clients {
+	for i := 0; s.popped > 0 && i < len(r.clients); i++ {
 		if s.popBack[i] {
 			c := &r.clients[i]
 			c.backlog[0] = ReadResp{}
 			c.backlog = c.backlog[1:]
+			r.backlogged--
 		}
 	}
 	if s.issue {
@@ -663,6 +668,7 @@ func (r *Requester) Commit() {
 	for _, a := range s.appends {
 		c := &r.clients[a.client]
 		c.backlog = append(c.backlog, a.resp)
+		r.backlogged++
 	}
 	for _, e := range s.errs {
 		r.stats.Errors++

@@ -37,16 +37,11 @@ type LatencyBucket struct {
 	Count uint64 `json:"count"`
 }
 
-// LatencyHistogram counts latencies (in cycles) in power-of-two buckets,
-// from [1, 1] up to the bucket of the largest, every bucket in between
-// listed even when empty, so that the buckets are contiguous; [0, 0]
-// leads only when a latency is 0. No latency gives an empty histogram.
-func LatencyHistogram(lat []uint64) []LatencyBucket {
-	t := sim.TallyOf(lat)
-	return latencyHistogram(&t)
-}
-
-// latencyHistogram is LatencyHistogram of a tally.
+// latencyHistogram counts the latencies (in cycles) of a tally in
+// power-of-two buckets, from [1, 1] up to the bucket of the largest, every
+// bucket in between listed even when empty, so that the buckets are
+// contiguous; [0, 0] leads only when a latency is 0. No latency gives an
+// empty histogram.
 func latencyHistogram(t *sim.Tally) []LatencyBucket {
 	h := []LatencyBucket{}
 	if t.N() == 0 {
@@ -107,7 +102,7 @@ type Stats struct {
 	Counters      []sim.Counter // in unit order (sim.Engine.Counters)
 	LatencyCycles Latency
 	// LatencyHistogram counts the retired accesses' latencies in
-	// power-of-two buckets of cycles (LatencyHistogram).
+	// power-of-two buckets of cycles (latencyHistogram).
 	LatencyHistogram []LatencyBucket
 	// ClockPS is the model's clock period in picoseconds (clock_ps): the
 	// figures in time (ns, M accesses/s, GB/s) are the cycles at it.

@@ -416,6 +416,10 @@ func toFloat(v any) (float64, bool) {
 // TestLatencyHistogram: power-of-two buckets from [1, 1] to the largest
 // latency's, contiguous; [0, 0] only for a latency of 0; none for none.
 func TestLatencyHistogram(t *testing.T) {
+	histogram := func(lat []uint64) []LatencyBucket {
+		t := sim.TallyOf(lat)
+		return latencyHistogram(&t)
+	}
 	b := func(lo, hi, n uint64) LatencyBucket { return LatencyBucket{lo, hi, n} }
 	for _, c := range []struct {
 		lat  []uint64
@@ -430,12 +434,12 @@ func TestLatencyHistogram(t *testing.T) {
 		{[]uint64{1024, 2047}, []LatencyBucket{b(1, 1, 0), b(2, 3, 0), b(4, 7, 0), b(8, 15, 0), b(16, 31, 0), b(32, 63, 0),
 			b(64, 127, 0), b(128, 255, 0), b(256, 511, 0), b(512, 1023, 0), b(1024, 2047, 2)}},
 	} {
-		got := LatencyHistogram(c.lat)
+		got := histogram(c.lat)
 		if !reflect.DeepEqual(got, c.want) {
-			t.Errorf("LatencyHistogram(%v) = %v, want %v", c.lat, got, c.want)
+			t.Errorf("histogram(%v) = %v, want %v", c.lat, got, c.want)
 		}
 	}
-	h := LatencyHistogram([]uint64{math.MaxUint64, 1 << 63})
+	h := histogram([]uint64{math.MaxUint64, 1 << 63})
 	if last := h[len(h)-1]; len(h) != 64 || last != b(1<<63, math.MaxUint64, 2) {
 		t.Errorf("the top bucket: %d buckets, last %v", len(h), last)
 	}

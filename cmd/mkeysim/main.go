@@ -48,7 +48,7 @@ func main() {
 }
 
 // stopOnSignal cancels the command's context at the first SIGINT or
-// SIGTERM: a run stops at the next cycle boundary and keeps what it has.
+// SIGTERM: a run stops at a cycle boundary and keeps what it has.
 // A second one kills the process at once, as if mkeysim caught nothing.
 func stopOnSignal(cancel context.CancelFunc) {
 	sigs := make(chan os.Signal, 1)
@@ -56,7 +56,7 @@ func stopOnSignal(cancel context.CancelFunc) {
 	go func() {
 		s := <-sigs
 		signal.Stop(sigs)
-		fmt.Fprintf(os.Stderr, "mkeysim: %v: stopping at the next cycle boundary (again to quit at once, keeping nothing)\n", s)
+		fmt.Fprintf(os.Stderr, "mkeysim: %v: stopping at a cycle boundary (again to quit at once, keeping nothing)\n", s)
 		cancel()
 	}()
 }

@@ -38,9 +38,9 @@ const wheelSlots = 256
 // (a skip lands on the earliest wake or before it), so a slot never holds
 // two cycles.
 type wheel struct {
-	words int      // words of a component set
-	slots []uint64 // wheelSlots sets of words words each
-	used  [wheelSlots / 64]uint64
+	words int                     // words of a component set
+	slots []uint64                // wheelSlots sets of words words each
+	used  [wheelSlots / 64]uint64 // the slots that hold a component
 	far   wakeHeap
 }
 

@@ -3,14 +3,10 @@
 package tb
 
 import (
-	"bufio"
-	"errors"
-	"runtime"
 	"testing"
 
 	"mkeysim/internal/memlimit"
 	"mkeysim/internal/querytest"
-	"mkeysim/prm"
 	"mkeysim/ref"
 	"mkeysim/rtl"
 	"mkeysim/scenario"
@@ -38,33 +34,7 @@ func TestQueryHugeCapacity(t *testing.T) {
 		return
 	}
 	for _, mode := range []string{"MTT", "KLM"} {
-		sc, err := scenario.Parse([]byte(querytest.HugeScenario(mode)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
-		res := runClocked(t, sc)
-		for i := range res[:2] {
-			if res[i].Status != prm.OK {
-				t.Fatalf("%s seq %d: %v %s", mode, i, res[i].Status, res[i].Reason)
-			}
-		}
-		querytest.CheckHuge(t, mode, &res[2])
-		w := &querytest.FailAfter{Limit: 50 << 20}
-		bw := bufio.NewWriter(w)
-		err = res[2].WriteLine(bw)
-		runtime.ReadMemStats(&after)
-		if !errors.Is(err, querytest.ErrFull) || w.N != w.Limit {
-			t.Errorf("%s: streaming the line: %v after %d bytes, want the writer's error after %d", mode, err, w.N, w.Limit)
-		}
-		alloc := after.TotalAlloc - before.TotalAlloc
-		t.Logf("%s: run and 50 MB of the query line: %d bytes allocated, heap obtained from the OS %d MB, peak RSS %s",
-			mode, alloc, after.HeapSys>>20, memlimit.PeakRSS())
-		if alloc > 64<<20 {
-			t.Errorf("%s: %d bytes allocated, want a few MB", mode, alloc)
-		}
+		sc, res := querytest.RunHuge(t, mode, 64<<20, func(sc *scenario.Scenario) []scenario.Result { return runClocked(t, sc) })
 		want, err := ref.Run(sc, ref.DefaultConfig())
 		if err != nil {
 			t.Fatal(err)

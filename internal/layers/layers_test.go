@@ -62,7 +62,7 @@ var allowed = map[string][]string{
 	"internal/layers":    nil,
 	"internal/hugemem":   nil,
 	"internal/memlimit":  nil,
-	"internal/querytest": {"prm", "scenario"},
+	"internal/querytest": {"prm", "scenario", "internal/memlimit"},
 }
 
 var units = []string{"prm", "cover", "rtl/sim", "rtl/bus", "rtl/linecache", "rtl/pcie"}

@@ -5,10 +5,13 @@
 package querytest
 
 import (
+	"bufio"
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 
+	"mkeysim/internal/memlimit"
 	"mkeysim/prm"
 	"mkeysim/scenario"
 )
@@ -134,4 +137,42 @@ func (w *FailAfter) Write(b []byte) (int, error) {
 	}
 	w.N += len(b)
 	return len(b), nil
+}
+
+// RunHuge runs HugeScenario(mode) through a model (run), checks that its
+// two accesses pass and its query's line (CheckHuge), streams that line
+// into a writer that fails after 50 MB and checks that the writer's error
+// comes back, and fails t when the run and the streaming allocate more
+// than maxAlloc bytes: the list of 64 GB must never be built. It returns
+// the scenario and the results, for a model's own further checks.
+func RunHuge(t *testing.T, mode string, maxAlloc uint64, run func(*scenario.Scenario) []scenario.Result) (*scenario.Scenario, []scenario.Result) {
+	t.Helper()
+	sc, err := scenario.Parse([]byte(HugeScenario(mode)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	res := run(sc)
+	for i := range res[:2] {
+		if res[i].Status != prm.OK {
+			t.Fatalf("%s seq %d: %v %s", mode, i, res[i].Status, res[i].Reason)
+		}
+	}
+	CheckHuge(t, mode, &res[2])
+	w := &FailAfter{Limit: 50 << 20}
+	bw := bufio.NewWriter(w)
+	err = res[2].WriteLine(bw)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrFull) || w.N != w.Limit {
+		t.Errorf("%s: streaming the line: %v after %d bytes, want the writer's error after %d", mode, err, w.N, w.Limit)
+	}
+	alloc := after.TotalAlloc - before.TotalAlloc
+	t.Logf("%s: run and 50 MB of the query line: %d bytes allocated, heap obtained from the OS %d MB, peak RSS %s",
+		mode, alloc, after.HeapSys>>20, memlimit.PeakRSS())
+	if alloc > maxAlloc {
+		t.Errorf("%s: %d bytes allocated, want a few MB", mode, alloc)
+	}
+	return sc, res
 }

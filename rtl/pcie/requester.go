@@ -618,12 +618,14 @@ func (r *Requester) Commit() {
 		r.stats.Writes++
 		r.stats.WriteBytes += uint64(s.iSpan.Len)
 	}
-	for i := 0; s.popped > 0 && i < len(r.clients); i++ {
-		if s.popBack[i] {
-			c := &r.clients[i]
-			c.backlog[0] = ReadResp{}
-			c.backlog = c.backlog[1:]
-			r.backlogged--
+	if s.popped > 0 {
+		for i := range r.clients {
+			if s.popBack[i] {
+				c := &r.clients[i]
+				c.backlog[0] = ReadResp{}
+				c.backlog = c.backlog[1:]
+				r.backlogged--
+			}
 		}
 	}
 	if s.issue {

@@ -361,11 +361,11 @@ func (r *Requester) TagsInUse() int { return r.cfg.Tags - r.fLen }
 // Idle reports whether the requester holds nothing: no MRd in flight, no
 // ReadReq half issued, no response waiting.
 func (r *Requester) Idle() bool {
-	if r.TagsInUse() > 0 {
+	if r.TagsInUse() > 0 || r.backlogged > 0 {
 		return false
 	}
 	for i := range r.clients {
-		if r.clients[i].off > 0 || len(r.clients[i].backlog) > 0 {
+		if r.clients[i].off > 0 {
 			return false
 		}
 	}

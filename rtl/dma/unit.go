@@ -109,8 +109,8 @@ func (u *Unit) Counters() []sim.Counter {
 
 // CounterValues appends the values of Counters (sim.CounterValuer).
 func (u *Unit) CounterValues(vs []uint64) []uint64 {
-	s := u.Stats()
-	return u.cread.Values(&s, vs)
+	u.stats.SlotStalls, u.stats.InFlight = u.stall.Count(), u.occ.Count()
+	return u.cread.Values(&u.stats, vs)
 }
 
 // InFlight is the number of data requests in flight.

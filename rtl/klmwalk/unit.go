@@ -179,8 +179,8 @@ func (u *Unit) Counters() []sim.Counter {
 
 // CounterValues appends the values of Counters (sim.CounterValuer).
 func (u *Unit) CounterValues(vs []uint64) []uint64 {
-	s := u.Stats()
-	return u.cache.CounterValues(u.cread.Values(&s, vs))
+	u.stats.CreditStalls, u.stats.Busy, u.stats.NoCtx = u.stall.Count(), u.occ.Count(), u.noCtx.Count()
+	return u.cache.CounterValues(u.cread.Values(&u.stats, vs))
 }
 
 // Connections lists the channels the unit pops and pushes (sim.Connected).

@@ -321,8 +321,8 @@ func (r *Requester) Counters() []sim.Counter {
 
 // CounterValues appends the values of Counters (sim.CounterValuer).
 func (r *Requester) CounterValues(vs []uint64) []uint64 {
-	s := r.Stats()
-	return r.cread.Values(&s, vs)
+	r.stats.TagStallCycles, r.stats.TagCycles = r.stall.Count(), r.occ.Count()
+	return r.cread.Values(&r.stats, vs)
 }
 
 // SetTarget gives the requester the channel that takes the host's

@@ -80,8 +80,8 @@ func (u *Unit) Counters() []sim.Counter {
 
 // CounterValues appends the values of Counters (sim.CounterValuer).
 func (u *Unit) CounterValues(vs []uint64) []uint64 {
-	s := u.Stats()
-	return u.cread.Values(&s, vs)
+	u.stats.Stalls = u.stall.Count()
+	return u.cread.Values(&u.stats, vs)
 }
 
 // Connections lists the channels the stage pops and pushes (sim.Connected).

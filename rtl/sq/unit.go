@@ -175,8 +175,8 @@ func (u *Unit) Counters() []sim.Counter {
 
 // CounterValues appends the values of Counters (sim.CounterValuer).
 func (u *Unit) CounterValues(vs []uint64) []uint64 {
-	s := u.Stats()
-	return u.cread.Values(&s, vs)
+	u.stats.BusyCycles = u.occ.Count()
+	return u.cread.Values(&u.stats, vs)
 }
 
 // Eval runs one cycle of the fetch engine.

@@ -590,6 +590,57 @@ func TestTraceFileLeavesNothingOnError(t *testing.T) {
 	}
 }
 
+// TestTraceFileReplaces: a waveform already at the path survives a
+// TraceFile that fails, and is replaced by the one a traced run writes
+// (removeOld takes it away beside the run); a directory at the path is
+// left alone and Close reports that it cannot be replaced.
+func TestTraceFileReplaces(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.vcd")
+	old := []byte("an earlier run's waveform\n")
+	if err := os.WriteFile(path, old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sc := Generate(HotWorkload())
+	sc.Ops = sc.Ops[:200]
+	trace := func(path string, o vcd.Options) error {
+		b := loadedBench(t, rtl.DefaultConfig(), sc)
+		tr, err := TraceFile(b, path, o)
+		if err != nil {
+			return err
+		}
+		if _, err := b.Run(sc.Ops, nil); err != nil {
+			t.Fatal(err)
+		}
+		return tr.Close()
+	}
+	if err := trace(path, vcd.Options{Scope: "top.none"}); err == nil {
+		t.Fatal("no error for a scope that selects nothing")
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, old) {
+		t.Fatalf("a failed TraceFile changed the file at its path: %q", got)
+	}
+	if err := trace(path, vcd.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(path); !bytes.HasPrefix(got, []byte("$version")) {
+		t.Fatalf("the new waveform did not replace the old one: it starts %q", got[:min(len(got), 40)])
+	}
+	sub := filepath.Join(dir, "sub.vcd")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := trace(sub, vcd.Options{}); err == nil {
+		t.Fatal("no error for a directory at the path")
+	}
+	if fi, err := os.Stat(sub); err != nil || !fi.IsDir() {
+		t.Fatalf("the directory at the path is gone: %v", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*.tmp")); len(left) > 0 {
+		t.Fatalf("temporary files left: %v", left)
+	}
+}
+
 // TestTraceCounters: every counter a unit declares is in the waveform
 // under top.counters by its statistics name, and holds at every cycle the
 // engine stepped the value the unit reports then (sim.Counted), except

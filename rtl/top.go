@@ -139,6 +139,9 @@ func (t *Top) Counters() []sim.Counter {
 	return sim.CountersOf("core", &t.stats)
 }
 
+// CounterWords returns the counters in place (sim.CounterWorder).
+func (t *Top) CounterWords() [][]uint64 { return sim.WordsOf(&t.stats) }
+
 // CounterValues appends the values of Counters (sim.CounterValuer).
 func (t *Top) CounterValues(vs []uint64) []uint64 {
 	t.stats.ROBCycles, t.stats.OrderStalls = t.occ.Count(), t.order.Count()

@@ -341,9 +341,20 @@ func (t *Tracer) sampleUnit(k int) {
 // the unit's evaluation of this cycle added.
 func (t *Tracer) sampleCounters(k int) {
 	c := &t.counters[k]
-	c.vals, c.last = c.read(c.last[:0]), c.vals
-	if t.seenUnits && slices.Equal(c.vals, c.last) {
-		return
+	if c.words != nil {
+		// Read in place: copy only a sample that changed.
+		if t.seenUnits && c.sameWords() {
+			return
+		}
+		c.vals, c.last = c.last[:0], c.vals
+		for _, w := range c.words {
+			c.vals = append(c.vals, w...)
+		}
+	} else {
+		c.vals, c.last = c.read(c.last[:0]), c.vals
+		if t.seenUnits && slices.Equal(c.vals, c.last) {
+			return
+		}
 	}
 	if t.logging && t.seenUnits {
 		t.logBlock(c.block, c.vals[:min(len(c.sigs), len(c.vals))])
@@ -354,6 +365,18 @@ func (t *Tracer) sampleCounters(k int) {
 			t.set(s, x)
 		}
 	}
+}
+
+// sameWords reports whether the counters in place hold the last sample.
+func (c *counterTracer) sameWords() bool {
+	at := 0
+	for _, w := range c.words {
+		if !slices.Equal(w, c.vals[at:at+len(w)]) {
+			return false
+		}
+		at += len(w)
+	}
+	return true
 }
 
 // compTracers lists the unit and counter tracers of one component.

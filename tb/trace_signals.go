@@ -1,6 +1,7 @@
 package tb
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -212,6 +213,12 @@ func (t *Tracer) declareCounters(root *vcd.Scope) {
 			d := declarer{t: t, sc: scope(x.Group()), group: groupCounters}
 			ct.sigs = append(ct.sigs, d.dec(x.Figure(), 64))
 		}
+		if cw, ok := c.(sim.CounterWorder); ok {
+			ct.words = cw.CounterWords()
+			if n := sumLen(ct.words); n != len(ct.sigs) {
+				panic(fmt.Sprintf("trace: %s has %d counter words for %d counters", c.Name(), n, len(ct.sigs)))
+			}
+		}
 		ct.vals, ct.last = make([]uint64, 0, len(ct.sigs)), make([]uint64, 0, len(ct.sigs))
 		if slices.ContainsFunc(ct.sigs, func(s *sig) bool { return s != nil }) {
 			ct.block = t.block(ct.sigs)
@@ -235,13 +242,25 @@ func (t *Tracer) block(sigs []*sig) int {
 
 // counterTracer samples the counters of one component.
 type counterTracer struct {
-	comp    int // the component's number in the engine
-	block   int // its number in the log (Tracer.block)
-	sigs    []*sig
-	vals    []uint64 // this cycle's values
-	last    []uint64 // the last ones
-	read    func([]uint64) []uint64
+	comp  int // the component's number in the engine
+	block int // its number in the log (Tracer.block)
+	sigs  []*sig
+	vals  []uint64 // this cycle's values
+	last  []uint64 // the last ones
+	read  func([]uint64) []uint64
+	// words are the counters in place (sim.CounterWorder), nil when the
+	// component only copies them out (read).
+	words   [][]uint64
 	commits bool // the component has a Commit, which may count
+}
+
+// sumLen is the number of words in runs.
+func sumLen(runs [][]uint64) int {
+	n := 0
+	for _, r := range runs {
+		n += len(r)
+	}
+	return n
 }
 
 // flowOrder lists the engine's channels in creation order, except the

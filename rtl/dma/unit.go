@@ -107,6 +107,9 @@ func (u *Unit) Counters() []sim.Counter {
 	return sim.CountersOf("data", &s)
 }
 
+// CounterWords returns the counters in place (sim.CounterWorder).
+func (u *Unit) CounterWords() [][]uint64 { return sim.WordsOf(&u.stats) }
+
 // CounterValues appends the values of Counters (sim.CounterValuer).
 func (u *Unit) CounterValues(vs []uint64) []uint64 {
 	u.stats.SlotStalls, u.stats.InFlight = u.stall.Count(), u.occ.Count()

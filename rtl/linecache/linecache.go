@@ -227,6 +227,9 @@ func (c *Cache) Invalidate(lo, hi uint64, all bool) {
 // Counters lists the counters under group (mtt_cache, klm_cache).
 func (c *Cache) Counters(group string) []sim.Counter { return sim.CountersOf(group, &c.Stats) }
 
+// CounterWords returns the counters in place (sim.CounterWorder).
+func (c *Cache) CounterWords() [][]uint64 { return sim.WordsOf(&c.Stats) }
+
 // CounterValues appends the values of Counters, in its order.
 func (c *Cache) CounterValues(vs []uint64) []uint64 { return c.cread.Values(&c.Stats, vs) }
 

@@ -186,6 +186,12 @@ func (u *Unit) Counters() []sim.Counter {
 	return append(sim.CountersOf("mttwalk", &s), u.cache.Counters("mtt_cache")...)
 }
 
+// CounterWords returns the counters in place, the walker's then its
+// cache's (sim.CounterWorder).
+func (u *Unit) CounterWords() [][]uint64 {
+	return append(sim.WordsOf(&u.stats), u.cache.CounterWords()...)
+}
+
 // CounterValues appends the values of Counters (sim.CounterValuer).
 func (u *Unit) CounterValues(vs []uint64) []uint64 {
 	u.stats.Busy, u.stats.NoCtx = u.occ.Count(), u.noCtx.Count()

@@ -319,6 +319,9 @@ func (r *Requester) Counters() []sim.Counter {
 	return sim.CountersOf("pcie.requester", &s)
 }
 
+// CounterWords returns the counters in place (sim.CounterWorder).
+func (r *Requester) CounterWords() [][]uint64 { return sim.WordsOf(&r.stats) }
+
 // CounterValues appends the values of Counters (sim.CounterValuer).
 func (r *Requester) CounterValues(vs []uint64) []uint64 {
 	r.stats.TagStallCycles, r.stats.TagCycles = r.stall.Count(), r.occ.Count()

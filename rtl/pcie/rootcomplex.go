@@ -162,6 +162,9 @@ func (r *RootComplex) Stats() RootComplexStats { return r.stats }
 // link's traffic.
 func (r *RootComplex) Counters() []sim.Counter { return sim.CountersOf("pcie", &r.stats) }
 
+// CounterWords returns the counters in place (sim.CounterWorder).
+func (r *RootComplex) CounterWords() [][]uint64 { return sim.WordsOf(&r.stats) }
+
 // CounterValues appends the values of Counters (sim.CounterValuer).
 func (r *RootComplex) CounterValues(vs []uint64) []uint64 { return r.cread.Values(&r.stats, vs) }
 

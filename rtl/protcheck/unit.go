@@ -78,6 +78,9 @@ func (u *Unit) Counters() []sim.Counter {
 	return sim.CountersOf("protcheck", &s)
 }
 
+// CounterWords returns the counters in place (sim.CounterWorder).
+func (u *Unit) CounterWords() [][]uint64 { return sim.WordsOf(&u.stats) }
+
 // CounterValues appends the values of Counters (sim.CounterValuer).
 func (u *Unit) CounterValues(vs []uint64) []uint64 {
 	u.stats.Stalls = u.stall.Count()

@@ -80,6 +80,46 @@ type CounterValuer interface {
 	CounterValues(vs []uint64) []uint64
 }
 
+// CounterWorder is a CounterValuer whose counters can also be read where
+// the unit keeps them: a waveform compares them there, in every cycle the
+// unit runs, instead of copying them out first. The words of counters of
+// kind wait may be stale (a waveform does not show them); the others hold
+// what CounterValues would report.
+type CounterWorder interface {
+	// CounterWords returns the counters of Counters, in its order, as runs
+	// of words in the unit's own statistics (WordsOf): the same slices for
+	// the unit's life.
+	CounterWords() [][]uint64
+}
+
+// WordsOf returns the counters stats (a pointer to a struct) declares, in
+// the order of CountersOf, as runs of adjacent fields of the struct
+// itself: their live values, for CounterWords. Every counter must be a
+// 64-bit integer field (an int reads as its bits: a count or a high-water
+// mark is never negative); WordsOf panics naming the field when one is
+// not.
+func WordsOf(stats any) [][]uint64 {
+	t := reflect.TypeOf(stats)
+	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+		panic(fmt.Sprintf("sim: counter words want a pointer to a struct, not %v", t))
+	}
+	p := reflect.ValueOf(stats).UnsafePointer()
+	var out [][]uint64
+	end := ^uintptr(0) // the offset after the last run's last word
+	for _, f := range layoutOf(t.Elem()).fields {
+		if ft := t.Elem().Field(f.index).Type; ft.Size() != 8 {
+			panic(fmt.Sprintf("sim: counter %s of %v is a %v, not a 64-bit integer", f.c.Name, t.Elem(), ft))
+		}
+		if k := len(out) - 1; k >= 0 && f.offset == end {
+			out[k] = unsafe.Slice(&out[k][0], len(out[k])+1)
+		} else {
+			out = append(out, unsafe.Slice((*uint64)(unsafe.Add(p, f.offset)), 1))
+		}
+		end = f.offset + 8
+	}
+	return out
+}
+
 // ValuesOf appends to vs the values of the counters stats (a pointer to a
 // struct) declares, in the order of CountersOf, with no allocation. A
 // CounterReader kept in the unit does the same without looking the

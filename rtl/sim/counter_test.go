@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -124,4 +125,46 @@ func BenchmarkCounterReader(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		vs = r.Values(&s, vs[:0])
 	}
+}
+
+// words64 is a Stats struct of 64-bit counters in three runs: a map and
+// an unexported field break them, as in protcheck's and klmwalk's.
+type words64 struct {
+	A     uint64            `counter:"a" unit:"events" help:"first of a run of two"`
+	B     uint64            `counter:"b" unit:"events" help:"second of a run of two"`
+	ByKey map[string]uint64 `counter:"-"`
+	C     int               `counter:"c" unit:"slots" kind:"max" help:"an int, alone"`
+	skip  uint64
+	D     int64  `counter:"d" unit:"events" help:"an int64 before a uint64"`
+	E     uint64 `counter:"e" unit:"events" help:"the last"`
+}
+
+// TestWordsOf: the words are the fields themselves, in the order and with
+// the values of ValuesOf, in runs of adjacent fields; a counter narrower
+// than 64 bits panics with its name.
+func TestWordsOf(t *testing.T) {
+	s := words64{A: 1, B: 2, C: 3, skip: 99, D: 4, E: 5}
+	ws := WordsOf(&s)
+	var lens []int
+	var flat []uint64
+	for _, w := range ws {
+		lens = append(lens, len(w))
+		flat = append(flat, w...)
+	}
+	if want := []int{2, 1, 2}; !slices.Equal(lens, want) {
+		t.Errorf("runs of %v words, want %v", lens, want)
+	}
+	if want := ValuesOf(&s, nil); !slices.Equal(flat, want) {
+		t.Errorf("words %v, ValuesOf %v", flat, want)
+	}
+	s.B, s.C, s.E = 20, 30, 50
+	if ws[0][1] != 20 || ws[1][0] != 30 || ws[2][1] != 50 {
+		t.Errorf("the words do not follow the fields: %v", ws)
+	}
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "counter b ") {
+			t.Errorf("a 32-bit counter: panic %v, want one naming counter b", r)
+		}
+	}()
+	WordsOf(&mixed{})
 }

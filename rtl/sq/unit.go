@@ -173,6 +173,9 @@ func (u *Unit) Counters() []sim.Counter {
 	return sim.CountersOf("sq", &s)
 }
 
+// CounterWords returns the counters in place (sim.CounterWorder).
+func (u *Unit) CounterWords() [][]uint64 { return sim.WordsOf(&u.stats) }
+
 // CounterValues appends the values of Counters (sim.CounterValuer).
 func (u *Unit) CounterValues(vs []uint64) []uint64 {
 	u.stats.BusyCycles = u.occ.Count()

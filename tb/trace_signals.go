@@ -406,8 +406,8 @@ func newChanTracer(c sim.TracedPort, d declarer) *chanTracer {
 // a head not yet visible, the cycle it becomes so.
 func (c *chanTracer) sample(t *Tracer) (uint64, bool) {
 	st := t.b.Eng.ChanState(c.id)
-	pushed, popped, valid := st.Pushed, st.Popped, st.HeadValid
-	c.h.sample(t, pushed, valid, popped, st.Len)
+	pushed, popped, valid := st.Pushed(), st.Popped(), st.HeadValid()
+	c.h.sample(t, pushed, valid, popped, st.Len())
 	// The head changes only when it is popped: set its fields once. A
 	// payload writes the fields it carries over the values shown (a
 	// token leaves a lookup's piece fields as they were).
@@ -431,8 +431,8 @@ func (c *chanTracer) sample(t *Tracer) (uint64, bool) {
 	if pushed || popped {
 		return 0, true
 	}
-	if !valid && st.HasHead {
-		return st.HeadAt, false
+	if !valid && st.HasHead() {
+		return t.b.Eng.ChanHeadAt(c.id), false
 	}
 	return 0, false
 }

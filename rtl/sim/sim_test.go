@@ -601,16 +601,27 @@ func TestActivityInHooks(t *testing.T) {
 		val            int
 		head           bool
 		len            int
+		headAt         uint64 // 0: no head
 	}
-	var got []obs
+	var got, packed []obs
 	e.OnCycle(func(now uint64) {
 		pu, po := c.Activity()
 		v, ok := c.Pushed()
 		o := obs{now: now, pushed: pu, popped: po, head: c.HeadValid(), len: c.Len()}
+		if at, ok := c.HeadAt(); ok {
+			o.headAt = at
+		}
 		if ok {
 			o.val = *v
 		}
 		got = append(got, o)
+		// The packed ChanState says the same.
+		st := e.ChanState(c.ID())
+		p := obs{now: now, pushed: st.Pushed(), popped: st.Popped(), head: st.HeadValid(), len: st.Len(), val: o.val}
+		if st.HasHead() {
+			p.headAt = e.ChanHeadAt(c.ID())
+		}
+		packed = append(packed, p)
 	})
 	c.Push(5) // cycle 0
 	e.Step()
@@ -621,11 +632,14 @@ func TestActivityInHooks(t *testing.T) {
 	e.Step() // cycle 3
 	want := []obs{
 		{now: 0, pushed: true, val: 5, len: 0},
-		{now: 1, len: 1},
-		{now: 2, pushed: true, popped: true, val: 6, head: true, len: 1},
-		{now: 3, len: 1},
+		{now: 1, len: 1, headAt: 2},
+		{now: 2, pushed: true, popped: true, val: 6, head: true, len: 1, headAt: 2},
+		{now: 3, len: 1, headAt: 4},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("hook saw\n %+v\nwant\n %+v", got, want)
+	}
+	if !reflect.DeepEqual(packed, want) {
+		t.Fatalf("ChanState said\n %+v\nwant\n %+v", packed, want)
 	}
 }

@@ -114,11 +114,10 @@ type Top struct {
 	// statistics
 	latency sim.Tally // retired accesses' cycles from issue to retirement (Latencies)
 	stats   Stats
-	occ     sim.Occupancy     // Stats.ROBCycles
-	order   sim.Stalls        // Stats.OrderStalls
-	doneN   int               // whole requests in the ROB (noteDone)
-	cread   sim.CounterReader // reads stats for CounterValues
-	cov     *cover.Collector  // nil: coverage off
+	occ     sim.Occupancy    // Stats.ROBCycles
+	order   sim.Stalls       // Stats.OrderStalls
+	doneN   int              // whole requests in the ROB (noteDone)
+	cov     *cover.Collector // nil: coverage off
 }
 
 // Stats counts the top's work. Each field's tags are the counter's one
@@ -141,12 +140,6 @@ func (t *Top) Counters() []sim.Counter {
 
 // CounterWords returns the counters in place (sim.CounterWorder).
 func (t *Top) CounterWords() [][]uint64 { return sim.WordsOf(&t.stats) }
-
-// CounterValues appends the values of Counters (sim.CounterValuer).
-func (t *Top) CounterValues(vs []uint64) []uint64 {
-	t.stats.ROBCycles, t.stats.OrderStalls = t.occ.Count(), t.order.Count()
-	return t.cread.Values(&t.stats, vs)
-}
 
 // Latencies tallies the retired accesses' latencies, in cycles from
 // issue to retirement, so far (a copy).

@@ -165,7 +165,7 @@ func TestStatsJSON(t *testing.T) {
 }
 
 // probe is a unit that declares one counter, the way every unit does (a
-// tagged Stats field, Counters, CounterValues) and nothing else: it counts
+// tagged Stats field, Counters, CounterWords) and nothing else: it counts
 // the results that leave the model, watching top.out's handshake.
 type probe struct {
 	sim.Base
@@ -173,7 +173,6 @@ type probe struct {
 	stats struct {
 		Seen uint64 `counter:"seen" unit:"results" help:"results the probe saw leave"`
 	}
-	cread sim.CounterReader
 }
 
 func (p *probe) Name() string { return "probe" }
@@ -183,9 +182,9 @@ func (p *probe) Eval(uint64) bool {
 	}
 	return true // looks at every cycle stepped
 }
-func (p *probe) Connections() (in, out []sim.Port)  { return nil, nil }
-func (p *probe) Counters() []sim.Counter            { return sim.CountersOf("probe", &p.stats) }
-func (p *probe) CounterValues(vs []uint64) []uint64 { return p.cread.Values(&p.stats, vs) }
+func (p *probe) Connections() (in, out []sim.Port) { return nil, nil }
+func (p *probe) Counters() []sim.Counter           { return sim.CountersOf("probe", &p.stats) }
+func (p *probe) CounterWords() [][]uint64          { return sim.WordsOf(&p.stats) }
 
 // TestNewCounterShowsEverywhere: a counter a unit declares is in the
 // statistics JSON, the summary and the waveform with no change anywhere

@@ -179,7 +179,8 @@ func (t *Tracer) declare() {
 const groupCounters = "top.counters: the statistics (docs/counters.md)"
 
 // declareCounters declares the counters every component declares
-// (sim.Counted, sim.CounterValuer) under top.counters, by the names the
+// (sim.Counted, read through sim.CounterWorder or sim.CounterValuer)
+// under top.counters, by the names the
 // statistics print: mkc_cache.hits is top.counters.mkc_cache.hits.
 func (t *Tracer) declareCounters(root *vcd.Scope) {
 	top := root.Scope("counters")
@@ -199,12 +200,19 @@ func (t *Tracer) declareCounters(root *vcd.Scope) {
 	}
 	for i, c := range t.b.Eng.Components() {
 		cn, ok := c.(sim.Counted)
-		cv, ok2 := c.(sim.CounterValuer)
-		if !ok || !ok2 {
+		if !ok {
 			continue
 		}
 		_, commits := c.(sim.Committer)
-		ct := counterTracer{comp: i, read: cv.CounterValues, commits: commits}
+		ct := counterTracer{comp: i, commits: commits}
+		switch c := c.(type) {
+		case sim.CounterWorder:
+			ct.words = c.CounterWords()
+		case sim.CounterValuer:
+			ct.read = c.CounterValues
+		default:
+			continue // no way to read its counters every cycle
+		}
 		for _, x := range cn.Counters() {
 			if x.Wait {
 				ct.sigs = append(ct.sigs, nil) // not shown (sim.Counter.Wait)
@@ -213,11 +221,8 @@ func (t *Tracer) declareCounters(root *vcd.Scope) {
 			d := declarer{t: t, sc: scope(x.Group()), group: groupCounters}
 			ct.sigs = append(ct.sigs, d.dec(x.Figure(), 64))
 		}
-		if cw, ok := c.(sim.CounterWorder); ok {
-			ct.words = cw.CounterWords()
-			if n := sumLen(ct.words); n != len(ct.sigs) {
-				panic(fmt.Sprintf("trace: %s has %d counter words for %d counters", c.Name(), n, len(ct.sigs)))
-			}
+		if n := sumLen(ct.words); ct.words != nil && n != len(ct.sigs) {
+			panic(fmt.Sprintf("trace: %s has %d counter words for %d counters", c.Name(), n, len(ct.sigs)))
 		}
 		ct.vals, ct.last = make([]uint64, 0, len(ct.sigs)), make([]uint64, 0, len(ct.sigs))
 		if slices.ContainsFunc(ct.sigs, func(s *sig) bool { return s != nil }) {

@@ -62,7 +62,6 @@ type Unit struct {
 	wq    []atomicWrite // atomics' writes waiting for the port
 	doneQ []uint16      // tags whose Moved waits for Done
 	stats Stats
-	cread sim.CounterReader
 	stall sim.Stalls
 	occ   sim.Occupancy // Stats.InFlight
 }
@@ -109,12 +108,6 @@ func (u *Unit) Counters() []sim.Counter {
 
 // CounterWords returns the counters in place (sim.CounterWorder).
 func (u *Unit) CounterWords() [][]uint64 { return sim.WordsOf(&u.stats) }
-
-// CounterValues appends the values of Counters (sim.CounterValuer).
-func (u *Unit) CounterValues(vs []uint64) []uint64 {
-	u.stats.SlotStalls, u.stats.InFlight = u.stall.Count(), u.occ.Count()
-	return u.cread.Values(&u.stats, vs)
-}
 
 // InFlight is the number of data requests in flight.
 func (u *Unit) InFlight() int { return u.inUse }

@@ -114,8 +114,7 @@ type Unit struct {
 	cuts     bus.Cuts
 	cur      *cursors
 	stats    Stats
-	cread    sim.CounterReader // reads stats for CounterValues
-	cov      *cover.Collector  // nil: coverage off
+	cov      *cover.Collector // nil: coverage off
 	fired    bool
 	// waits counts this cycle's credit stalls; stall their cycles.
 	waits   uint64
@@ -181,12 +180,6 @@ func (u *Unit) Counters() []sim.Counter {
 // cache's (sim.CounterWorder).
 func (u *Unit) CounterWords() [][]uint64 {
 	return append(sim.WordsOf(&u.stats), u.cache.CounterWords()...)
-}
-
-// CounterValues appends the values of Counters (sim.CounterValuer).
-func (u *Unit) CounterValues(vs []uint64) []uint64 {
-	u.stats.CreditStalls, u.stats.Busy, u.stats.NoCtx = u.stall.Count(), u.occ.Count(), u.noCtx.Count()
-	return u.cache.CounterValues(u.cread.Values(&u.stats, vs))
 }
 
 // Connections lists the channels the unit pops and pushes (sim.Connected).

@@ -42,7 +42,6 @@ type Cache struct {
 	index      map[uint64]int32
 	pol        policy
 	Stats      Stats
-	cread      sim.CounterReader // reads stats for CounterValues
 }
 
 // indexWays is the associativity above which a set is looked up through
@@ -229,9 +228,6 @@ func (c *Cache) Counters(group string) []sim.Counter { return sim.CountersOf(gro
 
 // CounterWords returns the counters in place (sim.CounterWorder).
 func (c *Cache) CounterWords() [][]uint64 { return sim.WordsOf(&c.Stats) }
-
-// CounterValues appends the values of Counters, in its order.
-func (c *Cache) CounterValues(vs []uint64) []uint64 { return c.cread.Values(&c.Stats, vs) }
 
 // Refetch restarts the stale fetch of s (see Slot.Stale), counting it, and
 // returns the line's address to read again.

@@ -93,7 +93,6 @@ type Unit struct {
 	arr       *array
 	mshrs     *mshrFile
 	stats     Stats
-	cread     sim.CounterReader     // reads stats for CounterValues
 	stall     sim.Stalls            // StallCycles
 	why       [numCauses]sim.Stalls // the stalls by cause (Stats.OutputStalls ...)
 	cause     uint8                 // this cycle's causes, a bit each
@@ -161,12 +160,6 @@ func (u *Unit) Counters() []sim.Counter {
 
 // CounterWords returns the counters in place (sim.CounterWorder).
 func (u *Unit) CounterWords() [][]uint64 { return sim.WordsOf(&u.stats) }
-
-// CounterValues appends the values of Counters (sim.CounterValuer).
-func (u *Unit) CounterValues(vs []uint64) []uint64 {
-	u.waits(&u.stats)
-	return u.cread.Values(&u.stats, vs)
-}
 
 // Connections lists the channels the unit pops and pushes (sim.Connected).
 func (u *Unit) Connections() (in, out []sim.Port) {

@@ -109,9 +109,8 @@ type Unit struct {
 	noCtx sim.Stalls    // Stats.NoCtx
 	// ctxWait: a piece waited at In this cycle, every context busy.
 	ctxWait bool
-	byPD    sim.ByKey         // mtt_cache hits and misses by the piece\'s PD
-	cread   sim.CounterReader // reads stats for CounterValues
-	cov     *cover.Collector  // nil: coverage off
+	byPD    sim.ByKey        // mtt_cache hits and misses by the piece\'s PD
+	cov     *cover.Collector // nil: coverage off
 	// strobes of this cycle, for waveforms
 	hit, miss, fill bool
 	state           State // the state of the context that acted, for waveforms
@@ -190,12 +189,6 @@ func (u *Unit) Counters() []sim.Counter {
 // cache's (sim.CounterWorder).
 func (u *Unit) CounterWords() [][]uint64 {
 	return append(sim.WordsOf(&u.stats), u.cache.CounterWords()...)
-}
-
-// CounterValues appends the values of Counters (sim.CounterValuer).
-func (u *Unit) CounterValues(vs []uint64) []uint64 {
-	u.stats.Busy, u.stats.NoCtx = u.occ.Count(), u.noCtx.Count()
-	return u.cache.CounterValues(u.cread.Values(&u.stats, vs))
 }
 
 // Covers lists the coverage points the walker hits: where a piece starts

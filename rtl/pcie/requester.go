@@ -255,12 +255,11 @@ type Requester struct {
 	fLen       int
 	rr         int
 	stats      RequesterStats
-	cread      sim.CounterReader // reads stats for CounterValues
-	stall      sim.Stalls        // TagStallCycles
-	occ        sim.Occupancy     // TagCycles
-	data       slab[byte]        // reads' buffers
-	zeros      []byte            // the payload of every MWr (read-only)
-	ctxs       slab[readCtx]     // reads' contexts
+	stall      sim.Stalls    // TagStallCycles
+	occ        sim.Occupancy // TagCycles
+	data       slab[byte]    // reads' buffers
+	zeros      []byte        // the payload of every MWr (read-only)
+	ctxs       slab[readCtx] // reads' contexts
 	errs       []ProtocolError
 
 	st reqStage
@@ -321,12 +320,6 @@ func (r *Requester) Counters() []sim.Counter {
 
 // CounterWords returns the counters in place (sim.CounterWorder).
 func (r *Requester) CounterWords() [][]uint64 { return sim.WordsOf(&r.stats) }
-
-// CounterValues appends the values of Counters (sim.CounterValuer).
-func (r *Requester) CounterValues(vs []uint64) []uint64 {
-	r.stats.TagStallCycles, r.stats.TagCycles = r.stall.Count(), r.occ.Count()
-	return r.cread.Values(&r.stats, vs)
-}
 
 // SetTarget gives the requester the channel that takes the host's
 // writes to the device (doorbells). Call it before the first cycle.

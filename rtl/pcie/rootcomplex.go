@@ -124,7 +124,6 @@ type RootComplex struct {
 	pending []TLP // completions of the read being answered
 	next    int   // index of the next one to send
 	stats   RootComplexStats
-	cread   sim.CounterReader // reads stats for CounterValues
 
 	data  slab[byte] // completions' payloads
 	spare []TLP      // the completions slice of the read before, reused
@@ -164,9 +163,6 @@ func (r *RootComplex) Counters() []sim.Counter { return sim.CountersOf("pcie", &
 
 // CounterWords returns the counters in place (sim.CounterWorder).
 func (r *RootComplex) CounterWords() [][]uint64 { return sim.WordsOf(&r.stats) }
-
-// CounterValues appends the values of Counters (sim.CounterValuer).
-func (r *RootComplex) CounterValues(vs []uint64) []uint64 { return r.cread.Values(&r.stats, vs) }
 
 // SetCPU gives the root complex the channel of the CPU's writes to the
 // device (doorbells). Call it before the root complex is added to the

@@ -46,8 +46,7 @@ type Unit struct {
 	name  string
 	p     Ports
 	stats Stats
-	cread sim.CounterReader // reads stats for CounterValues
-	stall sim.Stalls        // Stats.Stalls
+	stall sim.Stalls // Stats.Stalls
 
 	cov *cover.Collector // nil: coverage off
 
@@ -80,12 +79,6 @@ func (u *Unit) Counters() []sim.Counter {
 
 // CounterWords returns the counters in place (sim.CounterWorder).
 func (u *Unit) CounterWords() [][]uint64 { return sim.WordsOf(&u.stats) }
-
-// CounterValues appends the values of Counters (sim.CounterValuer).
-func (u *Unit) CounterValues(vs []uint64) []uint64 {
-	u.stats.Stalls = u.stall.Count()
-	return u.cread.Values(&u.stats, vs)
-}
 
 // Connections lists the channels the stage pops and pushes (sim.Connected).
 func (u *Unit) Connections() (in, out []sim.Port) {

@@ -72,19 +72,22 @@ func CountersOf(group string, stats any) []Counter {
 	return out
 }
 
-// CounterValuer is a Counted component that also writes its counters'
-// current values cheaply: a waveform shows them in every cycle the
-// component runs, where building Counters would cost too much.
+// CounterValuer is a Counted component that writes its counters' current
+// values cheaply, for a waveform, which shows them in every cycle the
+// component runs (building Counters would cost too much there): a
+// component whose counters are computed when read (pcie.Link's totals
+// over TLP types). One that keeps them as fields is a CounterWorder.
 type CounterValuer interface {
 	// CounterValues appends the values of Counters, in its order, to vs.
 	CounterValues(vs []uint64) []uint64
 }
 
-// CounterWorder is a CounterValuer whose counters can also be read where
-// the unit keeps them: a waveform compares them there, in every cycle the
-// unit runs, instead of copying them out first. The words of counters of
-// kind wait may be stale (a waveform does not show them); the others hold
-// what CounterValues would report.
+// CounterWorder is a Counted component whose counters a waveform can read
+// where the component keeps them: it compares them there, in every cycle
+// the component runs, and copies them only when they changed. The words
+// of counters of kind wait may be stale, since a waveform does not show
+// them (a unit brings those up to date in Stats); the others hold what
+// Counters reports.
 type CounterWorder interface {
 	// CounterWords returns the counters of Counters, in its order, as runs
 	// of words in the unit's own statistics (WordsOf): the same slices for
@@ -120,88 +123,10 @@ func WordsOf(stats any) [][]uint64 {
 	return out
 }
 
-// ValuesOf appends to vs the values of the counters stats (a pointer to a
-// struct) declares, in the order of CountersOf, with no allocation. A
-// CounterReader kept in the unit does the same without looking the
-// layout up each time.
-func ValuesOf(stats any, vs []uint64) []uint64 {
-	var r CounterReader
-	return r.Values(stats, vs)
-}
-
-// CounterReader reads the counters of one stats type, the layout of its
-// tags looked up at the first call (and at a change of type) and kept: a unit keeps one for its
-// CounterValues, which a waveform calls every cycle the unit runs. The
-// zero value is ready to use.
-type CounterReader struct {
-	typ reflect.Type
-	l   *counterLayout
-}
-
-// Values appends to vs the values of the counters stats (a pointer to a
-// struct, always of the same type) declares, in the order of CountersOf.
-func (r *CounterReader) Values(stats any, vs []uint64) []uint64 {
-	t := reflect.TypeOf(stats)
-	if t != r.typ {
-		if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
-			panic(fmt.Sprintf("sim: counter values want a pointer to a struct, not %v", t))
-		}
-		r.typ, r.l = t, layoutOf(t.Elem())
-	}
-	// The data word of the interface: the pointer to the struct.
-	p := (*[2]unsafe.Pointer)(unsafe.Pointer(&stats))[1]
-	for _, run := range r.l.runs {
-		at := unsafe.Add(p, run.offset)
-		if run.kind == reflect.Uint64 { // nearly every counter, one copy per run
-			vs = append(vs, unsafe.Slice((*uint64)(at), run.n)...)
-			continue
-		}
-		vs = append(vs, readInt(run.kind, at))
-	}
-	return vs
-}
-
-// readInt reads the integer of kind k at p as a count (negative reads 0).
-func readInt(k reflect.Kind, p unsafe.Pointer) uint64 {
-	switch k {
-	case reflect.Uint64:
-		return *(*uint64)(p)
-	case reflect.Uint:
-		return uint64(*(*uint)(p))
-	case reflect.Uint32:
-		return uint64(*(*uint32)(p))
-	case reflect.Uint16:
-		return uint64(*(*uint16)(p))
-	case reflect.Uint8:
-		return uint64(*(*uint8)(p))
-	case reflect.Int64:
-		return uint64(max(*(*int64)(p), 0))
-	case reflect.Int:
-		return uint64(max(*(*int)(p), 0))
-	case reflect.Int32:
-		return uint64(max(*(*int32)(p), 0))
-	case reflect.Int16:
-		return uint64(max(*(*int16)(p), 0))
-	case reflect.Int8:
-		return uint64(max(*(*int8)(p), 0))
-	}
-	return 0
-}
-
 // counterLayout is what the tags of one stats type declare: each counter
 // (without group and value) and where its field lies.
 type counterLayout struct {
 	fields []counterField
-	runs   []counterRun // the fields in order, adjacent uint64 fields as one run
-}
-
-// counterRun is a run of n adjacent uint64 counter fields from offset, or
-// (n 1) a single field of another integer kind: Values copies a run of
-// uint64 at once (a stats struct is usually one run).
-type counterRun struct {
-	offset uintptr
-	n      int
-	kind   reflect.Kind
 }
 
 type counterField struct {
@@ -245,14 +170,6 @@ func layoutOf(t reflect.Type) *counterLayout {
 				Wait: f.Tag.Get("kind") == "wait" || f.Tag.Get("kind") == "occupancy", Mean: f.Tag.Get("mean")},
 			index: i, offset: f.Offset, kind: f.Type.Kind(),
 		})
-	}
-	for _, f := range l.fields {
-		if k := len(l.runs) - 1; k >= 0 && f.kind == reflect.Uint64 && l.runs[k].kind == reflect.Uint64 &&
-			l.runs[k].offset+uintptr(8*l.runs[k].n) == f.offset {
-			l.runs[k].n++
-			continue
-		}
-		l.runs = append(l.runs, counterRun{offset: f.offset, n: 1, kind: f.kind})
 	}
 	actual, _ := layouts.LoadOrStore(t, l)
 	return actual.(*counterLayout)

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -25,7 +24,9 @@ type mixed struct {
 	J      int16              `counter:"j" unit:"events" help:"an int16"`
 }
 
-func TestValuesOfMatchesCountersOf(t *testing.T) {
+// TestCountersOf reads a counter of every integer kind, a negative one as
+// 0, and skips the fields that are not counters.
+func TestCountersOf(t *testing.T) {
 	s := mixed{A: 1 << 40, B: 7, pad: 9, C: 300, D: 200, E: 5, F: -3, G: 11, H: 1 << 50, I: -1, J: 1000}
 	s.Nested.X = 99
 	cs := CountersOf("grp", &s)
@@ -39,53 +40,14 @@ func TestValuesOfMatchesCountersOf(t *testing.T) {
 	if len(cs) != len(want) {
 		t.Fatalf("CountersOf gave %d counters, want %d: %+v", len(cs), len(want), cs)
 	}
-	vs := ValuesOf(&s, []uint64{42})
-	if len(vs) != len(want)+1 || vs[0] != 42 {
-		t.Fatalf("ValuesOf did not append to the slice given: %v", vs)
-	}
 	for i, w := range want {
 		if cs[i].Name != w.name || cs[i].Value != w.v || cs[i].Max != w.max {
 			t.Errorf("counter %d: %s = %d (max %v), want %s = %d (max %v)", i, cs[i].Name, cs[i].Value, cs[i].Max, w.name, w.v, w.max)
-		}
-		if vs[i+1] != w.v {
-			t.Errorf("ValuesOf %s = %d, want %d", w.name, vs[i+1], w.v)
 		}
 	}
 	// By value or by pointer, CountersOf reads the same.
 	if byVal := CountersOf("grp", s); byVal[0].Value != cs[0].Value || len(byVal) != len(cs) {
 		t.Errorf("CountersOf by value differs: %+v", byVal)
-	}
-}
-
-// TestValuesOfRuns reads uint64 counters that Values copies a run at a
-// time, the runs broken by a skipped field, an unexported one and a
-// counter of another kind: each value must come from its own field.
-func TestValuesOfRuns(t *testing.T) {
-	s := struct {
-		A, B uint64 `counter:"ab" unit:"u" help:"h"`
-		skip uint64
-		C    uint64 `counter:"c" unit:"u" help:"h"`
-		N    uint64 `counter:"-"`
-		D, E uint64 `counter:"de" unit:"u" help:"h"`
-		M    int    `counter:"m" unit:"u" help:"h" kind:"max"`
-		F    uint64 `counter:"f" unit:"u" help:"h"`
-	}{A: 1, B: 2, skip: 99, C: 3, N: 98, D: 4, E: 5, M: 6, F: 7}
-	var r CounterReader
-	for round := range 2 { // the layout looked up, then kept
-		if got := r.Values(&s, nil); !slices.Equal(got, []uint64{1, 2, 3, 4, 5, 6, 7}) {
-			t.Fatalf("round %d: Values = %v, want [1 2 3 4 5 6 7]", round, got)
-		}
-	}
-	if n := len(layoutOf(reflect.TypeOf(s)).runs); n != 5 {
-		t.Errorf("%d runs, want 5 (A-B, C, D-E, M, F)", n)
-	}
-}
-
-func TestValuesOfAllocatesNothing(t *testing.T) {
-	s := mixed{A: 3}
-	vs := make([]uint64, 0, 16)
-	if n := testing.AllocsPerRun(100, func() { vs = ValuesOf(&s, vs[:0]) }); n != 0 {
-		t.Errorf("ValuesOf allocates %.0f times a call", n)
 	}
 }
 
@@ -115,18 +77,6 @@ func TestCountersOfRefusesUndeclared(t *testing.T) {
 	}
 }
 
-func BenchmarkCounterReader(b *testing.B) {
-	var s struct {
-		A, B, C, D, E, F, G, H, I, J uint64 `counter:"x" unit:"u" help:"h"`
-		M                            int    `counter:"m" unit:"u" help:"h" kind:"max"`
-	}
-	var r CounterReader
-	vs := make([]uint64, 0, 16)
-	for i := 0; i < b.N; i++ {
-		vs = r.Values(&s, vs[:0])
-	}
-}
-
 // words64 is a Stats struct of 64-bit counters in three runs: a map and
 // an unexported field break them, as in protcheck's and klmwalk's.
 type words64 struct {
@@ -140,7 +90,7 @@ type words64 struct {
 }
 
 // TestWordsOf: the words are the fields themselves, in the order and with
-// the values of ValuesOf, in runs of adjacent fields; a counter narrower
+// the values of CountersOf, in runs of adjacent fields; a counter narrower
 // than 64 bits panics with its name.
 func TestWordsOf(t *testing.T) {
 	s := words64{A: 1, B: 2, C: 3, skip: 99, D: 4, E: 5}
@@ -154,8 +104,12 @@ func TestWordsOf(t *testing.T) {
 	if want := []int{2, 1, 2}; !slices.Equal(lens, want) {
 		t.Errorf("runs of %v words, want %v", lens, want)
 	}
-	if want := ValuesOf(&s, nil); !slices.Equal(flat, want) {
-		t.Errorf("words %v, ValuesOf %v", flat, want)
+	var want []uint64
+	for _, c := range CountersOf("g", &s) {
+		want = append(want, c.Value)
+	}
+	if !slices.Equal(flat, want) {
+		t.Errorf("words %v, CountersOf's values %v", flat, want)
 	}
 	s.B, s.C, s.E = 20, 30, 50
 	if ws[0][1] != 20 || ws[1][0] != 30 || ws[2][1] != 50 {

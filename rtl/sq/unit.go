@@ -124,7 +124,6 @@ type Unit struct {
 	buf   []byte            // the WQE read so far
 	wqe   bus.WQE           // the parsed WQE
 	stats Stats
-	cread sim.CounterReader
 	occ   sim.Occupancy
 }
 
@@ -175,12 +174,6 @@ func (u *Unit) Counters() []sim.Counter {
 
 // CounterWords returns the counters in place (sim.CounterWorder).
 func (u *Unit) CounterWords() [][]uint64 { return sim.WordsOf(&u.stats) }
-
-// CounterValues appends the values of Counters (sim.CounterValuer).
-func (u *Unit) CounterValues(vs []uint64) []uint64 {
-	u.stats.BusyCycles = u.occ.Count()
-	return u.cread.Values(&u.stats, vs)
-}
 
 // Eval runs one cycle of the fetch engine.
 func (u *Unit) Eval(now uint64) bool {

@@ -184,11 +184,7 @@ func (c *CQE) Put(b []byte) {
 }
 
 // Append appends the 64-byte CQE to b.
-func (c *CQE) Append(b []byte) []byte {
-	var x [CQESize]byte
-	c.Put(x[:])
-	return append(b, x[:]...)
-}
+func (c *CQE) Append(b []byte) []byte { return appendPut(b, CQESize, c) }
 
 // ParseCQE parses 64 bytes. An opcode whose CQE has another layout
 // (REQ_ERR and RESP_ERR: ParseErrCQE; SIG_ERR, not modelled) is reported
@@ -274,11 +270,7 @@ func (c *ErrCQE) Put(b []byte) {
 }
 
 // Append appends the 64-byte CQE to b.
-func (c *ErrCQE) Append(b []byte) []byte {
-	var x [CQESize]byte
-	c.Put(x[:])
-	return append(b, x[:]...)
-}
+func (c *ErrCQE) Append(b []byte) []byte { return appendPut(b, CQESize, c) }
 
 // ParseErrCQE parses 64 bytes. An opcode other than REQ_ERR and RESP_ERR
 // is reported as a *FieldError and set reserved bits as a

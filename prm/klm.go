@@ -21,11 +21,7 @@ func (e KLMEntry) Put(b []byte) {
 }
 
 // Append appends the 16-byte entry to b.
-func (e KLMEntry) Append(b []byte) []byte {
-	var x [KLMEntrySize]byte
-	e.Put(x[:])
-	return append(b, x[:]...)
-}
+func (e KLMEntry) Append(b []byte) []byte { return appendPut(b, KLMEntrySize, e) }
 
 // ParseKLMEntry parses 16 bytes; a KLM entry has no reserved bits.
 func ParseKLMEntry(b []byte) (KLMEntry, error) {

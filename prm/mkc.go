@@ -193,11 +193,7 @@ func (m *MKC) Set(name string, v uint64) error {
 }
 
 // Append packs m and appends its 64 bytes to b.
-func (m *MKC) Append(b []byte) []byte {
-	var img [MKCSize]byte
-	m.Put(img[:])
-	return append(b, img[:]...)
-}
+func (m *MKC) Append(b []byte) []byte { return appendPut(b, MKCSize, m) }
 
 // Put packs m into b[:64]. Reserved bits are written as 0. Each field's
 // value is cut to its width, as the field table's layout is written out

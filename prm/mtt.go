@@ -38,11 +38,7 @@ func (e MTTEntry) Put(b []byte) {
 }
 
 // Append appends the 8-byte entry to b.
-func (e MTTEntry) Append(b []byte) []byte {
-	var x [MTTEntrySize]byte
-	e.Put(x[:])
-	return append(b, x[:]...)
-}
+func (e MTTEntry) Append(b []byte) []byte { return appendPut(b, MTTEntrySize, e) }
 
 // ParseMTTEntry parses 8 bytes. Set reserved bits (04h 7:2) are reported as
 // a *ReservedBitsError beside the parsed entry.

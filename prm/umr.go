@@ -67,11 +67,7 @@ func (c UMRCtrl) Put(b []byte) {
 }
 
 // Append appends the 48-byte segment to b.
-func (c UMRCtrl) Append(b []byte) []byte {
-	var x [UMRCtrlSize]byte
-	c.Put(x[:])
-	return append(b, x[:]...)
-}
+func (c UMRCtrl) Append(b []byte) []byte { return appendPut(b, UMRCtrlSize, c) }
 
 // ParseUMRCtrl parses 48 bytes; set reserved bits are reported as a
 // *ReservedBitsError beside the parsed segment.

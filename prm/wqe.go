@@ -204,11 +204,7 @@ func (c CtrlSeg) Put(b []byte) {
 }
 
 // Append appends the 16-byte segment to b.
-func (c CtrlSeg) Append(b []byte) []byte {
-	var x [CtrlSegSize]byte
-	c.Put(x[:])
-	return append(b, x[:]...)
-}
+func (c CtrlSeg) Append(b []byte) []byte { return appendPut(b, CtrlSegSize, c) }
 
 // ParseCtrlSeg parses 16 bytes. A reserved fence mode (5..7) is reported
 // as a *FieldError and set reserved bits as a *ReservedBitsError, both
@@ -268,11 +264,7 @@ func (s RAddrSeg) Put(b []byte) {
 }
 
 // Append appends the 16-byte segment to b.
-func (s RAddrSeg) Append(b []byte) []byte {
-	var x [RAddrSegSize]byte
-	s.Put(x[:])
-	return append(b, x[:]...)
-}
+func (s RAddrSeg) Append(b []byte) []byte { return appendPut(b, RAddrSegSize, s) }
 
 // ParseRAddrSeg parses 16 bytes; set bits of the reserved dword 0Ch are
 // reported as a *ReservedBitsError beside the parsed segment.
@@ -306,11 +298,7 @@ func (s AtomicSeg) Put(b []byte) {
 }
 
 // Append appends the 16-byte segment to b.
-func (s AtomicSeg) Append(b []byte) []byte {
-	var x [AtomicSegSize]byte
-	s.Put(x[:])
-	return append(b, x[:]...)
-}
+func (s AtomicSeg) Append(b []byte) []byte { return appendPut(b, AtomicSegSize, s) }
 
 // ParseAtomicSeg parses 16 bytes; the segment has no reserved bits.
 func ParseAtomicSeg(b []byte) (AtomicSeg, error) {
@@ -349,11 +337,7 @@ func (s DataSeg) Put(b []byte) {
 }
 
 // Append appends the 16-byte segment to b.
-func (s DataSeg) Append(b []byte) []byte {
-	var x [DataSegSize]byte
-	s.Put(x[:])
-	return append(b, x[:]...)
-}
+func (s DataSeg) Append(b []byte) []byte { return appendPut(b, DataSegSize, s) }
 
 // ParseDataSeg parses 16 bytes; the segment has no reserved bits.
 func ParseDataSeg(b []byte) (DataSeg, error) {

@@ -329,6 +329,29 @@ func statusPoints(sts ...prm.Status) []CoveragePoint {
 	return ps
 }
 
+// encoder is a unit's vector: it writes its fields into a line.
+type encoder[V any] interface {
+	*V
+	encode(l *Layout, ln Line)
+}
+
+// encodeAll ends every unit's generation: it encodes each vector as one
+// line of l (its frame, then its fields) and tallies its coverage points
+// with note, called in order (a unit may replay state across vectors).
+func encodeAll[V any, P encoder[V]](res *unitResult, l *Layout, vs []V, note func(v *V, cov coverage)) (*unitResult, error) {
+	cov := coverage{}
+	res.lines = make([]Line, len(vs))
+	for i := range vs {
+		ln := l.newLine()
+		l.frame(ln, i)
+		P(&vs[i]).encode(l, ln)
+		res.lines[i] = ln
+		note(&vs[i], cov)
+	}
+	res.coverage, res.vectors = cov, vs
+	return res, nil
+}
+
 var errUnobservable = errors.New("vectors: the oracle cannot show this stimulus's outputs")
 
 // fillRandom appends vectors drawn by gen until there are count of them;

@@ -364,14 +364,7 @@ func genKLMWalk(o *Options) (*unitResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	cov := coverage{}
-	res.lines = make([]Line, len(vs))
-	for i := range vs {
-		v := &vs[i]
-		ln := l.newLine()
-		l.frame(ln, i)
-		v.encode(l, ln)
-		res.lines[i] = ln
+	return encodeAll(res, l, vs, func(v *KLMWalkVector, cov coverage) {
 		cov.status(v.Status)
 		mode := "klm"
 		if v.FBS {
@@ -396,7 +389,5 @@ func genKLMWalk(o *Options) (*unitResult, error) {
 				cov[mode+"_2gb_entry"]++
 			}
 		}
-	}
-	res.coverage, res.vectors = cov, vs
-	return res, nil
+	})
 }

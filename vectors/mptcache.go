@@ -324,15 +324,8 @@ func genMPTCache(o *Options) (*unitResult, error) {
 			vs = append(vs, f)
 		}
 	}
-	cov := coverage{}
-	res.lines = make([]Line, len(vs))
 	replay := newCacheArray(o.Sets, o.Ways, random, o.ReplSeed) // for the state before each op
-	for i := range vs {
-		v := &vs[i]
-		ln := l.newLine()
-		l.frame(ln, i)
-		v.encode(l, ln)
-		res.lines[i] = ln
+	return encodeAll(res, l, vs, func(v *MPTCacheVector, cov coverage) {
 		if v.Op == OpFill && replay.find(v.Index) >= 0 {
 			cov["FILL_PRESENT"]++
 		}
@@ -353,7 +346,5 @@ func genMPTCache(o *Options) (*unitResult, error) {
 			name += "_MISS"
 		}
 		cov[name]++
-	}
-	res.coverage, res.vectors = cov, vs
-	return res, nil
+	})
 }

@@ -335,30 +335,22 @@ func genMTTWalk(o *Options) (*unitResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	cov := coverage{}
-	res.lines = make([]Line, len(vs))
-	for i := range vs {
-		ln := l.newLine()
-		l.frame(ln, i)
-		vs[i].encode(l, ln)
-		res.lines[i] = ln
-		cov.status(vs[i].Status)
-		if vs[i].Status == prm.OK && uint64(vs[i].PieceLen) < uint64(vs[i].Len-vs[i].T) {
+	return encodeAll(res, l, vs, func(v *MTTWalkVector, cov coverage) {
+		cov.status(v.Status)
+		if v.Status == prm.OK && uint64(v.PieceLen) < uint64(v.Len-v.T) {
 			cov["page_split"]++
 		}
-		if vs[i].T > 0 {
+		if v.T > 0 {
 			cov["t_nonzero"]++
 		}
-		if vs[i].LogEntitySize == 31 {
+		if v.LogEntitySize == 31 {
 			cov["2gb_pages"]++
 		}
-		if vs[i].VA+uint64(vs[i].Len) == 0 {
+		if v.VA+uint64(v.Len) == 0 {
 			cov["last_byte_2_64"]++
 		}
-		if vs[i].VA < vs[i].StartAddr {
+		if v.VA < v.StartAddr {
 			cov["va_below_start"]++
 		}
-	}
-	res.coverage, res.vectors = cov, vs
-	return res, nil
+	})
 }

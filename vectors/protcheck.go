@@ -329,18 +329,10 @@ func genProtcheck(o *Options) (*unitResult, error) {
 		v.oracle()
 		return v, nil
 	})
-	cov := coverage{}
-	res.lines = make([]Line, len(vs))
-	for i := range vs {
-		ln := l.newLine()
-		l.frame(ln, i)
-		vs[i].encode(l, ln)
-		res.lines[i] = ln
-		cov.status(vs[i].Status)
-		if v := &vs[i]; v.Status == prm.OK && v.Level > 0 && v.Type == prm.RemoteAtomic && (v.Len != 8 || v.VA%8 != 0) {
+	return encodeAll(res, l, vs, func(v *ProtcheckVector, cov coverage) {
+		cov.status(v.Status)
+		if v.Status == prm.OK && v.Level > 0 && v.Type == prm.RemoteAtomic && (v.Len != 8 || v.VA%8 != 0) {
 			cov["misaligned_atomic_below_level_0"]++
 		}
-	}
-	res.coverage, res.vectors = cov, vs
-	return res, nil
+	})
 }

@@ -675,14 +675,7 @@ func genTop(o *Options) (*unitResult, error) {
 		{Table: Table{Name: "mem", File: "top.mem.hex", Meaning: "every world's ICM image (translation lists), 16 bytes a line, sorted by world then address"}, layout: tb.memL, lines: tb.mem},
 	}
 	res.params = append(res.params, Param{Name: "WORLDS", Value: Hex64(uint64(world + 1)), Meaning: "worlds in the tables"})
-	cov := coverage{}
-	res.lines = make([]Line, len(vs))
-	for i := range vs {
-		v := &vs[i]
-		ln := l.newLine()
-		l.frame(ln, i)
-		v.encode(l, ln)
-		res.lines[i] = ln
+	return encodeAll(res, l, vs, func(v *TopVector, cov coverage) {
 		cov.status(v.Status)
 		if v.Status == prm.OK && v.NSeg > 1 {
 			cov["multi_segment"]++
@@ -693,7 +686,5 @@ func genTop(o *Options) (*unitResult, error) {
 		if v.Status != prm.OK && v.Level > 0 {
 			cov["failure_below_level_0"]++
 		}
-	}
-	res.coverage, res.vectors = cov, vs
-	return res, nil
+	})
 }

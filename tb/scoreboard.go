@@ -21,11 +21,16 @@ import (
 type Scoreboard struct {
 	model *ref.Model
 	ops   []scenario.Op
-	base  int                      // the number of ops[0]
-	next  int                      // golden results computed: seqs 0..next-1
-	want  map[int]*scenario.Result // computed, not yet matched
-	spare []*scenario.Result       // matched results, reused with their segment slices
-	seen  int                      // results checked
+	base  int // the number of ops[0]
+	next  int // golden results computed: seqs 0..next-1
+	// want holds the golden results of operations lo..next-1, nil once
+	// matched: a window from the oldest result not yet matched, as wide
+	// as the model's reorder window (results leave out of order only
+	// within it), with no hashing or allocation per result.
+	want  []*scenario.Result
+	lo    int
+	spare []*scenario.Result // matched results, reused with their segment slices
+	seen  int                // results checked
 
 	// Mismatches counts results that differ; First holds the first few,
 	// described with their operation.
@@ -52,7 +57,7 @@ func NewScoreboard(sc *scenario.Scenario, cfg ref.Config) (*Scoreboard, error) {
 	if err := m.Load(sc); err != nil {
 		return nil, err
 	}
-	return &Scoreboard{model: m, ops: sc.Ops, want: map[int]*scenario.Result{}, Keep: 5}, nil
+	return &Scoreboard{model: m, ops: sc.Ops, Keep: 5}, nil
 }
 
 // Continue starts checking the next chunk of a long run, ops, on the same
@@ -65,8 +70,9 @@ func (s *Scoreboard) Continue(ops []scenario.Op) (int, error) {
 		return 0, fmt.Errorf("%d operations of the last chunk have no result, first %s", n, missing[0])
 	}
 	s.base += len(s.ops)
-	s.ops, s.next = ops, 0
+	s.ops, s.next, s.lo = ops, 0, 0
 	clear(s.want)
+	s.want = s.want[:0]
 	return s.base, nil
 }
 
@@ -88,14 +94,17 @@ func (s *Scoreboard) Check(got *scenario.Result) string {
 			r = new(scenario.Result)
 		}
 		s.model.ApplyInto(s.base+s.next, &s.ops[s.next], r)
-		s.want[s.next] = r
+		s.want = append(s.want, r)
 		s.next++
 	}
-	want, ok := s.want[i]
-	if !ok {
+	want := s.pending(i)
+	if want == nil {
 		return s.differ(fmt.Sprintf("seq %d: a second result for %s", got.Seq, describeOp(&s.ops[i])))
 	}
-	delete(s.want, i)
+	s.want[i-s.lo] = nil
+	for len(s.want) > 0 && s.want[0] == nil {
+		s.want, s.lo = s.want[1:], s.lo+1
+	}
 	d := scenario.Diff(got, want)
 	if d != "" && s.Overlap && s.overlapped(i, got, want) {
 		s.Overlapped++
@@ -150,13 +159,22 @@ func (s *Scoreboard) differ(d string) string {
 	return d
 }
 
+// pending returns the golden result of operation i not yet matched, nil
+// if it is matched or not computed yet.
+func (s *Scoreboard) pending(i int) *scenario.Result {
+	if i < s.lo || i-s.lo >= len(s.want) {
+		return nil
+	}
+	return s.want[i-s.lo]
+}
+
 // Missing lists, at the end of a run, the operations that got no result
 // (at most n of them) and how many there are in all.
 func (s *Scoreboard) Missing(n int) ([]string, int) {
 	var out []string
 	total := 0
 	for i := range s.ops {
-		if _, pending := s.want[i]; pending || i >= s.next {
+		if s.pending(i) != nil || i >= s.next {
 			total++
 			if len(out) < n {
 				out = append(out, fmt.Sprintf("seq %d (%s)", s.base+i, describeOp(&s.ops[i])))

@@ -180,8 +180,8 @@ const groupCounters = "top.counters: the statistics (docs/counters.md)"
 
 // declareCounters declares the counters every component declares
 // (sim.Counted, read through sim.CounterWorder or sim.CounterValuer)
-// under top.counters, by the names the
-// statistics print: mkc_cache.hits is top.counters.mkc_cache.hits.
+// under top.counters, by the names the statistics print: mkc_cache.hits
+// is top.counters.mkc_cache.hits.
 func (t *Tracer) declareCounters(root *vcd.Scope) {
 	top := root.Scope("counters")
 	scopes := map[string]*vcd.Scope{"": top}

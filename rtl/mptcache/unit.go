@@ -138,18 +138,11 @@ func (u *Unit) Config() Config { return u.cfg }
 // Stats returns the counters.
 func (u *Unit) Stats() Stats {
 	s := u.stats
-	u.waits(&s)
-	return s
-}
-
-// waits writes into s the counts of cycles spent waiting, which the unit
-// keeps apart (sim.Stalls, sim.Occupancy) because they grow in the cycles
-// it does not run.
-func (u *Unit) waits(s *Stats) {
 	s.StallCycles = u.stall.Count()
 	s.OutputStalls, s.MSHRStalls = u.why[causeOutput].Count(), u.why[causeMSHR].Count()
 	s.TargetStalls, s.ReadStalls = u.why[causeTarget].Count(), u.why[causeRead].Count()
 	s.MSHRCycles = u.occ.Count()
+	return s
 }
 
 // Counters lists the counters under the group mkc_cache.

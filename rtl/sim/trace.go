@@ -59,9 +59,9 @@ func (e *Engine) ChanHeadAt(id int) uint64 { return e.links[id].headAt }
 
 // State returns the channel's ChanState (for tracers).
 func (c *link) State() ChanState {
-	s := ChanState(B(c.pushed)) | ChanState(B(c.popped))<<1 | ChanState(c.n)<<csLenShift
+	s := ChanState(B(c.pushed))*csPushed | ChanState(B(c.popped))*csPopped | ChanState(c.n)<<csLenShift
 	if c.n > 0 {
-		s |= csHasHead | ChanState(B(c.headAt <= c.clk.now))<<2
+		s |= csHasHead | ChanState(B(c.headAt <= c.clk.now))*csHeadValid
 	}
 	return s
 }

@@ -22,8 +22,11 @@ import (
 // and the state it reads. kind:"max" marks a high-water mark rather than a
 // count; kind:"occupancy" a sum over cycles of how many of something were
 // in use (an Occupancy), whose mean over the run, the figure named by the
-// mean tag, the statistics derive. Statistics files, summaries, sweep tables and docs/counters.md
-// all print counters by these names, so each has one definition.
+// mean tag, the statistics derive. Statistics files, summaries, sweep
+// tables and docs/counters.md all print counters by these names, so each
+// has one definition. The unit lists them with CountersOf (Counted) and
+// gives the waveform their live words with WordsOf (CounterWorder), so a
+// field added with its tags shows everywhere.
 type Counter struct {
 	Name string // group.figure, e.g. mkc_cache.hits
 	Unit string // what one count is: lookups, reads, cycles, bytes

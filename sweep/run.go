@@ -464,12 +464,17 @@ func (s *Sweep) seeds() int {
 func (s *Sweep) runOnce(p Point, cfg config.Config, stop <-chan struct{}) (Row, error) {
 	var err error
 	var sc *scenario.Scenario
+	var feed *tb.Feed
 	if s.Scenario != nil {
 		if sc, err = s.scenario(); err != nil {
 			return Row{}, err
 		}
+		feed = tb.FeedOf(sc.Ops, 0)
 	} else {
-		sc = tb.Generate(cfg.Workload)
+		// Made as the point runs: points of millions of accesses in
+		// parallel hold a few thousand operations each.
+		g := tb.NewGenerator(cfg.Workload)
+		sc, feed = g.Setup(), g.Feed()
 	}
 	where := "point " + p.Describe(s.Axes)
 	bench, err := tb.New(cfg.Model)
@@ -487,21 +492,22 @@ func (s *Sweep) runOnce(p Point, cfg config.Config, stop <-chan struct{}) (Row, 
 			return Row{}, &InputError{Msg: fmt.Sprintf("%s: %s: %v", where, s.Describe(), err)}
 		}
 		board.Overlap = cfg.Model.OverlapInvalidate
+		board.Follow(feed)
 	}
 	opt := tb.RunOptions{Stop: stop}
 	if board != nil {
 		opt.OnResult = func(r *scenario.Result) error { board.Check(r); return nil }
 	}
-	start := time.Now()
-	err = bench.Stream(sc.Ops, opt)
-	wall := time.Since(start)
+	start, making := time.Now(), feed.Making()
+	err = bench.StreamFeed(feed, opt)
+	wall := time.Since(start) - (feed.Making() - making)
 	if errors.Is(err, tb.ErrStopped) {
 		return Row{}, ErrStopped
 	}
 	if err != nil {
 		return Row{}, fmt.Errorf("%s: %v", where, err)
 	}
-	row := NewRow(p, s.Axes, &cfg, len(sc.Ops), bench.Stats(wall))
+	row := NewRow(p, s.Axes, &cfg, feed.Made(), bench.Stats(wall))
 	if board != nil {
 		bad := board.Mismatches
 		row.Mismatches, row.Differences = &bad, board.First

@@ -67,6 +67,10 @@ func (b *Bench) Warmed() (accesses int, cycles uint64, ok bool) {
 	return b.warm.after, b.warm.cycle, b.warm.done
 }
 
+// Accesses is the number of access results taken so far, over every
+// Stream of the run.
+func (b *Bench) Accesses() int { return b.sink.accesses }
+
 // takeWarm ends the warm-up: what the bench has counted so far is
 // subtracted from the statistics.
 func (b *Bench) takeWarm() {
@@ -199,11 +203,22 @@ func (b *Bench) Run(ops []scenario.Op, progress func(done int)) ([]scenario.Resu
 // (no progress and nothing pending for Watchdog cycles, WatchdogCycles by
 // default): its error names the stuck unit and the oldest operation.
 func (b *Bench) Stream(ops []scenario.Op, opt RunOptions) error {
-	b.src.ops, b.src.next, b.src.base = ops, 0, opt.SeqBase
+	return b.StreamFeed(FeedOf(ops, opt.SeqBase), opt)
+}
+
+// StreamFeed is Stream over the operations of f, numbered as f numbers
+// them (opt.SeqBase is not used), made as the model's input takes them
+// and forgotten once their results are in: the same results, cycles and
+// counters as Stream over all of them at once, in the memory of a few
+// chunks.
+func (b *Bench) StreamFeed(f *Feed, opt RunOptions) error {
+	base := f.First()
+	b.src.feed, b.src.base, b.src.seq = f, base, base
+	b.src.chunk = f.From(base)
 	b.src.onIssue = opt.OnIssue
-	b.src.err, b.src.posted = nil, 0
+	b.src.err, b.src.posted = nil, base
 	b.src.Wake()
-	b.sink.seen, b.sink.base = make([]bool, len(ops)), opt.SeqBase
+	b.sink.feed, b.sink.base, b.sink.lo, b.sink.seen = f, base, base, b.sink.seen[:0]
 	b.sink.inOrder = !b.Top.Config().OverlapInvalidate
 	b.sink.err, b.sink.n = nil, 0
 	b.sink.onResult = opt.OnResult
@@ -213,7 +228,7 @@ func (b *Bench) Stream(ops []scenario.Op, opt RunOptions) error {
 	}
 	var still uint64 // cycles without progress and with nothing pending
 	lastN := 0
-	for step := 0; b.sink.n < len(ops); step++ {
+	for step := 0; !b.sink.all(); step++ {
 		busy := b.Eng.Step()
 		if b.sink.err != nil {
 			return b.sink.err
@@ -245,11 +260,11 @@ func (b *Bench) Stream(ops []scenario.Op, opt RunOptions) error {
 			still = 0
 		} else if still > limit {
 			where := b.Stuck()
-			b.log.Error("watchdog", "cycle", b.Eng.Now(), "done", lastN, "of", len(ops), "where", where)
+			b.log.Error("watchdog", "cycle", b.Eng.Now(), "done", lastN, "of", f.Made()-base, "where", where)
 			return fmt.Errorf("watchdog: nothing moved for %d cycles and nothing is on its way, at cycle %d (%d of %d operations done); oldest operation: %s; %s",
-				limit, b.Eng.Now(), lastN, len(ops), b.Top.Oldest(), where)
+				limit, b.Eng.Now(), lastN, f.Made()-base, b.Top.Oldest(), where)
 		}
-		if !busy && b.sink.n < len(ops) {
+		if !busy && !b.sink.all() {
 			// Not past the last result: posted writes still on the link
 			// would move the end of the run.
 			b.Eng.SkipIdle()
@@ -315,10 +330,14 @@ func (b *Bench) Stuck() string {
 // source feeds operations into the model as fast as it takes them.
 type source struct {
 	sim.Base
-	out  *sim.Chan[rtl.Op]
-	ops  []scenario.Op
-	next int
-	base int // the number of ops[0]
+	out *sim.Chan[rtl.Op]
+	// feed holds the run's operations; chunk is the rest of the one
+	// that holds seq, the number of the next operation to push (nil when
+	// there is none), and base the number of the run's first.
+	feed  *Feed
+	chunk []scenario.Op
+	seq   int
+	base  int
 	// gap is the offered load: at least gap cycles between two pushes (0:
 	// as fast as the model takes them); nextAt the first cycle of the next.
 	gap, nextAt uint64
@@ -327,7 +346,7 @@ type source struct {
 	// host, when not nil, posts the WQEs of the operations it carries.
 	cpu    *sim.Chan[pcie.TLP]
 	host   *host.Host
-	posted int // operations up to which the host has posted WQEs
+	posted int // the operation up to which the host has posted WQEs
 	// recv marks, by number from base, the SENDs with invalidate that
 	// came from the wire (rtl.Op.Recv); nil for none.
 	recv []bool
@@ -344,39 +363,43 @@ func (s *source) Connections() (in, out []sim.Port) { return nil, []sim.Port{s.o
 // (sim.Described).
 func (s *source) Describe() sim.Description {
 	return sim.Description{Scope: "tb", Signals: []sim.Signal{{Name: "ops_sent", Width: 32}},
-		Sample: func(vs []uint64) { vs[0] = uint64(s.next) }}
+		Sample: func(vs []uint64) { vs[0] = uint64(s.seq - s.base) }}
 }
 
 // Eval pushes the next operation when the input has room; a push wakes it
 // the next cycle, a pop of the input when it was full.
 func (s *source) Eval(now uint64) bool {
 	posting := s.host != nil && s.postAhead()
-	if s.next < len(s.ops) && now < s.nextAt {
+	if len(s.chunk) > 0 && now < s.nextAt {
 		s.WakeAt(s.nextAt) // offered load: not yet
 		return posting
 	}
-	if s.next < len(s.ops) && s.err == nil {
-		op := &s.ops[s.next]
+	if len(s.chunk) > 0 && s.err == nil {
+		op := &s.chunk[0]
 		viaSQ := s.host != nil && host.Carries(op)
-		if viaSQ && s.posted <= s.next {
+		if viaSQ && s.posted <= s.seq {
 			return true // its WQE is not posted yet: the next cycle
 		}
 		if !s.out.Ready() {
 			return posting // refused: woken when top.in takes again
 		}
-		s.out.Push(rtl.Op{Seq: s.base + s.next, Op: op, SQ: viaSQ, Recv: s.next < len(s.recv) && s.recv[s.next]})
+		i := s.seq - s.base
+		s.out.Push(rtl.Op{Seq: s.seq, Op: op, SQ: viaSQ, Recv: i < len(s.recv) && s.recv[i]})
 		if s.onIssue != nil {
-			s.onIssue(s.base+s.next, now)
+			s.onIssue(s.seq, now)
 		}
-		s.next++
+		s.seq++
+		if s.chunk = s.chunk[1:]; len(s.chunk) == 0 {
+			s.chunk = s.feed.From(s.seq)
+		}
 		if s.gap > 1 {
 			s.nextAt = now + s.gap
-			if s.next < len(s.ops) {
+			if len(s.chunk) > 0 {
 				s.WakeAt(s.nextAt)
 			}
 			return posting
 		}
-		return s.next < len(s.ops) || posting // more to push next cycle
+		return len(s.chunk) > 0 || posting // more to push next cycle
 	}
 	return posting
 }
@@ -390,19 +413,22 @@ const hostAhead = 64
 // is at most hostAhead operations ahead and the doorbell channel takes
 // one this cycle; it reports whether more remain to post.
 func (s *source) postAhead() bool {
-	limit := min(len(s.ops), s.next+hostAhead)
-	for s.posted < limit && !host.Carries(&s.ops[s.posted]) {
-		s.posted++
+	limit := s.seq + hostAhead
+	var op *scenario.Op
+	for ; s.posted < limit; s.posted++ {
+		if op = s.feed.At(s.posted); op == nil || host.Carries(op) {
+			break
+		}
 	}
-	if s.posted >= limit || s.err != nil {
+	if op == nil || s.posted >= limit || s.err != nil {
 		return false
 	}
 	if !s.cpu.Ready() {
 		return false // woken when the doorbell channel frees
 	}
-	db, err := s.host.Post(s.base+s.posted, &s.ops[s.posted])
+	db, err := s.host.Post(s.posted, op)
 	if err != nil {
-		s.err = fmt.Errorf("operation %d: posting its WQE: %v", s.base+s.posted, err)
+		s.err = fmt.Errorf("operation %d: posting its WQE: %v", s.posted, err)
 		return false
 	}
 	s.cpu.Push(db)
@@ -417,8 +443,13 @@ type sink struct {
 	sim.Base
 	in       *sim.Chan[rtl.Result]
 	onResult func(*scenario.Result) error
-	seen     []bool // by number - base
+	// feed holds the run's operations, from base on; seen marks, from
+	// lo (the oldest operation without a result), the results taken: a
+	// window as wide as the model's reorder, whatever the run's length.
+	feed     *Feed
 	base     int
+	lo       int
+	seen     []bool
 	n        int // results taken
 	inOrder  bool
 	err      error
@@ -437,25 +468,39 @@ func (s *sink) Describe() sim.Description {
 // Connections: the sink pops the model's output (sim.Connected).
 func (s *sink) Connections() (in, out []sim.Port) { return []sim.Port{s.in}, nil }
 
+// all reports whether every operation of the run has its result.
+func (s *sink) all() bool { return s.feed.Done() && s.lo == s.feed.Made() }
+
 func (s *sink) Eval(now uint64) bool {
 	if !s.in.Valid() || s.err != nil {
 		return false
 	}
 	r := s.in.Peek().Result
 	s.in.Pop()
-	i := r.Seq - s.base
+	i := r.Seq - s.lo
 	switch {
-	case i < 0 || i >= len(s.seen):
+	case r.Seq < s.base || r.Seq >= s.feed.Made():
 		s.err = fmt.Errorf("cycle %d: completion of seq %d, which was never issued", now, r.Seq)
 		return false
-	case s.seen[i]:
+	case i < 0 || i < len(s.seen) && s.seen[i]:
 		s.err = fmt.Errorf("cycle %d: seq %d completed twice", now, r.Seq)
 		return false
-	case s.inOrder && i != s.n:
+	case s.inOrder && r.Seq != s.base+s.n:
 		s.err = fmt.Errorf("cycle %d: seq %d completed before seq %d (reordered or lost)", now, r.Seq, s.base+s.n)
 		return false
 	}
+	for len(s.seen) <= i {
+		s.seen = append(s.seen, false)
+	}
 	s.seen[i] = true
+	if i == 0 {
+		k := 1
+		for k < len(s.seen) && s.seen[k] {
+			k++
+		}
+		s.lo += k
+		s.seen = append(s.seen[:0], s.seen[k:]...)
+	}
 	s.n++
 	if r.Op == scenario.OpAccess {
 		s.accesses++
@@ -465,5 +510,7 @@ func (s *sink) Eval(now uint64) bool {
 			s.err = err
 		}
 	}
+	// After onResult: a scoreboard reads the operation of the result.
+	s.feed.Forget(s.lo)
 	return false
 }

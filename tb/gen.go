@@ -186,6 +186,20 @@ func NewGenerator(w Workload) *Generator {
 // or bad), nil when it makes its operations.
 func (g *Generator) Err() error { return g.err }
 
+// Accesses is how many accesses the workload makes in all.
+func (g *Generator) Accesses() int { return g.g.accesses }
+
+// Accesses counts the accesses of ops.
+func Accesses(ops []scenario.Op) int {
+	n := 0
+	for i := range ops {
+		if ops[i].Kind == scenario.OpAccess {
+			n++
+		}
+	}
+	return n
+}
+
 // Setup is the scenario's QPs and initial MKeys, without operations.
 func (g *Generator) Setup() *scenario.Scenario {
 	return &scenario.Scenario{QPs: g.g.sc.QPs, MKeys: g.g.sc.MKeys}

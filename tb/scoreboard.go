@@ -15,14 +15,16 @@ import (
 // sequence number (results may leave out of order with overlapping
 // invalidation), comparing field by field as conformance runs do
 // (scenario.Diff). It holds only the golden results not yet matched, so a
-// run of any length costs memory for its reorder window, not its length.
+// run of any length costs memory for its reorder window, not its length,
+// and it reads the operations from a Feed, which forgets them as their
+// results come in.
 //
 // mkeysim run, mkeysim sweep and the tests all check through it.
 type Scoreboard struct {
 	model *ref.Model
-	ops   []scenario.Op
-	base  int // the number of ops[0]
-	next  int // golden results computed: seqs 0..next-1
+	feed  *Feed // the operations checked
+	base  int   // the number of their first
+	next  int   // golden results computed: operations up to next-1
 	// want holds the golden results of operations lo..next-1, nil once
 	// matched: a window from the oldest result not yet matched, as wide
 	// as the model's reorder window (results leave out of order only
@@ -50,30 +52,21 @@ type Scoreboard struct {
 }
 
 // NewScoreboard loads the scenario's QPs and initial MKeys into a fresh
-// golden model with cfg; ops are the operations whose results will be
-// checked (normally sc.Ops).
+// golden model with cfg; it checks the results of sc.Ops, or of a feed's
+// operations (Follow).
 func NewScoreboard(sc *scenario.Scenario, cfg ref.Config) (*Scoreboard, error) {
 	m := ref.New(cfg)
 	if err := m.Load(sc); err != nil {
 		return nil, err
 	}
-	return &Scoreboard{model: m, ops: sc.Ops, Keep: 5}, nil
+	return &Scoreboard{model: m, feed: FeedOf(sc.Ops, 0), Keep: 5}, nil
 }
 
-// Continue starts checking the next chunk of a long run, ops, on the same
-// golden model, numbered on from the last chunk (as Bench.Stream numbers
-// a chunk with RunOptions.SeqBase): the results of every earlier
-// operation must be in. It returns the number of ops[0], or an error
-// naming the first operation of the last chunk still without a result.
-func (s *Scoreboard) Continue(ops []scenario.Op) (int, error) {
-	if missing, n := s.Missing(1); n > 0 {
-		return 0, fmt.Errorf("%d operations of the last chunk have no result, first %s", n, missing[0])
-	}
-	s.base += len(s.ops)
-	s.ops, s.next, s.lo = ops, 0, 0
-	clear(s.want)
-	s.want = s.want[:0]
-	return s.base, nil
+// Follow checks the operations of f (Bench.StreamFeed) instead of the
+// scenario's; call it before the first Check.
+func (s *Scoreboard) Follow(f *Feed) {
+	base := f.First()
+	s.feed, s.base, s.next, s.lo = f, base, base, base
 }
 
 // Check compares got with the golden model's result of the same
@@ -82,9 +75,9 @@ func (s *Scoreboard) Continue(ops []scenario.Op) (int, error) {
 // twice, is a difference too.
 func (s *Scoreboard) Check(got *scenario.Result) string {
 	s.seen++
-	i := got.Seq - s.base
-	if i < 0 || i >= len(s.ops) {
-		return s.differ(fmt.Sprintf("seq %d: a result for no operation of seqs %d..%d", got.Seq, s.base, s.base+len(s.ops)-1))
+	i := got.Seq
+	if i < s.base || i >= s.feed.Made() {
+		return s.differ(fmt.Sprintf("seq %d: a result for no operation of seqs %d..%d", i, s.base, s.feed.Made()-1))
 	}
 	for s.next <= i {
 		var r *scenario.Result
@@ -93,13 +86,13 @@ func (s *Scoreboard) Check(got *scenario.Result) string {
 		} else {
 			r = new(scenario.Result)
 		}
-		s.model.ApplyInto(s.base+s.next, &s.ops[s.next], r)
+		s.model.ApplyInto(s.next, s.feed.At(s.next), r)
 		s.want = append(s.want, r)
 		s.next++
 	}
 	want := s.pending(i)
 	if want == nil {
-		return s.differ(fmt.Sprintf("seq %d: a second result for %s", got.Seq, describeOp(&s.ops[i])))
+		return s.differ(fmt.Sprintf("seq %d: a second result for %s", i, s.describe(i)))
 	}
 	s.want[i-s.lo] = nil
 	for len(s.want) > 0 && s.want[0] == nil {
@@ -112,9 +105,18 @@ func (s *Scoreboard) Check(got *scenario.Result) string {
 	}
 	s.spare = append(s.spare, want)
 	if d != "" {
-		return s.differ(fmt.Sprintf("%s (%s)", d, describeOp(&s.ops[i])))
+		return s.differ(fmt.Sprintf("%s (%s)", d, s.describe(i)))
 	}
 	return ""
+}
+
+// describe names operation seq in a difference report, by number alone
+// when its chunk of a long run is forgotten.
+func (s *Scoreboard) describe(seq int) string {
+	if op := s.feed.At(seq); op != nil {
+		return describeOp(op)
+	}
+	return fmt.Sprintf("operation %d", seq)
 }
 
 // overlapped reports whether got, the clocked result of access i, is what
@@ -123,15 +125,18 @@ func (s *Scoreboard) Check(got *scenario.Result) string {
 // scenario order stalls on a page fault did not stall: the golden model
 // forgets it, so that a later page_fault_resume agrees.
 func (s *Scoreboard) overlapped(i int, got, want *scenario.Result) bool {
-	op := &s.ops[i]
+	op := s.feed.At(i)
 	if op.Kind != scenario.OpAccess {
 		return false
 	}
 	var invals []scenario.Op
-	for j := i + 1; j < len(s.ops); j++ {
-		k := s.ops[j].Kind
-		if k == scenario.OpLocalInvalidate || k == scenario.OpSendWithInvalidate {
-			invals = append(invals, s.ops[j])
+	for j := i + 1; ; j++ {
+		next := s.feed.At(j)
+		if next == nil {
+			break
+		}
+		if k := next.Kind; k == scenario.OpLocalInvalidate || k == scenario.OpSendWithInvalidate {
+			invals = append(invals, *next)
 		} else if k != scenario.OpAccess {
 			break
 		}
@@ -173,11 +178,11 @@ func (s *Scoreboard) pending(i int) *scenario.Result {
 func (s *Scoreboard) Missing(n int) ([]string, int) {
 	var out []string
 	total := 0
-	for i := range s.ops {
+	for i := s.lo; i < s.feed.Made(); i++ {
 		if s.pending(i) != nil || i >= s.next {
 			total++
 			if len(out) < n {
-				out = append(out, fmt.Sprintf("seq %d (%s)", s.base+i, describeOp(&s.ops[i])))
+				out = append(out, fmt.Sprintf("seq %d (%s)", i, s.describe(i)))
 			}
 		}
 	}

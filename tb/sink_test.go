@@ -23,10 +23,13 @@ func TestSinkCatchesBadCompletions(t *testing.T) {
 		{"duplicated", []int{0, 0}, false, "completed twice"},
 		{"unknown", []int{0, 7}, false, "never issued"},
 		{"out of order allowed", []int{1, 0, 2}, false, ""},
+		{"again after the window moved on", []int{0, 1, 0}, false, "completed twice"},
+		{"again inside the window", []int{2, 0, 2}, false, "completed twice"},
+		{"before the first", []int{-1}, false, "never issued"},
 	} {
 		e := sim.New()
 		ch := sim.NewChan[rtl.Result](e, "top.out", 1, 1)
-		s := &sink{in: ch, seen: make([]bool, 3), inOrder: c.inOrder}
+		s := &sink{in: ch, feed: FeedOf(make([]scenario.Op, 3), 0), inOrder: c.inOrder}
 		feed := &feeder{out: ch, seqs: c.seqs}
 		e.Add(feed, s)
 		for i := 0; i < 20 && s.err == nil; i++ {

@@ -2,6 +2,7 @@ package tb
 
 import (
 	"flag"
+	"fmt"
 
 	"testing"
 	"time"
@@ -22,7 +23,7 @@ var (
 // over 100,000 keys in CI; make soak runs ten million) through the clocked
 // model with back-pressure on every channel (each stalled in 10% of the
 // cycles, at random) and checks every result against the golden model,
-// in chunks so that memory holds one chunk. It reports zero differences
+// fed a chunk at a time so that memory holds a few chunks (Feed). It reports zero differences
 // or fails with the first ones and the seed.
 func TestSoak(t *testing.T) {
 	ops, keys := *soakOps, *soakKeys
@@ -48,27 +49,21 @@ func TestSoak(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	total := 0
-	for chunk := gen.Next(1 << 16); chunk != nil; chunk = gen.Next(1 << 16) {
-		base, err := board.Continue(chunk)
-		if err != nil {
-			t.Fatalf("seed %d: %v", *soakSeed, err)
+	feed := gen.Feed()
+	board.Follow(feed)
+	err = b.StreamFeed(feed, RunOptions{OnResult: func(r *scenario.Result) error {
+		if board.Check(r) != "" {
+			return fmt.Errorf("%s", board.Summary())
 		}
-		err = b.Stream(chunk, RunOptions{SeqBase: base, OnResult: func(r *scenario.Result) error {
-			board.Check(r)
-			return nil
-		}})
-		if err != nil {
-			t.Fatalf("seed %d, after %d operations: %v", *soakSeed, total, err)
-		}
-		if board.Mismatches > 0 {
-			t.Fatalf("seed %d (-soak.seed): %s", *soakSeed, board.Summary())
-		}
-		total += len(chunk)
+		return nil
+	}})
+	if err != nil {
+		t.Fatalf("seed %d (-soak.seed), after %d operations: %v", *soakSeed, board.Checked(), err)
 	}
 	if missing, n := board.Missing(3); n > 0 {
 		t.Fatalf("seed %d: %d operations without a result: %v", *soakSeed, n, missing)
 	}
+	total := feed.Made()
 	st := b.Stats(time.Since(start))
 	t.Logf("%d operations (%d accesses) over %d keys, back-pressure %d/1000: %s; %d cycles in %v",
 		total, ops, keys, *soakPress, board.Summary(), st.Cycles, time.Since(start).Round(time.Millisecond))

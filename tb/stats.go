@@ -215,7 +215,7 @@ func (s *Stats) Figures() []Figure {
 		{"translations_per_cycle", "accesses/cycle", "translations / cycles", ratio(float64(s.Translations), float64(s.Cycles))},
 		{"throughput_maps", "M accesses/s", "translations per microsecond of simulated time: translations / (cycles x clock_ps x 10^-12) / 10^6 (0 when cycles is 0)", ratio(float64(s.Translations)*1e6, ps)},
 		{"throughput_gbps", "GB/s", "bytes of the accesses translated with status OK per second of simulated time, in 10^9 bytes: core.translated_bytes / (cycles x clock_ps x 10^-12) / 10^9 (0 when cycles is 0)", ratio(float64(okBytes)*1e3, ps)},
-		{"wall_seconds", "s", "wall time the simulation loop took (not part of the model: varies from run to run)", s.WallSeconds},
+		{"wall_seconds", "s", "wall time the simulation loop took, less the time it spent making a generated workload's operations (not part of the model: varies from run to run)", s.WallSeconds},
 		{"cycles_per_second", "cycles/s", "cycles / wall_seconds: the simulator's speed", s.CyclesPerSecond},
 	}
 	for _, g := range groupOrder(s.Counters) {

@@ -186,7 +186,7 @@ func (r *recorder) hook(now uint64) {
 		}
 	}
 	top := b.Top
-	r.note(now, "top.tb.ops_sent", uint64(b.src.next))
+	r.note(now, "top.tb.ops_sent", uint64(b.src.seq-b.src.base))
 	r.note(now, "top.tb.results", uint64(b.sink.n))
 	r.note(now, "top.core.cmd_state", uint64(top.CmdState()))
 	r.note(now, "top.core.rob_count", uint64(top.InFlight()))

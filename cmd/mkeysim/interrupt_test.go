@@ -315,7 +315,9 @@ func TestInterruptSweep(t *testing.T) {
 	}
 	bin := binary(t)
 	out := filepath.Join(t.TempDir(), "sw")
-	cmd, stderr, done := start(t, bin, "sweep", "--vary", "mkc_cache.ways=1,2,4,8,16,32,64,128", "--workers", "1", "--progress", "--out", out)
+	// Points of 400,000 accesses, about half a second each: the bar shows
+	// after a second, and the sweep must still be running then.
+	cmd, stderr, done := start(t, bin, "sweep", "--vary", "mkc_cache.ways=1,2,4,8,16,32,64,128", "--workload.accesses", "400000", "--workers", "1", "--progress", "--out", out)
 	deadline := time.After(2 * time.Minute)
 	// The bar ("points  25% |...| (2/8, ...)") shows a point done.
 	for pointDone := regexp.MustCompile(`points.*\([1-7]/8`); !pointDone.MatchString(stderr.String()); {

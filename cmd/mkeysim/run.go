@@ -49,8 +49,10 @@ the flags given win over it. --clock-ps sets the clock period, and so the
 waveform's time scale: --clock-ps 1000 makes the time in ns the cycle
 number.
 
-A progress bar with rate and time left shows on a terminal (--progress
-shows it anywhere, --quiet never); --no-summary drops the summary. SIGINT
+A generated workload is made as the model takes it, so a run's memory
+does not grow with --workload.accesses. A progress bar of the accesses
+done, with rate and time left, shows on a terminal (--progress shows it
+anywhere, --quiet never); --no-summary drops the summary. SIGINT
 (Ctrl-C) or SIGTERM stops the run at a cycle boundary: the results retired
 so far, the statistics and the waveform up to that cycle are kept, and the
 exit status is 130.`
@@ -142,6 +144,8 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 		return fail("--pcap-out %q: only --front wire has packets to write (add --front wire)", rf.pcapOut)
 	}
 	var replay *tb.Replay
+	var feed *tb.Feed // the operations, made as the run goes for a generated workload
+	accesses := 0     // how many of them are accesses
 	switch {
 	case rf.capture != "":
 		name = rf.capture
@@ -161,8 +165,16 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 		if sc, err = scenario.ReadFile(name); err != nil {
 			return fail("%v", err)
 		}
+	case front == tb.FrontDirect:
+		// Made as the model takes them: a run of any length holds a few
+		// thousand operations.
+		g := tb.NewGenerator(cfg.Workload)
+		sc, feed, accesses = g.Setup(), g.Feed(), g.Accesses()
 	default:
 		sc = tb.Generate(cfg.Workload)
+	}
+	if feed == nil {
+		feed, accesses = tb.FeedOf(sc.Ops, 0), tb.Accesses(sc.Ops)
 	}
 	// Output directories are made before the paths are checked, and
 	// removed again if the run leaves them empty.
@@ -230,6 +242,7 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 		if board, err = tb.NewScoreboard(sc, ref.Config{MaxIndirection: cfg.Model.KLM.MaxIndirection, Coverage: goldenCov}); err != nil {
 			return fail("%s: %v", name, err)
 		}
+		board.Follow(feed)
 		board.Overlap = cfg.Model.OverlapInvalidate
 	}
 	tlps, err := startTLPCapture(rf.tlpOut, bench, cfg.Model.ClockPS)
@@ -246,8 +259,8 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 		return status(exitFail)
 	}
 
-	start := time.Now()
-	bar := newProgress(stderr, len(sc.Ops), "simulating", rf.quiet, rf.progress)
+	start, making := time.Now(), feed.Making()
+	bar := newProgress(stderr, accesses, "simulating", rf.quiet, rf.progress)
 	// Results are written as they leave the model, so a run that stops
 	// early keeps every result retired before the stop.
 	w := bufio.NewWriterSize(out, 1<<16)
@@ -262,7 +275,7 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 		}
 		return lw.Write(r)
 	}
-	opt := tb.RunOptions{OnResult: onResult, Progress: bar.set, Stop: c.Context().Done()}
+	opt := tb.RunOptions{OnResult: onResult, Progress: func(int) { bar.set(bench.Accesses()) }, Stop: c.Context().Done()}
 	var runErr error
 	var wireSt *tb.WireStats
 	var hostSt *tb.HostStats
@@ -277,9 +290,9 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 		st, err := bench.StreamHost(sc.Ops, opt)
 		runErr, hostSt = err, &st
 	default:
-		runErr = bench.Stream(sc.Ops, opt)
+		runErr = bench.StreamFeed(feed, opt)
 	}
-	wall := time.Since(start)
+	wall := time.Since(start) - (feed.Making() - making)
 	bar.finish()
 	code := exitOK
 	if err := w.Flush(); err != nil && runErr == nil {
@@ -355,7 +368,7 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 		}
 	}
 	if !rf.noSummary {
-		fmt.Fprintf(stderr, "%s: %d operations", name, len(sc.Ops))
+		fmt.Fprintf(stderr, "%s: %d operations", name, feed.Made())
 		if n, cycles, ok := bench.Warmed(); ok {
 			fmt.Fprintf(stderr, "; measured after a warm-up of %d accesses (%d cycles)", n, cycles)
 		} else if n > 0 {

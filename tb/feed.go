@@ -1,0 +1,130 @@
+package tb
+
+import (
+	"time"
+
+	"mkeysim/scenario"
+)
+
+// Feed is a run's operations by number, made a chunk at a time as the
+// model takes them and forgotten once every result before them is in:
+// a run of any length holds a few chunks of operations, not all of them
+// (a million-access run held 56 MB of operations before it started, and
+// twice that in heap). How a run is fed changes none of its results,
+// cycles or counters: the model's input sees the same operations in the
+// same cycles.
+//
+// Operations stay where they were made: the model keeps pointers to the
+// operations in flight, which keep a forgotten chunk alive until they
+// retire.
+type Feed struct {
+	chunks [][]scenario.Op // the chunks held, oldest first
+	first  int             // the number of chunks[0][0]
+	made   int             // the number after the last operation made
+	more   func() []scenario.Op
+	done   bool          // more has returned nil (or there is none)
+	making time.Duration // the time spent in more
+}
+
+// FeedOf feeds ops, numbered from base on.
+func FeedOf(ops []scenario.Op, base int) *Feed {
+	f := &Feed{first: base, made: base, done: true}
+	if len(ops) > 0 {
+		f.chunks, f.made = [][]scenario.Op{ops}, base+len(ops)
+	}
+	return f
+}
+
+// feedChunk is how many accesses a generator's feed makes at a time:
+// about 230 KB of operations, far more than a reorder buffer holds in
+// flight, so that the chunks held are two or three.
+const feedChunk = 4096
+
+// Feed returns a feed of the generator's operations (Next), numbered from
+// 0, made feedChunk accesses at a time.
+func (g *Generator) Feed() *Feed {
+	f := &Feed{more: func() []scenario.Op { return g.Next(feedChunk) }}
+	f.grow()
+	return f
+}
+
+// grow makes the next chunk; it reports false when there is none.
+func (f *Feed) grow() bool {
+	for !f.done {
+		start := time.Now()
+		ops := f.more()
+		f.making += time.Since(start)
+		if ops == nil {
+			f.done = true
+			return false
+		}
+		if len(ops) > 0 {
+			if len(f.chunks) == 0 {
+				f.first = f.made
+			}
+			f.chunks = append(f.chunks, ops)
+			f.made += len(ops)
+			return true
+		}
+	}
+	return false
+}
+
+// Making is the time spent making operations: a run's loop that makes
+// them as it goes subtracts it from its own (the statistics'
+// wall_seconds time the model alone).
+func (f *Feed) Making() time.Duration { return f.making }
+
+// First is the number of the oldest operation held (Made when none is).
+func (f *Feed) First() int { return f.first }
+
+// Made is the number after the last operation made so far.
+func (f *Feed) Made() int { return f.made }
+
+// Done reports whether every operation of the run is made.
+func (f *Feed) Done() bool { return f.done }
+
+// From returns the operations from number seq to the end of the chunk
+// that holds it, making chunks up to it; nil when the run has no
+// operation seq or it was forgotten.
+func (f *Feed) From(seq int) []scenario.Op {
+	for seq >= f.made {
+		if !f.grow() {
+			return nil
+		}
+	}
+	if seq < f.first {
+		return nil
+	}
+	at := f.first
+	for _, c := range f.chunks {
+		if seq < at+len(c) {
+			return c[seq-at:]
+		}
+		at += len(c)
+	}
+	return nil
+}
+
+// At returns operation seq, making chunks up to it; nil when the run has
+// no such operation or it was forgotten.
+func (f *Feed) At(seq int) *scenario.Op {
+	if ops := f.From(seq); ops != nil {
+		return &ops[0]
+	}
+	return nil
+}
+
+// Forget drops the chunks whose operations all come before seq.
+func (f *Feed) Forget(seq int) {
+	k := 0
+	for k < len(f.chunks) && f.first+len(f.chunks[k]) <= seq {
+		f.first += len(f.chunks[k])
+		k++
+	}
+	if k > 0 {
+		n := copy(f.chunks, f.chunks[k:])
+		clear(f.chunks[n:])
+		f.chunks = f.chunks[:n]
+	}
+}

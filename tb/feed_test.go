@@ -1,0 +1,189 @@
+package tb
+
+import (
+	"reflect"
+	"runtime"
+	"testing"
+	"time"
+
+	"mkeysim/ref"
+	"mkeysim/rtl"
+	"mkeysim/scenario"
+)
+
+// TestFeedOf: a feed of a slice numbers it from its base, holds it whole
+// until forgotten, and has nothing outside it.
+func TestFeedOf(t *testing.T) {
+	ops := make([]scenario.Op, 5)
+	for i := range ops {
+		ops[i].Index = uint32(i)
+	}
+	f := FeedOf(ops, 10)
+	if f.First() != 10 || f.Made() != 15 || !f.Done() {
+		t.Fatalf("first %d made %d done %v, want 10 15 true", f.First(), f.Made(), f.Done())
+	}
+	for seq, want := range map[int]int{10: 0, 12: 2, 14: 4, 9: -1, 15: -1, -1: -1} {
+		op := f.At(seq)
+		switch {
+		case want < 0 && op != nil:
+			t.Errorf("At(%d) = op %d, want none", seq, op.Index)
+		case want >= 0 && (op == nil || op.Index != uint32(want)):
+			t.Errorf("At(%d) = %v, want op %d", seq, op, want)
+		}
+	}
+	if got := len(f.From(13)); got != 2 {
+		t.Errorf("From(13) holds %d operations, want 2", got)
+	}
+	f.Forget(14) // the chunk still holds 14
+	if f.At(10) == nil {
+		t.Error("Forget(14) dropped a chunk that holds operation 14")
+	}
+	f.Forget(15)
+	if f.At(14) != nil || f.First() != 15 || f.Made() != 15 {
+		t.Errorf("after Forget(15): At(14) %v, first %d, made %d; want none, 15, 15", f.At(14), f.First(), f.Made())
+	}
+	if e := FeedOf(nil, 3); e.First() != 3 || e.Made() != 3 || !e.Done() || e.At(3) != nil {
+		t.Errorf("empty feed: first %d made %d done %v", e.First(), e.Made(), e.Done())
+	}
+}
+
+// TestGeneratorFeed: a generator's feed makes the operations Generate
+// makes, in the same order, a chunk at a time, for every workload kind
+// and lengths around the chunk's; it holds only the chunks not forgotten.
+func TestGeneratorFeed(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		w    func() Workload
+	}{
+		{"mixed", DefaultWorkload},
+		{"uniform", func() Workload { w := DefaultWorkload(); w.Kind = KindUniform; return w }},
+		{"commands", func() Workload {
+			w := DefaultWorkload()
+			w.Keys, w.UMRPerMille, w.InvalPerMille, w.QueryPerMille, w.ResumePerMille = 64, 100, 50, 50, 200
+			return w
+		}},
+	} {
+		for _, n := range []int{1, feedChunk - 1, feedChunk, 2*feedChunk + 7} {
+			w := c.w()
+			w.Accesses = n
+			want := Generate(w).Ops
+			f := NewGenerator(w).Feed()
+			var got []scenario.Op
+			for seq := 0; ; {
+				ops := f.From(seq)
+				if ops == nil {
+					break
+				}
+				got = append(got, ops...)
+				seq += len(ops)
+				f.Forget(seq)
+				if len(f.chunks) > 1 {
+					t.Fatalf("%s, %d accesses: %d chunks held after forgetting all but the last", c.name, n, len(f.chunks))
+				}
+			}
+			if !f.Done() || f.Made() != len(want) {
+				t.Errorf("%s, %d accesses: done %v, made %d, want true, %d", c.name, n, f.Done(), f.Made(), len(want))
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s, %d accesses: the feed's %d operations differ from Generate's %d", c.name, n, len(got), len(want))
+			}
+		}
+	}
+}
+
+// TestStreamFeed: a run fed a chunk at a time gives the results, in the
+// same cycles, and the counters of the same run over every operation at
+// once, and the scoreboard that follows the feed finds no difference;
+// the feed holds at most three chunks at any moment. Overlapping
+// invalidation (results out of order) and an offered load are covered.
+func TestStreamFeed(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		cfg  func(*rtl.Config)
+		gap  uint64
+	}{
+		{"default", func(*rtl.Config) {}, 0},
+		{"overlap", func(c *rtl.Config) { c.OverlapInvalidate = true }, 0},
+		{"offered load", func(*rtl.Config) {}, 3},
+	} {
+		w := DefaultWorkload()
+		w.Seed, w.Keys, w.Accesses = 5, 64, 3*feedChunk+100
+		w.UMRPerMille, w.InvalPerMille, w.QueryPerMille, w.ResumePerMille = 20, 20, 5, 50
+		cfg := rtl.DefaultConfig()
+		c.cfg(&cfg)
+
+		sc := Generate(w)
+		whole := loadedBench(t, cfg, sc)
+		whole.InterArrival(c.gap)
+		want, err := whole.Run(sc.Ops, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+
+		g := NewGenerator(w)
+		setup, f := g.Setup(), g.Feed()
+		fed := loadedBench(t, cfg, setup)
+		fed.InterArrival(c.gap)
+		board, err := NewScoreboard(setup, ref.Config{MaxIndirection: cfg.KLM.MaxIndirection})
+		if err != nil {
+			t.Fatal(err)
+		}
+		board.Overlap = cfg.OverlapInvalidate
+		board.Follow(f)
+		var got []scenario.Result
+		held := 0
+		err = fed.StreamFeed(f, RunOptions{OnResult: func(r *scenario.Result) error {
+			board.Check(r)
+			got = append(got, r.Clone())
+			held = max(held, len(f.chunks))
+			return nil
+		}})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if board.Mismatches > 0 || board.Checked() != len(sc.Ops) {
+			t.Errorf("%s: %s (%d checked of %d)", c.name, board.Summary(), board.Checked(), len(sc.Ops))
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: the fed run's %d results differ from the whole run's %d", c.name, len(got), len(want))
+		}
+		if a, b := fed.Stats(time.Second), whole.Stats(time.Second); !reflect.DeepEqual(a.Counters, b.Counters) || a.Cycles != b.Cycles {
+			t.Errorf("%s: counters or cycles differ (%d against %d cycles)", c.name, a.Cycles, b.Cycles)
+		}
+		if held > 3 {
+			t.Errorf("%s: the feed held %d chunks at once, want at most 3", c.name, held)
+		}
+	}
+}
+
+// TestFedRunMemory: the heap a fed run keeps does not grow with its
+// length: ten times the accesses keep less than a megabyte more (the
+// whole workload's operations would be about 56 bytes each, 8 MB more).
+func TestFedRunMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 165,000 accesses")
+	}
+	live := func(accesses int) uint64 {
+		w := DefaultWorkload()
+		w.Accesses = accesses
+		g := NewGenerator(w)
+		setup, f := g.Setup(), g.Feed()
+		b := loadedBench(t, rtl.DefaultConfig(), setup)
+		var m runtime.MemStats
+		if err := b.StreamFeed(f, RunOptions{OnResult: func(r *scenario.Result) error {
+			if r.Seq == 14_000 { // the same state in both runs but for the operations held
+				runtime.GC()
+				runtime.ReadMemStats(&m)
+			}
+			return nil
+		}}); err != nil {
+			t.Fatal(err)
+		}
+		return m.HeapAlloc
+	}
+	short, long := live(15_000), live(150_000)
+	t.Logf("heap in use at operation 14,000 of a run of 15,000 accesses: %.1f MB; of 150,000: %.1f MB", float64(short)/1e6, float64(long)/1e6)
+	if long > short+1<<20 {
+		t.Errorf("a run of 150,000 accesses keeps %.1f MB, one of 15,000 %.1f MB: the operations are held, not fed", float64(long)/1e6, float64(short)/1e6)
+	}
+}

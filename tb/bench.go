@@ -489,17 +489,21 @@ func (s *sink) Eval(now uint64) bool {
 		s.err = fmt.Errorf("cycle %d: seq %d completed before seq %d (reordered or lost)", now, r.Seq, s.base+s.n)
 		return false
 	}
-	for len(s.seen) <= i {
-		s.seen = append(s.seen, false)
-	}
-	s.seen[i] = true
-	if i == 0 {
+	switch {
+	case i == 0 && len(s.seen) == 0:
+		s.lo++ // in order: nothing to mark
+	case i == 0:
 		k := 1
 		for k < len(s.seen) && s.seen[k] {
 			k++
 		}
 		s.lo += k
 		s.seen = append(s.seen[:0], s.seen[k:]...)
+	default:
+		for len(s.seen) <= i {
+			s.seen = append(s.seen, false)
+		}
+		s.seen[i] = true
 	}
 	s.n++
 	if r.Op == scenario.OpAccess {

@@ -109,22 +109,38 @@ func (f *Feed) From(seq int) []scenario.Op {
 // At returns operation seq, making chunks up to it; nil when the run has
 // no such operation or it was forgotten.
 func (f *Feed) At(seq int) *scenario.Op {
-	if ops := f.From(seq); ops != nil {
-		return &ops[0]
+	for seq >= f.made {
+		if !f.grow() {
+			return nil
+		}
+	}
+	at := f.first
+	for _, c := range f.chunks {
+		if seq < at {
+			break
+		}
+		if seq < at+len(c) {
+			return &c[seq-at]
+		}
+		at += len(c)
 	}
 	return nil
 }
 
 // Forget drops the chunks whose operations all come before seq.
 func (f *Feed) Forget(seq int) {
+	if len(f.chunks) > 0 && f.first+len(f.chunks[0]) <= seq {
+		f.forget(seq)
+	}
+}
+
+func (f *Feed) forget(seq int) {
 	k := 0
 	for k < len(f.chunks) && f.first+len(f.chunks[k]) <= seq {
 		f.first += len(f.chunks[k])
 		k++
 	}
-	if k > 0 {
-		n := copy(f.chunks, f.chunks[k:])
-		clear(f.chunks[n:])
-		f.chunks = f.chunks[:n]
-	}
+	n := copy(f.chunks, f.chunks[k:])
+	clear(f.chunks[n:])
+	f.chunks = f.chunks[:n]
 }

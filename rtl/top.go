@@ -331,11 +331,10 @@ func (t *Top) Eval(now uint64) bool {
 	t.collect(t.doneCheck)
 	t.collect(t.doneMTT)
 	t.collect(t.doneKLM)
-	for _, a := range []*sim.Chan[bus.Ack]{t.ackCheck, t.ackMTT, t.ackKLM} {
-		if a.Valid() {
-			a.Pop()
-			t.acks--
-		}
+	if t.acks > 0 { // an invalidation's acknowledgements are awaited
+		t.ack(t.ackCheck)
+		t.ack(t.ackMTT)
+		t.ack(t.ackKLM)
 	}
 	t.moved()
 	t.retire(now)
@@ -361,6 +360,14 @@ func (t *Top) Eval(now uint64) bool {
 	t.order.NoteN(now, t.orderWaits())
 	return t.cmd == cmdDone || len(t.pendingRerun) > 0 || len(t.sqEnds) > 0 ||
 		t.retirable() || t.canMove() || t.Handshakes() != moves
+}
+
+// ack takes an acknowledgement of the invalidation in progress from a.
+func (t *Top) ack(a *sim.Chan[bus.Ack]) {
+	if a.Valid() {
+		a.Pop()
+		t.acks--
+	}
 }
 
 // PDCounts is what the caches counted of one protection domain's lookups

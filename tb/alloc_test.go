@@ -1,0 +1,61 @@
+package tb
+
+import (
+	"runtime"
+	"testing"
+
+	"mkeysim/rtl"
+	"mkeysim/scenario"
+)
+
+// TestSteadyStateAllocations: in steady state the clocked model allocates
+// nothing per translation: results, channel payloads, ROB entries,
+// walker contexts and MSHRs are reused, and the PCIe model carves read
+// buffers and completion payloads from 16 KB chunks (one allocation per
+// hundreds of reads, the bytes reclaimed by the collector). Counted
+// between the 20,000th and the 50,000th result of the hit-bound, the
+// miss-bound and the default workload, model and feed only (no
+// scoreboard): one allocation per translation would count 1.
+func TestSteadyStateAllocations(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 3 x 60,000 accesses")
+	}
+	for _, c := range []struct {
+		name string
+		w    Workload
+		max  float64 // allocations per translation
+	}{
+		{"hit-bound", HotWorkload(), 0.01},
+		{"miss-bound", MissWorkload(), 0.05},
+		// Commands allocate (a UMR's list, a query's result): a few
+		// per thousand operations.
+		{"default", DefaultWorkload(), 0.1},
+	} {
+		c.w.Accesses = 60_000
+		g := NewGenerator(c.w)
+		setup, f := g.Setup(), g.Feed()
+		b := loadedBench(t, rtl.DefaultConfig(), setup)
+		var m0, m1 runtime.MemStats
+		var tr0, tr1 uint64
+		err := b.StreamFeed(f, RunOptions{OnResult: func(r *scenario.Result) error {
+			switch r.Seq {
+			case 20_000:
+				runtime.ReadMemStats(&m0)
+				tr0 = b.Top.Translations()
+			case 50_000:
+				runtime.ReadMemStats(&m1)
+				tr1 = b.Top.Translations()
+			}
+			return nil
+		}})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		n := float64(tr1 - tr0)
+		per := float64(m1.Mallocs-m0.Mallocs) / n
+		t.Logf("%s: %.4f allocations and %.0f bytes per translation over %.0f translations", c.name, per, float64(m1.TotalAlloc-m0.TotalAlloc)/n, n)
+		if per > c.max {
+			t.Errorf("%s: %.4f allocations per translation in steady state, want at most %g", c.name, per, c.max)
+		}
+	}
+}

@@ -183,42 +183,42 @@ func (l *List) check(k ListKind, i uint64) {
 const listChunk = 256
 
 // chunkReader decodes a list's entries a chunk at a time into buffers it
-// reuses, so that streaming a list of any length allocates a constant.
+// reuses, so that streaming a list of any length allocates a constant (a
+// reader on the stack: read returns the chunk rather than keeping a
+// slice of its own buffers, which would send it to the heap).
 type chunkReader struct {
-	l    *List
-	raw  [listChunk * prm.KLMEntrySize]byte
-	mtt  [listChunk]prm.MTTEntry
-	klm  [listChunk]prm.KLMEntry
-	kmtt []prm.MTTEntry // the last chunk read
-	kklm []prm.KLMEntry
+	l   *List
+	raw [listChunk * prm.KLMEntrySize]byte
+	mtt [listChunk]prm.MTTEntry
+	klm [listChunk]prm.KLMEntry
 }
 
-// read decodes up to listChunk entries from i (i < Len()) and returns how
-// many; they are in r.kmtt or r.kklm by kind.
-func (r *chunkReader) read(i uint64) int {
+// read decodes up to listChunk entries from i (i < Len()) and returns
+// them, in mtt or klm by the list's kind; they are valid until the next
+// read.
+func (r *chunkReader) read(i uint64) (mtt []prm.MTTEntry, klm []prm.KLMEntry) {
 	l := r.l
 	n := int(min(listChunk, l.count-i))
 	switch {
 	case l.snap == nil && l.kind == ListMTT:
-		r.kmtt = l.mtt[i : i+uint64(n)]
+		return l.mtt[i : i+uint64(n)], nil
 	case l.snap == nil:
-		r.kklm = l.klm[i : i+uint64(n)]
+		return nil, l.klm[i : i+uint64(n)]
 	case l.kind == ListMTT:
 		b := r.raw[:n*prm.MTTEntrySize]
 		l.snap.read(i*prm.MTTEntrySize, b)
 		for j := range n {
 			r.mtt[j] = prm.DecodeMTTEntry(b[j*prm.MTTEntrySize:])
 		}
-		r.kmtt = r.mtt[:n]
+		return r.mtt[:n], nil
 	default:
 		b := r.raw[:n*prm.KLMEntrySize]
 		l.snap.read(i*prm.KLMEntrySize, b)
 		for j := range n {
 			r.klm[j] = prm.DecodeKLMEntry(b[j*prm.KLMEntrySize:])
 		}
-		r.kklm = r.klm[:n]
+		return nil, r.klm[:n]
 	}
-	return n
 }
 
 // zeroUntil returns the least j >= i such that the entries [i, j) are all
@@ -250,23 +250,25 @@ func DiffList(got, want *List) string {
 	if got.kind != want.kind {
 		return fmt.Sprintf("the queried list is %v, want %v", got.kind, want.kind)
 	}
-	g, w := &chunkReader{l: got}, &chunkReader{l: want}
+	g, w := chunkReader{l: got}, chunkReader{l: want}
 	for i := uint64(0); i < gn; {
 		if j := min(got.zeroUntil(i), want.zeroUntil(i)); j > i {
 			i = j
 			continue
 		}
-		n := g.read(i)
-		w.read(i)
-		for k := range n {
-			if got.kind == ListMTT && g.kmtt[k] != w.kmtt[k] {
-				return fmt.Sprintf("the queried list differs at mtt[%d]: %s, want %s", i+uint64(k), mttString(g.kmtt[k]), mttString(w.kmtt[k]))
-			}
-			if got.kind == ListKLM && g.kklm[k] != w.kklm[k] {
-				return fmt.Sprintf("the queried list differs at klm[%d]: %s, want %s", i+uint64(k), klmString(g.kklm[k]), klmString(w.kklm[k]))
+		gm, gk := g.read(i)
+		wm, wk := w.read(i)
+		for k := range gm {
+			if gm[k] != wm[k] {
+				return fmt.Sprintf("the queried list differs at mtt[%d]: %s, want %s", i+uint64(k), mttString(gm[k]), mttString(wm[k]))
 			}
 		}
-		i += uint64(n)
+		for k := range gk {
+			if gk[k] != wk[k] {
+				return fmt.Sprintf("the queried list differs at klm[%d]: %s, want %s", i+uint64(k), klmString(gk[k]), klmString(wk[k]))
+			}
+		}
+		i += uint64(len(gm) + len(gk))
 	}
 	return ""
 }

@@ -246,20 +246,22 @@ func (l *List) appendEntries(b []byte, flush func([]byte) ([]byte, error)) ([]by
 	b = append(b, ',', '"')
 	b = append(b, l.kind.String()...)
 	b = append(b, `":[`...)
-	rd := &chunkReader{l: l}
+	rd := chunkReader{l: l}
 	for i := uint64(0); i < l.count; {
-		n := rd.read(i)
-		for k := range n {
+		mtt, klm := rd.read(i)
+		for k := range mtt {
 			if i+uint64(k) > 0 {
 				b = append(b, ',')
 			}
-			if l.kind == ListMTT {
-				b = appendMTT(b, rd.kmtt[k])
-			} else {
-				b = appendKLM(b, rd.kklm[k])
-			}
+			b = appendMTT(b, mtt[k])
 		}
-		i += uint64(n)
+		for k := range klm {
+			if i+uint64(k) > 0 {
+				b = append(b, ',')
+			}
+			b = appendKLM(b, klm[k])
+		}
+		i += uint64(len(mtt) + len(klm))
 		if flush != nil && len(b) >= lineChunk {
 			var err error
 			if b, err = flush(b); err != nil {

@@ -123,6 +123,9 @@ func (m *Model) ApplyInto(seq int, op *scenario.Op, res *scenario.Result) {
 	switch op.Kind {
 	case scenario.OpAccess:
 		setOutcome(res, m.access(seq, Request(op.Access), segs))
+		if res.Segments == nil {
+			res.Segments = segs // empty: kept for the next access
+		}
 		return
 	case scenario.OpCreateMKey:
 		var idx uint32
@@ -158,6 +161,7 @@ func (m *Model) ApplyInto(seq int, op *scenario.Op, res *scenario.Result) {
 		res.Status, res.Reason = r.Status, r.Reason
 	}
 	m.cfg.Coverage.Command(cover.Command(op.Kind), res.Status)
+	res.Segments = segs // empty: kept for the next access
 }
 
 func setOutcome(res *scenario.Result, o Outcome) {

@@ -1,9 +1,11 @@
 package tb
 
 import (
+	"errors"
 	"runtime"
 	"testing"
 
+	"mkeysim/ref"
 	"mkeysim/rtl"
 	"mkeysim/scenario"
 )
@@ -21,23 +23,37 @@ func TestSteadyStateAllocations(t *testing.T) {
 		t.Skip("runs 3 x 60,000 accesses")
 	}
 	for _, c := range []struct {
-		name string
-		w    Workload
-		max  float64 // allocations per translation
+		name  string
+		w     Workload
+		check bool
+		max   float64 // allocations per translation
 	}{
-		{"hit-bound", HotWorkload(), 0.01},
-		{"miss-bound", MissWorkload(), 0.05},
+		{"hit-bound", HotWorkload(), false, 0.01},
+		{"miss-bound", MissWorkload(), false, 0.05},
 		// Commands allocate (a UMR's list, a query's result): a few
 		// per thousand operations.
-		{"default", DefaultWorkload(), 0.1},
+		{"default", DefaultWorkload(), false, 0.1},
+		{"default, checked", DefaultWorkload(), true, 0.15},
 	} {
 		c.w.Accesses = 60_000
 		g := NewGenerator(c.w)
 		setup, f := g.Setup(), g.Feed()
-		b := loadedBench(t, rtl.DefaultConfig(), setup)
+		cfg := rtl.DefaultConfig()
+		b := loadedBench(t, cfg, setup)
+		var board *Scoreboard
+		if c.check {
+			var err error
+			if board, err = NewScoreboard(setup, ref.Config{MaxIndirection: cfg.KLM.MaxIndirection}); err != nil {
+				t.Fatal(err)
+			}
+			board.Follow(f)
+		}
 		var m0, m1 runtime.MemStats
 		var tr0, tr1 uint64
 		err := b.StreamFeed(f, RunOptions{OnResult: func(r *scenario.Result) error {
+			if board != nil && board.Check(r) != "" {
+				return errors.New(board.Summary())
+			}
 			switch r.Seq {
 			case 20_000:
 				runtime.ReadMemStats(&m0)

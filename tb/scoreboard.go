@@ -25,11 +25,13 @@ type Scoreboard struct {
 	feed  *Feed // the operations checked
 	base  int   // the number of their first
 	next  int   // golden results computed: operations up to next-1
-	// want holds the golden results of operations lo..next-1, nil once
-	// matched: a window from the oldest result not yet matched, as wide
-	// as the model's reorder window (results leave out of order only
-	// within it), with no hashing or allocation per result.
+	// want[off:] holds the golden results of operations lo..next-1, nil
+	// once matched: a window from the oldest result not yet matched, as
+	// wide as the model's reorder window (results leave out of order only
+	// within it), with no hashing or allocation per result (the matched
+	// front is skipped, and the slice reused from its start once empty).
 	want  []*scenario.Result
+	off   int
 	lo    int
 	spare []*scenario.Result // matched results, reused with their segment slices
 	seen  int                // results checked
@@ -67,6 +69,8 @@ func NewScoreboard(sc *scenario.Scenario, cfg ref.Config) (*Scoreboard, error) {
 func (s *Scoreboard) Follow(f *Feed) {
 	base := f.First()
 	s.feed, s.base, s.next, s.lo = f, base, base, base
+	clear(s.want)
+	s.want, s.off = s.want[:0], 0
 }
 
 // Check compares got with the golden model's result of the same
@@ -94,9 +98,18 @@ func (s *Scoreboard) Check(got *scenario.Result) string {
 	if want == nil {
 		return s.differ(fmt.Sprintf("seq %d: a second result for %s", i, s.describe(i)))
 	}
-	s.want[i-s.lo] = nil
-	for len(s.want) > 0 && s.want[0] == nil {
-		s.want, s.lo = s.want[1:], s.lo+1
+	s.want[s.off+i-s.lo] = nil
+	for s.off < len(s.want) && s.want[s.off] == nil {
+		s.off++
+		s.lo++
+	}
+	switch {
+	case s.off == len(s.want):
+		s.want, s.off = s.want[:0], 0
+	case s.off >= 64 && 2*s.off >= len(s.want):
+		n := copy(s.want, s.want[s.off:])
+		clear(s.want[n:])
+		s.want, s.off = s.want[:n], 0
 	}
 	d := scenario.Diff(got, want)
 	if d != "" && s.Overlap && s.overlapped(i, got, want) {
@@ -167,10 +180,10 @@ func (s *Scoreboard) differ(d string) string {
 // pending returns the golden result of operation i not yet matched, nil
 // if it is matched or not computed yet.
 func (s *Scoreboard) pending(i int) *scenario.Result {
-	if i < s.lo || i-s.lo >= len(s.want) {
+	if i < s.lo || s.off+i-s.lo >= len(s.want) {
 		return nil
 	}
-	return s.want[i-s.lo]
+	return s.want[s.off+i-s.lo]
 }
 
 // Missing lists, at the end of a run, the operations that got no result

@@ -41,7 +41,7 @@ func FeedOf(ops []scenario.Op, base int) *Feed {
 const feedChunk = 4096
 
 // Feed returns a feed of the generator's operations (Next), numbered from
-// 0, made feedChunk accesses at a time.
+// 0, made feedChunk accesses at a time; call it before any Next.
 func (g *Generator) Feed() *Feed {
 	f := &Feed{more: func() []scenario.Op { return g.Next(feedChunk) }}
 	f.grow()

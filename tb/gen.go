@@ -149,8 +149,9 @@ func Generate(w Workload) *scenario.Scenario {
 }
 
 // Generator makes the workload's scenario in pieces: the QPs and keys at
-// once, the operations a chunk at a time, so that a run of any length
-// holds one chunk of operations (a soak of ten million operations).
+// once, the operations a chunk at a time (Next, or Feed as a run takes
+// them), so that a run of any length holds a few chunks of operations
+// (mkeysim run, a sweep point, the soak of ten million operations).
 // Generate(w) is Setup with every operation of Next.
 type Generator struct {
 	g   gen

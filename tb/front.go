@@ -215,6 +215,12 @@ type HostStats struct {
 // completion queue and checks that each work request has its CQE, in
 // the order the results came (an error names the QP and the CQE).
 func (b *Bench) StreamHost(ops []scenario.Op, opt RunOptions) (HostStats, error) {
+	return b.StreamHostFeed(FeedOf(ops, opt.SeqBase), opt)
+}
+
+// StreamHostFeed is StreamHost over the operations of f, made as the host
+// posts them (StreamFeed).
+func (b *Bench) StreamHostFeed(f *Feed, opt RunOptions) (HostStats, error) {
 	h := host.New(b.Mem)
 	b.src.host, b.src.err = h, nil
 	inner := opt
@@ -230,7 +236,7 @@ func (b *Bench) StreamHost(ops []scenario.Op, opt RunOptions) (HostStats, error)
 		}
 		return nil
 	}
-	err := b.Stream(ops, inner)
+	err := b.StreamFeed(f, inner)
 	b.src.host = nil
 	st := HostStats{WQEs: h.WQEs, NOPs: h.NOPs, Doorbells: h.Doorbells}
 	if err != nil {

@@ -50,7 +50,8 @@ waveform's time scale: --clock-ps 1000 makes the time in ns the cycle
 number.
 
 A generated workload is made as the model takes it, so a run's memory
-does not grow with --workload.accesses. A progress bar of the accesses
+does not grow with --workload.accesses (but with --front wire, which
+builds every packet first). A progress bar of the accesses
 done, with rate and time left, shows on a terminal (--progress shows it
 anywhere, --quiet never); --no-summary drops the summary. SIGINT
 (Ctrl-C) or SIGTERM stops the run at a cycle boundary: the results retired
@@ -165,7 +166,7 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 		if sc, err = scenario.ReadFile(name); err != nil {
 			return fail("%v", err)
 		}
-	case front == tb.FrontDirect:
+	case front == tb.FrontDirect || front == tb.FrontHost:
 		// Made as the model takes them: a run of any length holds a few
 		// thousand operations.
 		g := tb.NewGenerator(cfg.Workload)
@@ -287,7 +288,7 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 		st, err := bench.StreamWire(sc.Ops, opt, packets.options())
 		runErr, wireSt = err, &st
 	case front == tb.FrontHost:
-		st, err := bench.StreamHost(sc.Ops, opt)
+		st, err := bench.StreamHostFeed(feed, opt)
 		runErr, hostSt = err, &st
 	default:
 		runErr = bench.StreamFeed(feed, opt)

@@ -19,7 +19,7 @@ import (
 // retire.
 type Feed struct {
 	chunks [][]scenario.Op // the chunks held, oldest first
-	first  int             // the number of chunks[0][0]
+	first  int             // the number of chunks[0][0] (made when none is held)
 	made   int             // the number after the last operation made
 	more   func() []scenario.Op
 	done   bool          // more has returned nil (or there is none)

@@ -88,20 +88,8 @@ func (f *Feed) Done() bool { return f.done }
 // that holds it, making chunks up to it; nil when the run has no
 // operation seq or it was forgotten.
 func (f *Feed) From(seq int) []scenario.Op {
-	for seq >= f.made {
-		if !f.grow() {
-			return nil
-		}
-	}
-	if seq < f.first {
-		return nil
-	}
-	at := f.first
-	for _, c := range f.chunks {
-		if seq < at+len(c) {
-			return c[seq-at:]
-		}
-		at += len(c)
+	if c, i := f.find(seq); c != nil {
+		return c[i:]
 	}
 	return nil
 }
@@ -109,22 +97,32 @@ func (f *Feed) From(seq int) []scenario.Op {
 // At returns operation seq, making chunks up to it; nil when the run has
 // no such operation or it was forgotten.
 func (f *Feed) At(seq int) *scenario.Op {
+	if c, i := f.find(seq); c != nil {
+		return &c[i]
+	}
+	return nil
+}
+
+// find returns the chunk that holds operation seq and seq's index in it,
+// making chunks up to it; a nil chunk when the run has no operation seq
+// or it was forgotten.
+func (f *Feed) find(seq int) ([]scenario.Op, int) {
 	for seq >= f.made {
 		if !f.grow() {
-			return nil
+			return nil, 0
 		}
+	}
+	if seq < f.first {
+		return nil, 0
 	}
 	at := f.first
 	for _, c := range f.chunks {
-		if seq < at {
-			break
-		}
 		if seq < at+len(c) {
-			return &c[seq-at]
+			return c, seq - at
 		}
 		at += len(c)
 	}
-	return nil
+	return nil, 0
 }
 
 // Forget drops the chunks whose operations all come before seq.

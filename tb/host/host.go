@@ -26,10 +26,9 @@ type Host struct {
 	pi       map[uint32]uint16
 	nextList uint64
 	posted   map[int]postedWQE // by operation number
-	// ends is, per QP, the work requests in the order their results
-	// came: the order of their CQEs.
-	ends   map[uint32][]ended
-	polled map[uint32]int    // CQEs checked, by QP
+	// cqs is, per QP, the work requests whose CQEs are not checked yet,
+	// in the order their results came: the order of their CQEs.
+	cqs    map[uint32]*cqState
 	recvs  map[uint32]uint16 // receive CQEs checked (their wqe_counter), by QP
 	cqInit map[uint32]bool   // QPs whose completion queue is filled
 	// WQEs, NOPs and Doorbells count the WQEs posted, the NOPs that pad
@@ -49,6 +48,13 @@ type postedWQE struct {
 	key    prm.Key
 }
 
+// cqState is a QP's work requests that ended and whose CQEs are not
+// checked yet: a run of any length keeps only those in flight.
+type cqState struct {
+	ends  []ended
+	first int // the CQE number of ends[0]: the CQEs before it are checked
+}
+
 // ended is a posted WQE whose result came, with its status.
 type ended struct {
 	postedWQE
@@ -58,8 +64,8 @@ type ended struct {
 
 // New returns a host over host memory mem, every queue empty.
 func New(mem *pcie.Memory) *Host {
-	return &Host{mem: mem, pi: map[uint32]uint16{}, nextList: listRegion, posted: map[int]postedWQE{}, ends: map[uint32][]ended{},
-		polled: map[uint32]int{}, recvs: map[uint32]uint16{}, cqInit: map[uint32]bool{}}
+	return &Host{mem: mem, pi: map[uint32]uint16{}, nextList: listRegion, posted: map[int]postedWQE{}, cqs: map[uint32]*cqState{},
+		recvs: map[uint32]uint16{}, cqInit: map[uint32]bool{}}
 }
 
 // Carries reports whether the host front sends op as a WQE: a local
@@ -216,7 +222,12 @@ func (h *Host) Result(r *scenario.Result) {
 			return
 		}
 		delete(h.posted, r.Seq)
-		h.ends[p.qpn] = append(h.ends[p.qpn], ended{postedWQE: p, seq: r.Seq, status: r.Status})
+		q := h.cqs[p.qpn]
+		if q == nil {
+			q = &cqState{}
+			h.cqs[p.qpn] = q
+		}
+		q.ends = append(q.ends, ended{postedWQE: p, seq: r.Seq, status: r.Status})
 	}
 	end(r)
 	for i := range r.Resumed {
@@ -234,20 +245,25 @@ func (h *Host) Result(r *scenario.Result) {
 // for a SEND with invalidate from the wire, RESP_SEND_INV naming its key
 // or RESP_ERR. An error names the QP and the CQE.
 func (h *Host) Poll() error {
-	for qpn, es := range h.ends {
-		for h.polled[qpn] < len(es) {
-			k := h.polled[qpn]
+	for qpn, q := range h.cqs {
+		i := 0
+		var err error
+		for ; i < len(q.ends) && err == nil; i++ {
+			k := q.first + i
 			var b [prm.CQESize]byte
 			h.mem.Read(rtl.CQEAddr(qpn, uint32(k)), b[:])
 			if !landed(b[:], k) {
 				break
 			}
-			if err := h.check(qpn, k, b[:], es[k]); err != nil {
-				return err
+			if err = h.check(qpn, k, b[:], q.ends[i]); err == nil {
+				h.CQEs++
 			}
-			h.polled[qpn]++
-			h.CQEs++
 		}
+		if err != nil {
+			return err
+		}
+		q.ends = q.ends[:copy(q.ends, q.ends[i:])]
+		q.first += i
 	}
 	return nil
 }
@@ -300,15 +316,15 @@ func (h *Host) CheckCQEs() error {
 	if err := h.Poll(); err != nil {
 		return err
 	}
-	for qpn, es := range h.ends {
-		if h.polled[qpn] < len(es) {
-			k := h.polled[qpn]
-			return fmt.Errorf("QP %#x CQE %d (operation %d, WQE %d, %v): not written", qpn, k, es[k].seq, es[k].index, es[k].status)
+	for qpn, q := range h.cqs {
+		if len(q.ends) > 0 {
+			e := &q.ends[0]
+			return fmt.Errorf("QP %#x CQE %d (operation %d, WQE %d, %v): not written", qpn, q.first, e.seq, e.index, e.status)
 		}
 		var b [prm.CQESize]byte
-		h.mem.Read(rtl.CQEAddr(qpn, uint32(len(es))), b[:])
-		if landed(b[:], len(es)) {
-			return fmt.Errorf("QP %#x: a CQE after the %d of the work requests that ended", qpn, len(es))
+		h.mem.Read(rtl.CQEAddr(qpn, uint32(q.first)), b[:])
+		if landed(b[:], q.first) {
+			return fmt.Errorf("QP %#x: a CQE after the %d of the work requests that ended", qpn, q.first)
 		}
 	}
 	return nil
@@ -331,8 +347,8 @@ func (h *Host) initCQ(qpn uint32) {
 // Ended is the number of work requests that ended (each has a CQE).
 func (h *Host) Ended() int {
 	n := 0
-	for _, es := range h.ends {
-		n += len(es)
+	for _, q := range h.cqs {
+		n += q.first + len(q.ends)
 	}
 	return n
 }

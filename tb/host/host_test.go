@@ -128,8 +128,23 @@ func TestCheckCQEs(t *testing.T) {
 	if err := h.CheckCQEs(); h.CQEs != 1 || h.ErrorCQEs != 1 || err != nil {
 		t.Fatalf("%d %d %v", h.CQEs, h.ErrorCQEs, err)
 	}
-	mem.Write(rtl.CQEAddr(9, 1), cqe.Append(nil))
-	if err := h.CheckCQEs(); err == nil || !strings.Contains(err.Error(), "a CQE after") {
+	// A checked CQE's work request is not kept (a long run keeps those in
+	// flight), and the next one is CQE 1.
+	if q := h.cqs[9]; len(q.ends) != 0 || q.first != 1 || h.Ended() != 1 {
+		t.Fatalf("after CQE 0: %d work requests kept, first %d, %d ended; want 0, 1, 1", len(q.ends), q.first, h.Ended())
+	}
+	if _, err := h.Post(1, &op); err != nil {
+		t.Fatal(err)
+	}
+	h.Result(&scenario.Result{Seq: 1, Op: scenario.OpAccess, Status: prm.KeyMismatch})
+	next := cqe
+	next.WQECounter = 1
+	mem.Write(rtl.CQEAddr(9, 1), next.Append(nil))
+	if err := h.CheckCQEs(); h.CQEs != 2 || err != nil || h.Ended() != 2 {
+		t.Fatalf("CQE 1: %d checked, %d ended, %v", h.CQEs, h.Ended(), err)
+	}
+	mem.Write(rtl.CQEAddr(9, 2), cqe.Append(nil))
+	if err := h.CheckCQEs(); err == nil || !strings.Contains(err.Error(), "a CQE after the 2") {
 		t.Fatalf("an extra CQE: %v", err)
 	}
 }

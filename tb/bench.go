@@ -347,9 +347,9 @@ type source struct {
 	cpu    *sim.Chan[pcie.TLP]
 	host   *host.Host
 	posted int // the operation up to which the host has posted WQEs
-	// recv marks, by number from base, the SENDs with invalidate that
-	// came from the wire (rtl.Op.Recv); nil for none.
-	recv []bool
+	// recv: the SENDs with invalidate come from the wire (rtl.Op.Recv),
+	// as every one does in a run through the wire front.
+	recv bool
 	err  error
 }
 
@@ -383,8 +383,7 @@ func (s *source) Eval(now uint64) bool {
 		if !s.out.Ready() {
 			return posting // refused: woken when top.in takes again
 		}
-		i := s.seq - s.base
-		s.out.Push(rtl.Op{Seq: s.seq, Op: op, SQ: viaSQ, Recv: i < len(s.recv) && s.recv[i]})
+		s.out.Push(rtl.Op{Seq: s.seq, Op: op, SQ: viaSQ, Recv: s.recv && op.Kind == scenario.OpSendWithInvalidate})
 		if s.onIssue != nil {
 			s.onIssue(s.seq, now)
 		}

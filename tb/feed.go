@@ -24,6 +24,10 @@ type Feed struct {
 	more   func() []scenario.Op
 	done   bool          // more has returned nil (or there is none)
 	making time.Duration // the time spent in more
+	// src is the feed a Map feed maps (nil for none): it forgets what
+	// this one forgets. err is why the map stopped early.
+	src *Feed
+	err error
 }
 
 // FeedOf feeds ops, numbered from base on.
@@ -47,6 +51,38 @@ func (g *Generator) Feed() *Feed {
 	f.grow()
 	return f
 }
+
+// Map returns a feed of f's operations, each passed through fn with its
+// number, a chunk of f at a time as the new feed's reader takes them.
+// Forgetting operations in the new feed forgets them in f too, so f's
+// other readers (a Scoreboard) see them as long as the run needs them.
+// An error from fn ends the new feed before that operation; Err returns
+// it. The new feed's Making counts fn's time as well as f's.
+func (f *Feed) Map(fn func(seq int, op *scenario.Op) (scenario.Op, error)) *Feed {
+	m := &Feed{first: f.first, made: f.first, src: f}
+	next := f.first
+	m.more = func() []scenario.Op {
+		ops := f.From(next)
+		if ops == nil || m.err != nil {
+			return nil
+		}
+		out := make([]scenario.Op, len(ops))
+		for k := range ops {
+			var err error
+			if out[k], err = fn(next+k, &ops[k]); err != nil {
+				m.err = err
+				out = out[:k]
+				break
+			}
+		}
+		next += len(out)
+		return out
+	}
+	return m
+}
+
+// Err is why a Map feed ended before its source did (nil if it did not).
+func (f *Feed) Err() error { return f.err }
 
 // grow makes the next chunk; it reports false when there is none.
 func (f *Feed) grow() bool {
@@ -129,6 +165,9 @@ func (f *Feed) find(seq int) ([]scenario.Op, int) {
 func (f *Feed) Forget(seq int) {
 	if len(f.chunks) > 0 && f.first+len(f.chunks[0]) <= seq {
 		f.forget(seq)
+	}
+	if f.src != nil {
+		f.src.Forget(seq)
 	}
 }
 

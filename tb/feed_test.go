@@ -1,8 +1,11 @@
 package tb
 
 import (
+	"fmt"
 	"reflect"
 	"runtime"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -161,29 +164,163 @@ func TestStreamFeed(t *testing.T) {
 // whole workload's operations would be about 56 bytes each, 8 MB more).
 func TestFedRunMemory(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs 165,000 accesses")
+		t.Skip("runs 330,000 accesses")
 	}
-	live := func(accesses int) uint64 {
-		w := DefaultWorkload()
-		w.Accesses = accesses
-		g := NewGenerator(w)
-		setup, f := g.Setup(), g.Feed()
-		b := loadedBench(t, rtl.DefaultConfig(), setup)
-		var m runtime.MemStats
-		if err := b.StreamFeed(f, RunOptions{OnResult: func(r *scenario.Result) error {
-			if r.Seq == 14_000 { // the same state in both runs but for the operations held
-				runtime.GC()
-				runtime.ReadMemStats(&m)
+	for _, c := range []struct {
+		front  Front
+		stream func(b *Bench, f *Feed, opt RunOptions) error
+	}{
+		{FrontDirect, func(b *Bench, f *Feed, opt RunOptions) error { return b.StreamFeed(f, opt) }},
+		{FrontWire, func(b *Bench, f *Feed, opt RunOptions) error {
+			_, err := b.StreamWireFeed(f, opt, WireOptions{})
+			return err
+		}},
+	} {
+		live := func(accesses int) uint64 {
+			w := DefaultWorkload()
+			w.Accesses = accesses
+			g := NewGenerator(w)
+			setup, f := g.Setup(), g.Feed()
+			b := loadedBench(t, rtl.DefaultConfig(), setup)
+			var m runtime.MemStats
+			if err := c.stream(b, f, RunOptions{OnResult: func(r *scenario.Result) error {
+				if r.Seq == 14_000 { // the same state in both runs but for the operations held
+					runtime.GC()
+					runtime.ReadMemStats(&m)
+				}
+				return nil
+			}}); err != nil {
+				t.Fatal(err)
 			}
+			return m.HeapAlloc
+		}
+		short, long := live(15_000), live(150_000)
+		t.Logf("%s front: heap in use at operation 14,000 of a run of 15,000 accesses: %.1f MB; of 150,000: %.1f MB", c.front, float64(short)/1e6, float64(long)/1e6)
+		if long > short+1<<20 {
+			t.Errorf("%s front: a run of 150,000 accesses keeps %.1f MB, one of 15,000 %.1f MB: the operations are held, not fed", c.front, float64(long)/1e6, float64(short)/1e6)
+		}
+	}
+}
+
+// TestFeedMap: a mapped feed holds fn of each operation with its number,
+// made a chunk of its source at a time; forgetting in it forgets in the
+// source; an error from fn ends it before that operation and is kept.
+func TestFeedMap(t *testing.T) {
+	src := &Feed{first: 100, made: 100}
+	var chunks [][]scenario.Op
+	for k := range 3 {
+		c := make([]scenario.Op, 4)
+		for i := range c {
+			c[i].Index = uint32(4*k + i)
+		}
+		chunks = append(chunks, c)
+	}
+	src.more = func() []scenario.Op {
+		if len(chunks) == 0 {
 			return nil
-		}}); err != nil {
+		}
+		c := chunks[0]
+		chunks = chunks[1:]
+		return c
+	}
+	seen := map[int]bool{}
+	m := src.Map(func(seq int, op *scenario.Op) (scenario.Op, error) {
+		if seen[seq] {
+			t.Errorf("operation %d mapped twice", seq)
+		}
+		seen[seq] = true
+		if int(op.Index) != seq-100 {
+			t.Errorf("operation %d handed with index %d", seq, op.Index)
+		}
+		if seq == 109 {
+			return scenario.Op{}, fmt.Errorf("operation %d: no", seq)
+		}
+		out := *op
+		out.QPN = uint32(seq)
+		return out, nil
+	})
+	if op := m.At(105); op == nil || op.QPN != 105 || op.Index != 5 {
+		t.Fatalf("At(105) = %+v, want operation 5 mapped", op)
+	}
+	if src.Made() != 108 || m.Made() != 108 {
+		t.Errorf("made %d in the source, %d mapped after At(105): want 108 both (two chunks)", src.Made(), m.Made())
+	}
+	m.Forget(104)
+	if src.At(103) != nil || m.At(103) != nil || src.At(104) == nil || m.At(104) == nil {
+		t.Error("Forget(104) in the mapped feed did not forget the first chunk in both, or forgot more")
+	}
+	if op := m.At(109); op != nil {
+		t.Errorf("At(109) = %+v past the error, want none", op)
+	}
+	if m.Made() != 109 || !m.Done() || m.Err() == nil || m.Err().Error() != "operation 109: no" {
+		t.Errorf("after the error: made %d, done %v, Err %v; want 109, true, operation 109: no", m.Made(), m.Done(), m.Err())
+	}
+	if len(seen) != 10 {
+		t.Errorf("%d operations mapped, want 10 (100..109)", len(seen))
+	}
+}
+
+// TestStreamWireFeed: the wire front fed a chunk at a time gives the
+// results, cycles, frames and counts of the same run over every operation
+// at once, page faults resumed (an access answered twice) and SENDs with
+// invalidate included (TestFedRunMemory checks what it keeps).
+func TestStreamWireFeed(t *testing.T) {
+	w := DefaultWorkload()
+	w.Seed, w.Keys, w.Accesses = 9, 64, 3*feedChunk+100
+	w.UMRPerMille, w.InvalPerMille, w.QueryPerMille, w.ResumePerMille = 20, 20, 5, 50
+	cfg := rtl.DefaultConfig()
+	type run struct {
+		lines  []string
+		frames []Frame
+		st     WireStats
+	}
+	do := func(b *Bench, stream func(*Bench, RunOptions, WireOptions) (WireStats, error)) (r run) {
+		var err error
+		r.st, err = stream(b, RunOptions{OnResult: func(res *scenario.Result) error {
+			var buf strings.Builder
+			err := (&scenario.LineWriter{W: &buf}).Write(res)
+			r.lines = append(r.lines, buf.String())
+			return err
+		}}, WireOptions{Frames: func(f Frame) { r.frames = append(r.frames, f) }})
+		if err != nil {
 			t.Fatal(err)
 		}
-		return m.HeapAlloc
+		return r
 	}
-	short, long := live(15_000), live(150_000)
-	t.Logf("heap in use at operation 14,000 of a run of 15,000 accesses: %.1f MB; of 150,000: %.1f MB", float64(short)/1e6, float64(long)/1e6)
-	if long > short+1<<20 {
-		t.Errorf("a run of 150,000 accesses keeps %.1f MB, one of 15,000 %.1f MB: the operations are held, not fed", float64(long)/1e6, float64(short)/1e6)
+	sc := Generate(w)
+	whole := do(loadedBench(t, cfg, sc), func(b *Bench, o RunOptions, wo WireOptions) (WireStats, error) {
+		return b.StreamWire(sc.Ops, o, wo)
+	})
+	g := NewGenerator(w)
+	setup, f := g.Setup(), g.Feed()
+	held := 0
+	fed := do(loadedBench(t, cfg, setup), func(b *Bench, o RunOptions, wo WireOptions) (WireStats, error) {
+		inner := o.OnResult
+		o.OnResult = func(r *scenario.Result) error {
+			held = max(held, len(f.chunks))
+			return inner(r)
+		}
+		return b.StreamWireFeed(f, o, wo)
+	})
+	if !slices.Equal(fed.lines, whole.lines) {
+		t.Errorf("the fed wire run's %d result lines differ from the whole run's %d", len(fed.lines), len(whole.lines))
+	}
+	if fed.st != whole.st || len(fed.frames) != len(whole.frames) {
+		t.Fatalf("fed: %+v and %d frames; whole: %+v and %d frames", fed.st, len(fed.frames), whole.st, len(whole.frames))
+	}
+	for i := range fed.frames {
+		if fed.frames[i].Cycle != whole.frames[i].Cycle || !slices.Equal(fed.frames[i].Data, whole.frames[i].Data) {
+			t.Fatalf("frame %d differs: cycle %d against %d", i, fed.frames[i].Cycle, whole.frames[i].Cycle)
+		}
+	}
+	resumed := 0
+	for _, l := range whole.lines {
+		resumed += strings.Count(l, "PAGE_FAULT")
+	}
+	if resumed == 0 || whole.st.RecvCQEs == 0 {
+		t.Errorf("%d page faults and %d receive CQEs: the workload does not exercise the answers kept", resumed, whole.st.RecvCQEs)
+	}
+	if held > 3 {
+		t.Errorf("the generator's feed held %d chunks at once, want at most 3", held)
 	}
 }

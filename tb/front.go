@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"mkeysim/prm"
 	"mkeysim/scenario"
 	"mkeysim/tb/host"
 	"mkeysim/tb/wire"
@@ -77,78 +78,113 @@ type WireStats struct {
 // the model runs; each result is answered with the responder's packets.
 // The results are those of Stream on ops.
 func (b *Bench) StreamWire(ops []scenario.Op, opt RunOptions, wo WireOptions) (WireStats, error) {
+	return b.StreamWireFeed(FeedOf(ops, opt.SeqBase), opt, wo)
+}
+
+// StreamWireFeed is StreamWire over the operations of f, sent as packets
+// a chunk of f at a time, as the model's input takes them (StreamFeed):
+// a run of any length holds the messages of a few chunks. An operation
+// the requester cannot send, or whose packets the responder cannot parse,
+// ends the run there with an error naming it.
+func (b *Bench) StreamWireFeed(f *Feed, opt RunOptions, wo WireOptions) (WireStats, error) {
 	req, resp := NewRequester(), NewResponder()
-	run := make([]scenario.Op, len(ops))
-	msgs := make([]*Message, len(ops))
-	var sent [][][]byte
-	if wo.Frames != nil {
-		sent = make([][][]byte, len(ops))
-	}
 	var st WireStats
-	for i := range ops {
-		if !WireCarries(&ops[i]) {
-			run[i] = ops[i]
-			continue
+	w := newWireRun(b, wo.Frames != nil)
+	run := f.Map(func(seq int, op *scenario.Op) (scenario.Op, error) {
+		if !WireCarries(op) {
+			return *op, nil
 		}
-		frames, err := req.Send(&ops[i])
+		frames, err := req.Send(op)
 		if err != nil {
-			return st, fmt.Errorf("operation %d: %v", opt.SeqBase+i, err)
+			return scenario.Op{}, fmt.Errorf("operation %d: %v", seq, err)
 		}
-		for _, f := range frames {
-			s, err := wire.Decode(f)
+		var msg *Message
+		for _, fr := range frames {
+			s, err := wire.Decode(fr)
 			if err == nil && !s.ICRCOK {
 				err = fmt.Errorf("ICRC 0x%08x is wrong", s.ICRC)
 			}
 			if err != nil {
-				return st, fmt.Errorf("operation %d: the responder cannot parse its own requester's packet: %v", opt.SeqBase+i, err)
+				return scenario.Op{}, fmt.Errorf("operation %d: the responder cannot parse its own requester's packet: %v", seq, err)
 			}
 			m, err := resp.Receive(s)
 			if err != nil {
-				return st, fmt.Errorf("operation %d: %v", opt.SeqBase+i, err)
+				return scenario.Op{}, fmt.Errorf("operation %d: %v", seq, err)
 			}
 			if m != nil {
-				msgs[i] = m
+				msg = m
 			}
 		}
-		if msgs[i] == nil {
-			return st, fmt.Errorf("operation %d: the responder took none of its %d packets for a message", opt.SeqBase+i, len(frames))
+		if msg == nil {
+			return scenario.Op{}, fmt.Errorf("operation %d: the responder took none of its %d packets for a message", seq, len(frames))
 		}
-		run[i] = msgs[i].Op
+		w.add(seq, msg, frames)
 		st.Messages++
 		st.Requests += len(frames)
-		if sent != nil {
-			sent[i] = frames
-		}
+		return msg.Op, nil
+	})
+	err := b.streamMessages(run, w, resp, opt, wo, &st)
+	if err == nil {
+		err = run.Err()
 	}
-	err := b.streamMessages(run, msgs, sent, resp, opt, wo, &st)
 	st.Skipped = resp.Skipped
 	return st, err
 }
 
-// streamMessages streams run, where msgs[i] (nil for an operation that
-// did not travel as packets) is the message operation i came in, sent[i]
-// its request frames (nil: none to report); it answers every message's
-// result through resp.
-func (b *Bench) streamMessages(run []scenario.Op, msgs []*Message, sent [][][]byte, resp *Responder, opt RunOptions, wo WireOptions, st *WireStats) error {
-	base := opt.SeqBase
-	// A SEND with invalidate from the wire ends with a receive CQE, which
-	// the host checks after the run.
-	h := host.New(b.Mem)
-	b.src.recv = make([]bool, len(run))
-	for i, m := range msgs {
-		if m != nil && m.Op.Kind == scenario.OpSendWithInvalidate {
-			b.src.recv[i] = true
-			h.ExpectRecv(base+i, m.Op.QPN, m.Op.Key)
-		}
+// wireRun is what a run through the wire front keeps of its messages, by
+// operation number, from the time their operation is made until it is
+// answered for good: a run of any length holds those of a few chunks.
+type wireRun struct {
+	h          *host.Host // checks the receive CQEs of SENDs with invalidate
+	msgs       map[int]wireMsg
+	keepFrames bool
+}
+
+// wireMsg is one operation's message and, until its operation is taken
+// by the model's input, its request frames (to report).
+type wireMsg struct {
+	m      *Message
+	frames [][]byte
+}
+
+// newWireRun returns an empty wireRun for b; keepFrames: the request
+// frames are kept to report.
+func newWireRun(b *Bench, keepFrames bool) *wireRun {
+	return &wireRun{h: host.New(b.Mem), msgs: map[int]wireMsg{}, keepFrames: keepFrames}
+}
+
+// add notes that operation seq came as message m in frames. A SEND with
+// invalidate from the wire ends with a receive CQE, which the host checks
+// after the run.
+func (w *wireRun) add(seq int, m *Message, frames [][]byte) {
+	if m.Op.Kind == scenario.OpSendWithInvalidate {
+		w.h.ExpectRecv(seq, m.Op.QPN, m.Op.Key)
 	}
-	defer func() { b.src.recv = nil }()
+	if !w.keepFrames {
+		frames = nil
+	}
+	w.msgs[seq] = wireMsg{m: m, frames: frames}
+}
+
+// streamMessages streams run, where w holds the message each operation
+// that travelled as packets came in; it answers every message's result
+// through resp.
+func (b *Bench) streamMessages(run *Feed, w *wireRun, resp *Responder, opt RunOptions, wo WireOptions, st *WireStats) error {
+	h := w.h
+	b.src.recv = true
+	defer func() { b.src.recv = false }()
 	var answerErr error
 	answer := func(r *scenario.Result, cycle uint64) {
-		i := r.Seq - base
-		if i < 0 || i >= len(msgs) || msgs[i] == nil || answerErr != nil {
+		wm, ok := w.msgs[r.Seq]
+		if !ok || answerErr != nil {
 			return
 		}
-		frames, err := resp.Answer(msgs[i], r)
+		// A page fault is answered with an RNR NAK, and again with the
+		// resume that runs the access again.
+		if r.Status != prm.PageFault {
+			delete(w.msgs, r.Seq)
+		}
+		frames, err := resp.Answer(wm.m, r)
 		if err != nil {
 			answerErr = fmt.Errorf("operation %d: answer: %v", r.Seq, err)
 			return
@@ -161,10 +197,14 @@ func (b *Bench) streamMessages(run []scenario.Op, msgs []*Message, sent [][][]by
 		}
 	}
 	inner := opt
-	if wo.Frames != nil && sent != nil {
+	if wo.Frames != nil && w.keepFrames {
 		inner.OnIssue = func(seq int, cycle uint64) {
-			for _, f := range sent[seq-base] {
-				wo.Frames(Frame{Cycle: cycle, Data: f})
+			if wm, ok := w.msgs[seq]; ok && wm.frames != nil {
+				for _, f := range wm.frames {
+					wo.Frames(Frame{Cycle: cycle, Data: f})
+				}
+				wm.frames = nil
+				w.msgs[seq] = wm
 			}
 			if opt.OnIssue != nil {
 				opt.OnIssue(seq, cycle)
@@ -190,7 +230,7 @@ func (b *Bench) streamMessages(run []scenario.Op, msgs []*Message, sent [][][]by
 		}
 		return nil
 	}
-	if err := b.Stream(run, inner); err != nil {
+	if err := b.StreamFeed(run, inner); err != nil {
 		return err
 	}
 	var err error

@@ -101,6 +101,12 @@ func (b *Bench) StreamReplay(r *Replay, opt RunOptions, wo WireOptions) (WireSta
 			st.Requests += len(r.sent[i])
 		}
 	}
-	err := b.streamMessages(r.Ops, r.msgs, r.sent, NewResponder(), opt, wo, &st)
+	w := newWireRun(b, wo.Frames != nil)
+	for i, m := range r.msgs {
+		if m != nil {
+			w.add(opt.SeqBase+i, m, r.sent[i])
+		}
+	}
+	err := b.streamMessages(FeedOf(r.Ops, opt.SeqBase), w, NewResponder(), opt, wo, &st)
 	return st, err
 }

@@ -166,13 +166,11 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 		if sc, err = scenario.ReadFile(name); err != nil {
 			return fail("%v", err)
 		}
-	case front == tb.FrontDirect || front == tb.FrontHost:
+	default:
 		// Made as the model takes them: a run of any length holds a few
 		// thousand operations.
 		g := tb.NewGenerator(cfg.Workload)
 		sc, feed, accesses = g.Setup(), g.Feed(), g.Accesses()
-	default:
-		sc = tb.Generate(cfg.Workload)
 	}
 	if feed == nil {
 		feed, accesses = tb.FeedOf(sc.Ops, 0), tb.Accesses(sc.Ops)
@@ -285,7 +283,7 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 		st, err := bench.StreamReplay(replay, opt, packets.options())
 		runErr, wireSt = err, &st
 	case front == tb.FrontWire:
-		st, err := bench.StreamWire(sc.Ops, opt, packets.options())
+		st, err := bench.StreamWireFeed(feed, opt, packets.options())
 		runErr, wireSt = err, &st
 	case front == tb.FrontHost:
 		st, err := bench.StreamHostFeed(feed, opt)

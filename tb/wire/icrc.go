@@ -168,23 +168,32 @@ func ICRC(frame []byte) (uint32, error) {
 	return icrcOf(frame, s), nil
 }
 
-// icrcOf computes the ICRC over a located frame.
+// icrcOf computes the ICRC over a located frame: the CRC of 8 bytes of
+// ones, then the IPv4 header, UDP header and BTH with their variant
+// fields taken as ones, then the rest up to the trailer. The frame is
+// read in place, a piece at a time (a masked copy would escape to the
+// heap through crc32's function values: one allocation a packet).
 func icrcOf(frame []byte, s span) uint32 {
-	ones := [8]byte{0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF}
-	crc := crc32.Update(0, crc32.IEEETable, ones[:])
-	// The IPv4 header (options included: at most 60 bytes), UDP header and
-	// BTH, masked in a copy.
-	var m [60 + udpLen + BTHLen]byte
-	n := copy(m[:], frame[s.ip:s.bth+BTHLen])
-	ihl := s.udp - s.ip
-	m[1] = 0xFF                     // TOS: DSCP and ECN
-	m[8] = 0xFF                     // TTL
-	m[10], m[11] = 0xFF, 0xFF       // header checksum
-	m[ihl+6], m[ihl+7] = 0xFF, 0xFF // UDP checksum
-	m[ihl+udpLen+4] = 0xFF          // BTH byte 4: FECN, BECN, resv6
-	crc = crc32.Update(crc, crc32.IEEETable, m[:n])
-	return crc32.Update(crc, crc32.IEEETable, frame[s.bth+BTHLen:s.icrc])
+	up := func(crc uint32, b []byte) uint32 { return crc32.Update(crc, crc32.IEEETable, b) }
+	crc := up(onesCRC, frame[s.ip:s.ip+1])
+	crc = up(crc, ones[:1])                    // TOS: DSCP and ECN
+	crc = up(crc, frame[s.ip+2:s.ip+8])        // total length, identification, flags, fragment offset
+	crc = up(crc, ones[:1])                    // TTL
+	crc = up(crc, frame[s.ip+9:s.ip+10])       // protocol
+	crc = up(crc, ones[:2])                    // header checksum
+	crc = up(crc, frame[s.ip+12:s.udp+6])      // addresses, options, UDP ports and length
+	crc = up(crc, ones[:2])                    // UDP checksum
+	crc = up(crc, frame[s.udp+udpLen:s.bth+4]) // BTH bytes 0-3
+	crc = up(crc, ones[:1])                    // BTH byte 4: FECN, BECN, resv6
+	return up(crc, frame[s.bth+5:s.icrc])
 }
+
+// ones are the bytes of ones the ICRC starts with and masks fields with;
+// only read.
+var ones = [8]byte{0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF}
+
+// onesCRC is the CRC of the 8 bytes of ones every ICRC starts with.
+var onesCRC = crc32.Update(0, crc32.IEEETable, ones[:])
 
 // CheckICRC computes the ICRC of a frame and compares it with the trailer:
 // nil when they agree, an *ICRCError when they do not, another error when

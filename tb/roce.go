@@ -69,6 +69,11 @@ func WireCarries(op *scenario.Op) bool {
 	return false
 }
 
+// zeroPayload is the data of every packet the requester and the
+// responder send: the model moves no data, so a packet carries zeros.
+// wire.Build copies it and nothing writes it.
+var zeroPayload [PathMTU]byte
+
 // packets is the number of packets of a message of n payload bytes.
 func packets(n uint32) uint32 { return max(1, (n+PathMTU-1)/PathMTU) }
 
@@ -123,7 +128,7 @@ func (r *Requester) Send(op *scenario.Op) ([][]byte, error) {
 		for i := uint32(0); i < n; i++ {
 			q := p
 			q.PSN = (p.PSN + i) & 0xffffff
-			q.Payload = make([]byte, min(left, PathMTU))
+			q.Payload = zeroPayload[:min(left, PathMTU)]
 			left -= uint32(len(q.Payload))
 			switch {
 			case n == 1:
@@ -244,7 +249,7 @@ func (r *Responder) Answer(m *Message, res *scenario.Result) ([][]byte, error) {
 		for i := uint32(0); i < m.Packets; i++ {
 			q := p
 			q.PSN = (m.PSN + i) & 0xffffff
-			q.Payload = make([]byte, min(left, PathMTU))
+			q.Payload = zeroPayload[:min(left, PathMTU)]
 			left -= uint32(len(q.Payload))
 			switch {
 			case m.Packets == 1:

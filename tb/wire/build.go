@@ -62,18 +62,20 @@ func Build(p *Packet) ([]byte, error) {
 		return nil, err
 	}
 	pad := (4 - len(p.Payload)%4) % 4
-	ls := []gopacket.SerializableLayer{
-		&layers.Ethernet{SrcMAC: p.SrcMAC, DstMAC: p.DstMAC, EthernetType: layers.EthernetTypeIPv4},
-		&layers.IPv4{
+	// The layers live in one allocation, not one each.
+	l := &layerStack{
+		eth: layers.Ethernet{SrcMAC: p.SrcMAC, DstMAC: p.DstMAC, EthernetType: layers.EthernetTypeIPv4},
+		ip: layers.IPv4{
 			Version: 4, IHL: 5, TOS: p.TOS, TTL: p.TTL, Flags: layers.IPv4DontFragment,
 			Protocol: layers.IPProtocolUDP, SrcIP: p.SrcIP.AsSlice(), DstIP: p.DstIP.AsSlice(),
 		},
-		&layers.UDP{SrcPort: layers.UDPPort(p.SrcPort), DstPort: UDPPort},
-		&BTH{
+		udp: layers.UDP{SrcPort: layers.UDPPort(p.SrcPort), DstPort: UDPPort},
+		bth: BTH{
 			Opcode: p.Opcode, SE: p.SE, M: p.M, PadCount: uint8(pad), PKey: p.PKey,
 			FECN: p.FECN, BECN: p.BECN, DestQP: p.DestQP, AckReq: p.AckReq, PSN: p.PSN,
 		},
 	}
+	ls := append(l.ls[:0], &l.eth, &l.ip, &l.udp, &l.bth)
 	size := ipv4MinLen + udpLen + BTHLen + len(p.Payload) + pad + ICRCLen
 	for _, t := range p.Opcode.Headers() {
 		size += headerLen(t)
@@ -82,12 +84,14 @@ func Build(p *Packet) ([]byte, error) {
 	if size > maxIPv4 {
 		return nil, fmt.Errorf("wire: Payload of %d bytes makes an IPv4 packet of %d bytes, over %d", len(p.Payload), size, maxIPv4)
 	}
-	if len(p.Payload)+pad > 0 {
-		data := make([]byte, len(p.Payload)+pad)
-		copy(data, p.Payload)
-		ls = append(ls, gopacket.Payload(data))
+	// The payload and its pad are copied into the frame as they are.
+	if len(p.Payload) > 0 {
+		ls = append(ls, gopacket.Payload(p.Payload))
 	}
-	ls = append(ls, &ICRCTrailer{})
+	if pad > 0 {
+		ls = append(ls, gopacket.Payload(zeroPad[:pad]))
+	}
+	ls = append(ls, &l.icrc)
 	buf := gopacket.NewSerializeBufferExpectedSize(ethLen+size, 0)
 	if err := gopacket.SerializeLayers(buf, gopacket.SerializeOptions{FixLengths: true}, ls...); err != nil {
 		return nil, err
@@ -102,6 +106,20 @@ func Build(p *Packet) ([]byte, error) {
 	binary.LittleEndian.PutUint32(frame[s.icrc:], icrcOf(frame, s))
 	return frame, nil
 }
+
+// layerStack holds the layers Build serializes, in one allocation.
+type layerStack struct {
+	eth  layers.Ethernet
+	ip   layers.IPv4
+	udp  layers.UDP
+	bth  BTH
+	icrc ICRCTrailer
+	ls   [9]gopacket.SerializableLayer // the 4 above, at most 2 extension headers, the payload, its pad and the ICRC
+}
+
+// zeroPad is the pad Build puts after a payload (at most 3 bytes); it is
+// only read.
+var zeroPad [3]byte
 
 // header is the extension header of layer type t, from p's fields.
 func (p *Packet) header(t gopacket.LayerType) gopacket.SerializableLayer {

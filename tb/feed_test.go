@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"mkeysim/prm"
 	"mkeysim/ref"
 	"mkeysim/rtl"
 	"mkeysim/scenario"
@@ -273,10 +274,30 @@ func TestStreamWireFeed(t *testing.T) {
 		lines  []string
 		frames []Frame
 		st     WireStats
+		want   int // the answers the results call for
+	}
+	sc := Generate(w)
+	// answers is how many answer packets the result r of an operation a
+	// wire carries calls for: an RNR NAK for a page fault (the access is
+	// answered again when a resume runs it), a NAK for a failure, the
+	// response packets of a read, else one acknowledgement.
+	answers := func(r *scenario.Result) int {
+		op := &sc.Ops[r.Seq]
+		switch {
+		case !WireCarries(op):
+			return 0
+		case r.Status == prm.OK && op.Kind == scenario.OpAccess && op.Access.Type == prm.RemoteRead:
+			return int(packets(op.Access.Len))
+		}
+		return 1
 	}
 	do := func(b *Bench, stream func(*Bench, RunOptions, WireOptions) (WireStats, error)) (r run) {
 		var err error
 		r.st, err = stream(b, RunOptions{OnResult: func(res *scenario.Result) error {
+			r.want += answers(res)
+			for k := range res.Resumed {
+				r.want += answers(&res.Resumed[k])
+			}
 			var buf strings.Builder
 			err := (&scenario.LineWriter{W: &buf}).Write(res)
 			r.lines = append(r.lines, buf.String())
@@ -285,9 +306,11 @@ func TestStreamWireFeed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if r.st.Answers != r.want {
+			t.Errorf("%d answer packets, the results call for %d", r.st.Answers, r.want)
+		}
 		return r
 	}
-	sc := Generate(w)
 	whole := do(loadedBench(t, cfg, sc), func(b *Bench, o RunOptions, wo WireOptions) (WireStats, error) {
 		return b.StreamWire(sc.Ops, o, wo)
 	})

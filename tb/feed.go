@@ -56,8 +56,9 @@ func (g *Generator) Feed() *Feed {
 // number, a chunk of f at a time as the new feed's reader takes them.
 // Forgetting operations in the new feed forgets them in f too, so f's
 // other readers (a Scoreboard) see them as long as the run needs them.
-// An error from fn ends the new feed before that operation; Err returns
-// it. The new feed's Making counts fn's time as well as f's.
+// An error from fn ends the new feed before the chunk of f that holds
+// that operation (before any operation, for a feed of one slice: bad
+// input runs nothing); Err returns it. The new feed's Making counts fn's time as well as f's.
 func (f *Feed) Map(fn func(seq int, op *scenario.Op) (scenario.Op, error)) *Feed {
 	m := &Feed{first: f.first, made: f.first, src: f}
 	next := f.first
@@ -71,8 +72,7 @@ func (f *Feed) Map(fn func(seq int, op *scenario.Op) (scenario.Op, error)) *Feed
 			var err error
 			if out[k], err = fn(next+k, &ops[k]); err != nil {
 				m.err = err
-				out = out[:k]
-				break
+				return nil
 			}
 		}
 		next += len(out)

@@ -346,3 +346,39 @@ func TestHostFrontLongRun(t *testing.T) {
 		t.Fatalf("%+v on %d QPs: the queues did not wrap", st, len(qps))
 	}
 }
+
+// TestWireFrontSendError: an operation whose packets cannot be built
+// (its QP number does not fit the BTH's 24 bits) is an error naming it;
+// in a scenario's operations (one chunk) nothing runs.
+func TestWireFrontSendError(t *testing.T) {
+	sc, err := scenario.ReadFile("../examples/klm-nested.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := -1
+	for i := range sc.Ops {
+		if WireCarries(&sc.Ops[i]) && sc.Ops[i].Kind == scenario.OpAccess {
+			first = i
+			break
+		}
+	}
+	if first < 0 {
+		t.Fatal("klm-nested.json has no operation a wire carries")
+	}
+	ops := append([]scenario.Op(nil), sc.Ops[:first+2]...)
+	ops[first+1] = ops[first]
+	ops[first+1].Access.QPN = 1 << 24
+	b := loadedBench(t, rtl.DefaultConfig(), sc)
+	var got []int
+	_, err = b.StreamWireFeed(FeedOf(ops, 0), RunOptions{OnResult: func(r *scenario.Result) error {
+		got = append(got, r.Seq)
+		return nil
+	}}, WireOptions{})
+	want := fmt.Sprintf("operation %d: ", first+1)
+	if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "DestQP") {
+		t.Fatalf("error %v, want one starting %q that names DestQP", err, want)
+	}
+	if len(got) != 0 {
+		t.Errorf("results %v before the error, want none", got)
+	}
+}

@@ -85,7 +85,8 @@ func (b *Bench) StreamWire(ops []scenario.Op, opt RunOptions, wo WireOptions) (W
 // a chunk of f at a time, as the model's input takes them (StreamFeed):
 // a run of any length holds the messages of a few chunks. An operation
 // the requester cannot send, or whose packets the responder cannot parse,
-// ends the run there with an error naming it.
+// is an error naming it; the run ends before the chunk of f that holds
+// it (Feed.Map), so a slice's operations do not run at all.
 func (b *Bench) StreamWireFeed(f *Feed, opt RunOptions, wo WireOptions) (WireStats, error) {
 	req, resp := NewRequester(), NewResponder()
 	var st WireStats

@@ -58,7 +58,8 @@ func (g *Generator) Feed() *Feed {
 // other readers (a Scoreboard) see them as long as the run needs them.
 // An error from fn ends the new feed before the chunk of f that holds
 // that operation (before any operation, for a feed of one slice: bad
-// input runs nothing); Err returns it. The new feed's Making counts fn's time as well as f's.
+// input runs nothing); Err returns it. The new feed's Making counts fn's
+// time as well as f's.
 func (f *Feed) Map(fn func(seq int, op *scenario.Op) (scenario.Op, error)) *Feed {
 	m := &Feed{first: f.first, made: f.first, src: f}
 	next := f.first

@@ -246,24 +246,32 @@ func (h *Host) Result(r *scenario.Result) {
 // or RESP_ERR. An error names the QP and the CQE.
 func (h *Host) Poll() error {
 	for qpn, q := range h.cqs {
-		i := 0
-		var err error
-		for ; i < len(q.ends) && err == nil; i++ {
-			k := q.first + i
-			var b [prm.CQESize]byte
-			h.mem.Read(rtl.CQEAddr(qpn, uint32(k)), b[:])
-			if !landed(b[:], k) {
-				break
-			}
-			if err = h.check(qpn, k, b[:], q.ends[i]); err == nil {
-				h.CQEs++
-			}
-		}
-		if err != nil {
+		if err := h.poll(qpn, q); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// poll checks the CQEs of QP qpn that have landed, in order, and drops
+// the work requests they check, even when one is wrong.
+func (h *Host) poll(qpn uint32, q *cqState) error {
+	i := 0
+	defer func() {
 		q.ends = q.ends[:copy(q.ends, q.ends[i:])]
 		q.first += i
+	}()
+	for ; i < len(q.ends); i++ {
+		k := q.first + i
+		var b [prm.CQESize]byte
+		h.mem.Read(rtl.CQEAddr(qpn, uint32(k)), b[:])
+		if !landed(b[:], k) {
+			return nil
+		}
+		if err := h.check(qpn, k, b[:], q.ends[i]); err != nil {
+			return err
+		}
+		h.CQEs++
 	}
 	return nil
 }

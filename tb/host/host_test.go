@@ -143,8 +143,27 @@ func TestCheckCQEs(t *testing.T) {
 	if err := h.CheckCQEs(); h.CQEs != 2 || err != nil || h.Ended() != 2 {
 		t.Fatalf("CQE 1: %d checked, %d ended, %v", h.CQEs, h.Ended(), err)
 	}
-	mem.Write(rtl.CQEAddr(9, 2), cqe.Append(nil))
-	if err := h.CheckCQEs(); err == nil || !strings.Contains(err.Error(), "a CQE after the 2") {
+	// A right CQE before a wrong one in the same poll is checked once.
+	for seq := 2; seq <= 3; seq++ {
+		if _, err := h.Post(seq, &op); err != nil {
+			t.Fatal(err)
+		}
+		h.Result(&scenario.Result{Seq: seq, Op: scenario.OpAccess, Status: prm.KeyMismatch})
+	}
+	right, bad := cqe, cqe
+	right.WQECounter, bad.WQECounter = 2, 9
+	mem.Write(rtl.CQEAddr(9, 2), right.Append(nil))
+	mem.Write(rtl.CQEAddr(9, 3), bad.Append(nil))
+	if err := h.CheckCQEs(); err == nil || !strings.Contains(err.Error(), "CQE 3") || h.CQEs != 3 {
+		t.Fatalf("CQE 2 right, CQE 3 wrong: %d checked, %v", h.CQEs, err)
+	}
+	right.WQECounter = 3
+	mem.Write(rtl.CQEAddr(9, 3), right.Append(nil))
+	if err := h.CheckCQEs(); err != nil || h.CQEs != 4 {
+		t.Fatalf("CQE 3 rewritten: %d checked, want 4; %v", h.CQEs, err)
+	}
+	mem.Write(rtl.CQEAddr(9, 4), cqe.Append(nil))
+	if err := h.CheckCQEs(); err == nil || !strings.Contains(err.Error(), "a CQE after the 4") {
 		t.Fatalf("an extra CQE: %v", err)
 	}
 }

@@ -198,7 +198,7 @@ func (b *Bench) streamMessages(run *Feed, w *wireRun, resp *Responder, opt RunOp
 		}
 	}
 	inner := opt
-	if wo.Frames != nil && w.keepFrames {
+	if w.keepFrames { // wo.Frames reports them
 		inner.OnIssue = func(seq int, cycle uint64) {
 			if wm, ok := w.msgs[seq]; ok && wm.frames != nil {
 				for _, f := range wm.frames {

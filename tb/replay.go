@@ -95,15 +95,11 @@ func isWriteMore(op wire.Opcode) bool {
 // and the responder's answers.
 func (b *Bench) StreamReplay(r *Replay, opt RunOptions, wo WireOptions) (WireStats, error) {
 	st := WireStats{Skipped: r.Skipped}
+	w := newWireRun(b, wo.Frames != nil)
 	for i, m := range r.msgs {
 		if m != nil {
 			st.Messages++
 			st.Requests += len(r.sent[i])
-		}
-	}
-	w := newWireRun(b, wo.Frames != nil)
-	for i, m := range r.msgs {
-		if m != nil {
 			w.add(opt.SeqBase+i, m, r.sent[i])
 		}
 	}

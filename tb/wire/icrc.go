@@ -176,15 +176,15 @@ func ICRC(frame []byte) (uint32, error) {
 func icrcOf(frame []byte, s span) uint32 {
 	up := func(crc uint32, b []byte) uint32 { return crc32.Update(crc, crc32.IEEETable, b) }
 	crc := up(onesCRC, frame[s.ip:s.ip+1])
-	crc = up(crc, ones[:1])                    // TOS: DSCP and ECN
-	crc = up(crc, frame[s.ip+2:s.ip+8])        // total length, identification, flags, fragment offset
-	crc = up(crc, ones[:1])                    // TTL
-	crc = up(crc, frame[s.ip+9:s.ip+10])       // protocol
-	crc = up(crc, ones[:2])                    // header checksum
-	crc = up(crc, frame[s.ip+12:s.udp+6])      // addresses, options, UDP ports and length
-	crc = up(crc, ones[:2])                    // UDP checksum
-	crc = up(crc, frame[s.udp+udpLen:s.bth+4]) // BTH bytes 0-3
-	crc = up(crc, ones[:1])                    // BTH byte 4: FECN, BECN, resv6
+	crc = up(crc, ones[:1])               // TOS: DSCP and ECN
+	crc = up(crc, frame[s.ip+2:s.ip+8])   // total length, identification, flags, fragment offset
+	crc = up(crc, ones[:1])               // TTL
+	crc = up(crc, frame[s.ip+9:s.ip+10])  // protocol
+	crc = up(crc, ones[:2])               // header checksum
+	crc = up(crc, frame[s.ip+12:s.udp+6]) // addresses, options, UDP ports and length
+	crc = up(crc, ones[:2])               // UDP checksum
+	crc = up(crc, frame[s.bth:s.bth+4])   // BTH bytes 0-3
+	crc = up(crc, ones[:1])               // BTH byte 4: FECN, BECN, resv6
 	return up(crc, frame[s.bth+5:s.icrc])
 }
 

@@ -176,3 +176,10 @@ func TestICRCEthernetPadding(t *testing.T) {
 		t.Errorf("padded: Decode = %+v, %v", s, err)
 	}
 }
+
+// TestICRCOnes: onesCRC is the CRC of the 8 bytes of ones.
+func TestICRCOnes(t *testing.T) {
+	if got := crc32.Update(0, crc32.IEEETable, ones[:]); got != onesCRC {
+		t.Errorf("CRC of 8 bytes of ones = %#x, onesCRC %#x", got, onesCRC)
+	}
+}

@@ -162,17 +162,21 @@ func (f *Feed) find(seq int) ([]scenario.Op, int) {
 	return nil, 0
 }
 
-// Forget drops the chunks whose operations all come before seq.
+// Forget drops the chunks whose operations all come before seq (and, in
+// a Map feed, its source's). The sink calls it for every result: the test
+// stays small enough to be inlined there.
 func (f *Feed) Forget(seq int) {
 	if len(f.chunks) > 0 && f.first+len(f.chunks[0]) <= seq {
 		f.forget(seq)
 	}
-	if f.src != nil {
-		f.src.Forget(seq)
-	}
 }
 
 func (f *Feed) forget(seq int) {
+	if f.src != nil {
+		// A Map feed's chunks are its source's, one for one: the source
+		// has a chunk to drop exactly when this one does.
+		f.src.Forget(seq)
+	}
 	k := 0
 	for k < len(f.chunks) && f.first+len(f.chunks[k]) <= seq {
 		f.first += len(f.chunks[k])

@@ -139,6 +139,10 @@ type wireRun struct {
 	h          *host.Host // checks the receive CQEs of SENDs with invalidate
 	msgs       map[int]wireMsg
 	keepFrames bool
+	// report and now report a request frame at once (late), when the
+	// frames are kept.
+	report func(Frame)
+	now    func() uint64
 }
 
 // wireMsg is one operation's message and, until its operation is taken
@@ -165,6 +169,20 @@ func (w *wireRun) add(seq int, m *Message, frames [][]byte) {
 		frames = nil
 	}
 	w.msgs[seq] = wireMsg{m: m, frames: frames}
+}
+
+// late adds frame to the request frames of operation seq: it is reported
+// with them if the model has not taken the operation yet, else now.
+func (w *wireRun) late(seq int, frame []byte) {
+	if !w.keepFrames {
+		return
+	}
+	if wm, ok := w.msgs[seq]; ok && wm.frames != nil {
+		wm.frames = append(wm.frames, frame)
+		w.msgs[seq] = wm
+		return
+	}
+	w.report(Frame{Cycle: w.now(), Data: frame})
 }
 
 // streamMessages streams run, where w holds the message each operation

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -49,9 +50,9 @@ the flags given win over it. --clock-ps sets the clock period, and so the
 waveform's time scale: --clock-ps 1000 makes the time in ns the cycle
 number.
 
-A generated workload is made as the model takes it, so a run's memory
-does not grow with --workload.accesses (but with --front wire, which
-builds every packet first). A progress bar of the accesses
+A generated workload is made as the model takes it, through every front,
+so a run's memory does not grow with --workload.accesses ('mkeysim
+replay' reads its capture the same way). A progress bar of the accesses
 done, with rate and time left, shows on a terminal (--progress shows it
 anywhere, --quiet never); --no-summary drops the summary. SIGINT
 (Ctrl-C) or SIGTERM stops the run at a cycle boundary: the results retired
@@ -153,14 +154,19 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 		if sc, err = scenario.ReadFile(rf.setup); err != nil {
 			return fail("%v", err)
 		}
-		pkts, err := wire.ReadPcap(rf.capture)
-		if err != nil {
-			return fail("%v", err)
-		}
-		if replay, err = tb.NewReplay(sc.Ops, pkts); err != nil {
+		// Read once to check it, and again as the model takes its
+		// requests: a capture of any size runs in the memory of a few
+		// thousand messages.
+		open := func() (tb.Packets, error) { return wire.OpenPcap(rf.capture) }
+		if replay, err = tb.NewReplay(sc.Ops, open); err != nil {
+			var pcapErr *wire.PcapError
+			var pathErr *fs.PathError
+			if errors.As(err, &pcapErr) || errors.As(err, &pathErr) { // they name the file
+				return fail("%v", err)
+			}
 			return fail("%s: %v", rf.capture, err)
 		}
-		sc.Ops = replay.Ops
+		feed, accesses = replay.Feed(), replay.Accesses
 	case len(args) == 1:
 		name = args[0]
 		if sc, err = scenario.ReadFile(name); err != nil {

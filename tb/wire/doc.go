@@ -57,8 +57,10 @@
 //
 // WritePcap and WritePcapTo write frames with their times as a pcap file
 // with gopacket's pcapgo (nanosecond timestamps, link type Ethernet);
-// ReadPcap and ReadPcapFrom read one back with pcapgo and decode every
-// RoCEv2 frame, numbering frames from 1 as tshark does.
+// ReadPcap and ReadPcapFrom read one back whole with pcapgo and decode
+// every RoCEv2 frame, numbering frames from 1 as tshark does; a
+// PcapReader (OpenPcap, NewPcapReader) reads them one at a time, for
+// captures larger than memory.
 //
 // Reading skips the frames that are not RoCEv2 (another EtherType, IP
 // protocol or UDP destination port): a capture of a real link holds ARP

@@ -111,44 +111,91 @@ func WritePcapTo(w io.Writer, name string, frames []Frame) error {
 
 // ReadPcap reads the pcap file at path, as ReadPcapFrom does.
 func ReadPcap(path string) ([]Captured, error) {
+	r, err := OpenPcap(path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return r.readAll()
+}
+
+// ReadPcapFrom reads every RoCEv2 frame of the pcap file r (named name in
+// errors) into memory, as a PcapReader reads them one at a time.
+func ReadPcapFrom(r io.Reader, name string) ([]Captured, error) {
+	pr, err := NewPcapReader(r, name)
+	if err != nil {
+		return nil, err
+	}
+	return pr.readAll()
+}
+
+// readAll reads the frames left.
+func (r *PcapReader) readAll() ([]Captured, error) {
+	var out []Captured
+	for {
+		c, err := r.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *c)
+	}
+}
+
+// PcapReader reads a pcap file's RoCEv2 frames one at a time, so that a
+// capture of any size is read in the memory of one frame: a replay reads
+// it as the model takes its requests.
+type PcapReader struct {
+	name  string
+	pr    *pcapgo.Reader
+	snap  uint32 // the snap length the file declares
+	limit int    // the longest record accepted
+	n     int    // the number of the last record read
+	file  *os.File
+	err   error // the first error met: every later Next returns it
+}
+
+// OpenPcap opens the pcap file at path for a PcapReader; Close closes it.
+func OpenPcap(path string) (*PcapReader, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return ReadPcapFrom(f, path)
+	r, err := NewPcapReader(f, path)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	r.file = f
+	return r, nil
 }
 
-// ReadPcapFrom reads a pcap file from r with pcapgo.NewReader (either byte
-// order, microsecond or nanosecond timestamps, gzipped or not) and decodes
-// its RoCEv2 frames, skipping those that are not RoCEv2 (a
-// *NotRoCEv2Error from Decode: ARP, LLDP, other UDP ports). It fails with
-// a *PcapError naming name, the packet (from 1; 0 for the file header)
-// and the reason on: a file header that is cut off, not pcap (pcapng
-// included) or of a link type other than Ethernet; a record cut off by the
-// end of the file (a truncated capture); a record captured shorter than
-// the frame was (a snap length) or longer than the snap length (at most
-// SnapLen); and a RoCEv2 frame that does not decode. A wrong ICRC is not
-// an error: see Summary.ICRCOK.
-func ReadPcapFrom(r io.Reader, name string) ([]Captured, error) {
-	fail := func(n int, format string, args ...any) error {
-		return &PcapError{File: name, Packet: n, Err: fmt.Errorf(format, args...)}
+// NewPcapReader reads the file header of the pcap file r with
+// pcapgo.NewReader (either byte order, microsecond or nanosecond
+// timestamps, gzipped or not). It fails with a *PcapError naming name on a
+// file header that is cut off, not pcap (pcapng included) or of a link
+// type other than Ethernet.
+func NewPcapReader(r io.Reader, name string) (*PcapReader, error) {
+	fail := func(format string, args ...any) error {
+		return &PcapError{File: name, Err: fmt.Errorf(format, args...)}
 	}
 	br := bufio.NewReader(r)
 	head, _ := br.Peek(pcapFileHdrLen)
 	gzipped := len(head) >= 2 && head[0] == 0x1F && head[1] == 0x8B
 	switch {
 	case len(head) >= 4 && binary.BigEndian.Uint32(head) == pcapngMagic:
-		return nil, fail(0, "pcapng file: only the classic pcap format is read")
+		return nil, fail("pcapng file: only the classic pcap format is read")
 	case !gzipped && len(head) < pcapFileHdrLen:
-		return nil, fail(0, "file header cut off after %d of %d bytes", len(head), pcapFileHdrLen)
+		return nil, fail("file header cut off after %d of %d bytes", len(head), pcapFileHdrLen)
 	}
 	pr, err := pcapgo.NewReader(br)
 	if err != nil {
-		return nil, fail(0, "file header: %v", err)
+		return nil, fail("file header: %v", err)
 	}
 	if lt := pr.LinkType(); lt != layers.LinkTypeEthernet {
-		return nil, fail(0, "link type %d (%v), want %d (Ethernet)", uint32(lt), lt, uint32(layers.LinkTypeEthernet))
+		return nil, fail("link type %d (%v), want %d (Ethernet)", uint32(lt), lt, uint32(layers.LinkTypeEthernet))
 	}
 	snap := pr.Snaplen()
 	limit := snap // what a record may hold: the snap length, at most SnapLen
@@ -156,25 +203,51 @@ func ReadPcapFrom(r io.Reader, name string) ([]Captured, error) {
 		limit = SnapLen
 	}
 	pr.SetSnaplen(limit)
-	var out []Captured
-	for n := 1; ; n++ {
-		data, ci, err := pr.ReadPacketData()
+	return &PcapReader{name: name, pr: pr, snap: snap, limit: int(limit)}, nil
+}
+
+// Next returns the next RoCEv2 frame, decoded, skipping the frames that
+// are not RoCEv2 (a *NotRoCEv2Error from Decode: ARP, LLDP, other UDP
+// ports), or io.EOF after the last. It fails with a *PcapError naming the
+// file, the packet (from 1) and the reason on a record cut off by the end
+// of the file (a truncated capture), a record captured shorter than the
+// frame was (a snap length) or longer than the snap length (at most
+// SnapLen), and a RoCEv2 frame that does not decode; after an error every
+// call returns it. A wrong ICRC is not an error: see Summary.ICRCOK.
+func (r *PcapReader) Next() (*Captured, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	c, err := r.next()
+	if err != nil {
+		r.err = err
+	}
+	return c, err
+}
+
+func (r *PcapReader) next() (*Captured, error) {
+	fail := func(format string, args ...any) error {
+		return &PcapError{File: r.name, Packet: r.n, Err: fmt.Errorf(format, args...)}
+	}
+	for {
+		r.n++
+		data, ci, err := r.pr.ReadPacketData()
 		headerRead := !ci.Timestamp.IsZero()
 		switch {
 		case err == io.EOF && !headerRead:
-			return out, nil
+			return nil, io.EOF
 		case err != nil && !headerRead:
-			return nil, fail(n, "record header cut off by the end of the file (truncated capture): %v", err)
-		case err != nil && ci.CaptureLength > int(limit):
-			return nil, fail(n, "record of %d bytes is over the snap length %d", ci.CaptureLength, limit)
+			return nil, fail("record header cut off by the end of the file (truncated capture): %v", err)
+		case err != nil && ci.CaptureLength > r.limit:
+			return nil, fail("record of %d bytes is over the snap length %d", ci.CaptureLength, r.limit)
 		case err != nil && ci.CaptureLength > ci.Length:
-			return nil, fail(n, "record of %d bytes is longer than its frame of %d", ci.CaptureLength, ci.Length)
+			return nil, fail("record of %d bytes is longer than its frame of %d", ci.CaptureLength, ci.Length)
 		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
-			return nil, fail(n, "record of %d bytes cut off by the end of the file (truncated capture)", ci.CaptureLength)
+			return nil, fail("record of %d bytes cut off by the end of the file (truncated capture)", ci.CaptureLength)
 		case err != nil:
-			return nil, fail(n, "%v", err)
+			return nil, fail("%v", err)
 		case ci.CaptureLength < ci.Length:
-			return nil, fail(n, "captured %d of the frame's %d bytes (snap length %d)", ci.CaptureLength, ci.Length, snap)
+			return nil, fail("captured %d of the frame's %d bytes (snap length %d)", ci.CaptureLength, ci.Length, r.snap)
 		}
 		sum, err := Decode(data)
 		var not *NotRoCEv2Error
@@ -182,8 +255,21 @@ func ReadPcapFrom(r io.Reader, name string) ([]Captured, error) {
 			continue
 		}
 		if err != nil {
-			return nil, &PcapError{File: name, Packet: n, Err: err}
+			return nil, &PcapError{File: r.name, Packet: r.n, Err: err}
 		}
-		out = append(out, Captured{Number: n, Frame: Frame{Time: ci.Timestamp, Data: data}, Summary: *sum})
+		return &Captured{Number: r.n, Frame: Frame{Time: ci.Timestamp, Data: data}, Summary: *sum}, nil
 	}
+}
+
+// Name is the file's name, as errors give it.
+func (r *PcapReader) Name() string { return r.name }
+
+// Close closes the file OpenPcap opened (nothing for NewPcapReader's).
+func (r *PcapReader) Close() error {
+	if r.file == nil {
+		return nil
+	}
+	f := r.file
+	r.file = nil
+	return f.Close()
 }

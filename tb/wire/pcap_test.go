@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/binary"
 	"errors"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -62,6 +63,44 @@ func TestPcapRoundTrip(t *testing.T) {
 			}
 		}
 		t.Fatalf("seed %d: read %d records, want %d", seed, len(got), len(want))
+	}
+	// One at a time, the same records; then io.EOF, and again.
+	pr, err := OpenPcap(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	for i := range want {
+		c, err := pr.Next()
+		if err != nil || !reflect.DeepEqual(*c, want[i]) {
+			t.Fatalf("seed %d: Next %d = %+v, %v", seed, i, c, err)
+		}
+	}
+	for range 2 {
+		if c, err := pr.Next(); err != io.EOF {
+			t.Fatalf("seed %d: Next after the last = %+v, %v; want io.EOF", seed, c, err)
+		}
+	}
+	// Cut inside the last record: the records before it, then an error
+	// naming its number, every time.
+	data, _ := os.ReadFile(path)
+	cut, err := NewPcapReader(bytes.NewReader(data[:len(data)-5]), "cut.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for {
+		if _, err = cut.Next(); err != nil {
+			break
+		}
+		n++
+	}
+	var pe *PcapError
+	if !errors.As(err, &pe) || pe.Packet != len(frames) || n != len(want)-1 {
+		t.Fatalf("seed %d: a cut capture gave %d records, then %v; want %d, then packet %d", seed, n, err, len(want)-1, len(frames))
+	}
+	if _, again := cut.Next(); again != err {
+		t.Errorf("seed %d: Next after an error = %v, want %v again", seed, again, err)
 	}
 }
 

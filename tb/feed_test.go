@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"reflect"
 	"runtime"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -279,13 +278,6 @@ func TestStreamWireFeed(t *testing.T) {
 	w := DefaultWorkload()
 	w.Seed, w.Keys, w.Accesses = 9, 64, 3*feedChunk+100
 	w.UMRPerMille, w.InvalPerMille, w.QueryPerMille, w.ResumePerMille = 20, 20, 5, 50
-	cfg := rtl.DefaultConfig()
-	type run struct {
-		lines  []string
-		frames []Frame
-		st     WireStats
-		want   int // the answers the results call for
-	}
 	sc := Generate(w)
 	// answers is how many answer packets the result r of an operation a
 	// wire carries calls for: an RNR NAK for a page fault (the access is
@@ -301,33 +293,31 @@ func TestStreamWireFeed(t *testing.T) {
 		}
 		return 1
 	}
-	do := func(b *Bench, stream func(*Bench, RunOptions, WireOptions) (WireStats, error)) (r run) {
-		var err error
-		r.st, err = stream(b, RunOptions{OnResult: func(res *scenario.Result) error {
-			r.want += answers(res)
-			for k := range res.Resumed {
-				r.want += answers(&res.Resumed[k])
+	do := func(sc *scenario.Scenario, stream func(*Bench, RunOptions, WireOptions) (WireStats, error)) wireRunOut {
+		want := 0
+		r := collect(t, sc, func(b *Bench, o RunOptions, wo WireOptions) (WireStats, error) {
+			inner := o.OnResult
+			o.OnResult = func(res *scenario.Result) error {
+				want += answers(res)
+				for k := range res.Resumed {
+					want += answers(&res.Resumed[k])
+				}
+				return inner(res)
 			}
-			var buf strings.Builder
-			err := (&scenario.LineWriter{W: &buf}).Write(res)
-			r.lines = append(r.lines, buf.String())
-			return err
-		}}, WireOptions{Frames: func(f Frame) { r.frames = append(r.frames, f) }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.st.Answers != r.want {
-			t.Errorf("%d answer packets, the results call for %d", r.st.Answers, r.want)
+			return stream(b, o, wo)
+		})
+		if r.st.Answers != want {
+			t.Errorf("%d answer packets, the results call for %d", r.st.Answers, want)
 		}
 		return r
 	}
-	whole := do(loadedBench(t, cfg, sc), func(b *Bench, o RunOptions, wo WireOptions) (WireStats, error) {
+	whole := do(sc, func(b *Bench, o RunOptions, wo WireOptions) (WireStats, error) {
 		return b.StreamWire(sc.Ops, o, wo)
 	})
 	g := NewGenerator(w)
 	setup, f := g.Setup(), g.Feed()
 	held := 0
-	fed := do(loadedBench(t, cfg, setup), func(b *Bench, o RunOptions, wo WireOptions) (WireStats, error) {
+	fed := do(setup, func(b *Bench, o RunOptions, wo WireOptions) (WireStats, error) {
 		inner := o.OnResult
 		o.OnResult = func(r *scenario.Result) error {
 			held = max(held, len(f.chunks))
@@ -335,17 +325,7 @@ func TestStreamWireFeed(t *testing.T) {
 		}
 		return b.StreamWireFeed(f, o, wo)
 	})
-	if !slices.Equal(fed.lines, whole.lines) {
-		t.Errorf("the fed wire run's %d result lines differ from the whole run's %d", len(fed.lines), len(whole.lines))
-	}
-	if fed.st != whole.st || len(fed.frames) != len(whole.frames) {
-		t.Fatalf("fed: %+v and %d frames; whole: %+v and %d frames", fed.st, len(fed.frames), whole.st, len(whole.frames))
-	}
-	for i := range fed.frames {
-		if fed.frames[i].Cycle != whole.frames[i].Cycle || !slices.Equal(fed.frames[i].Data, whole.frames[i].Data) {
-			t.Fatalf("frame %d differs: cycle %d against %d", i, fed.frames[i].Cycle, whole.frames[i].Cycle)
-		}
-	}
+	sameRun(t, "the fed wire run against the whole one", fed, whole)
 	resumed := 0
 	for _, l := range whole.lines {
 		resumed += strings.Count(l, "PAGE_FAULT")

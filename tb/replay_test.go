@@ -320,3 +320,106 @@ func TestReplayMemory(t *testing.T) {
 		t.Errorf("a replay of %d messages keeps %.1f MB, one of %d %.1f MB: the capture is held, not read as the run goes", m, float64(long)/1e6, n, float64(short)/1e6)
 	}
 }
+
+// FuzzReplayFeed: a capture of RDMA WRITEs of one to three packets,
+// READs and atomics on four QPs, their packets interleaved, repeated and
+// dropped as the input says, reads through a replay's feed a chunk of
+// one to four operations at a time as the check counted it, and as one
+// whole pass does: the same operations, and every request packet handed
+// with the same message.
+func FuzzReplayFeed(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7})
+	f.Add([]byte{3, 0x00, 0x05, 0x0a, 0x14, 0x15, 0x16, 0x17, 0x19, 0x1e, 0x1b})
+	f.Add([]byte{1, 0x02, 0x03, 0x16, 0x17, 0x1a, 0x1f, 0x16, 0x17})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) == 0 || len(data) > 200 {
+			return
+		}
+		req := NewRequester()
+		held := make([][][]byte, 4) // each QP's packets not yet in the capture
+		var frames [][]byte
+		for _, b := range data[1:] {
+			q := int(b & 3)
+			op := scenario.Op{Kind: scenario.OpAccess, Access: scenario.Access{QPN: uint32(q + 1), Key: 0x102a, Addr: 0x7f0000000000}}
+			switch k := b >> 2 & 7; k {
+			case 0, 1, 2:
+				op.Access.Type, op.Access.Len = prm.RemoteWrite, uint32(k)*PathMTU+64
+			case 3:
+				op.Access.Type, op.Access.Len = prm.RemoteRead, 4096
+			case 4:
+				op.Access.Type, op.Access.Len = prm.RemoteAtomic, 8
+			default:
+				if len(held[q]) == 0 {
+					continue
+				}
+				p := held[q][0]
+				held[q] = held[q][1:]
+				switch k {
+				case 5:
+					frames = append(frames, p)
+				case 6: // sent twice
+					frames = append(frames, p, p)
+				} // 7: lost
+				continue
+			}
+			fs, err := req.Send(&op)
+			if err != nil {
+				t.Fatal(err)
+			}
+			held[q] = append(held[q], fs...)
+		}
+		for _, h := range held {
+			frames = append(frames, h...)
+		}
+		if len(frames) == 0 {
+			return
+		}
+		pkts := decodeFrames(t, frames)
+		pass := func(chunk int) ([]scenario.Op, []*replayMsg, *Replay) {
+			r, err := NewReplay(nil, listOpener(pkts))
+			if err != nil {
+				t.Fatalf("NewReplay: %v", err)
+			}
+			r.Chunk = chunk
+			fd := r.Feed()
+			var ops []scenario.Op
+			for seq := 0; ; {
+				c := fd.From(seq)
+				if c == nil {
+					break
+				}
+				ops = append(ops, c...)
+				seq += len(c)
+				fd.Forget(seq)
+			}
+			if fd.Err() != nil || len(ops) != r.Ops {
+				t.Fatalf("chunks of %d: %d operations of %d, %v", chunk, len(ops), r.Ops, fd.Err())
+			}
+			var msgs []*replayMsg
+			if r.in != nil {
+				msgs = r.in.early
+			}
+			return ops, msgs, r
+		}
+		whole, wm, r := pass(1 << 30)
+		ops, msgs, _ := pass(1 + int(data[0]%4))
+		if !slices.Equal(ops, whole) || len(msgs) != len(wm) {
+			t.Fatalf("%d operations, %d messages; whole: %d, %d", len(ops), len(msgs), len(whole), len(wm))
+		}
+		n := 0
+		for i, m := range msgs {
+			n += len(m.frames)
+			if m.seq != i || len(m.frames) != len(wm[i].frames) {
+				t.Fatalf("message %d: operation %d, %d packets; whole: %d", i, m.seq, len(m.frames), len(wm[i].frames))
+			}
+			for k := range m.frames {
+				if !slices.Equal(m.frames[k], wm[i].frames[k]) {
+					t.Fatalf("message %d: packet %d differs", i, k)
+				}
+			}
+		}
+		if n != r.Requests {
+			t.Fatalf("%d request packets handed, the check counted %d", n, r.Requests)
+		}
+	})
+}

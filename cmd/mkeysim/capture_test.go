@@ -96,6 +96,38 @@ func TestPcapOutReplay(t *testing.T) {
 	}
 }
 
+// TestReplayPcapng: a run's capture saved as pcapng by editcap (the
+// format Wireshark saves by default) replays to the lines of the run, and
+// the replay writes the run's packets again.
+func TestReplayPcapng(t *testing.T) {
+	tooltest.Need(t, "tshark", "editcap")
+	dir := t.TempDir()
+	for _, f := range captureExamples(t)[:3] {
+		capFile := filepath.Join(dir, "run.pcap")
+		code, viaWire, errs := runCLI("run", "--quiet", "--no-summary", "--front", "wire", "--pcap-out", capFile, f)
+		if code != 0 {
+			t.Fatalf("%s: %s", f, errs)
+		}
+		ng := filepath.Join(dir, "run.pcapng")
+		if out, err := exec.Command("editcap", "-F", "pcapng", capFile, ng).CombinedOutput(); err != nil {
+			t.Fatalf("editcap: %v: %s", err, out)
+		}
+		if head, _ := os.ReadFile(ng); len(head) < 4 || string(head[:4]) != "\x0a\x0d\x0d\x0a" {
+			t.Fatalf("editcap did not write pcapng")
+		}
+		again := filepath.Join(dir, "again.pcap")
+		code, replayed, errs := runCLI("replay", "--quiet", "--no-summary", ng, "--scenario", f, "--pcap-out", again)
+		if code != 0 || replayed != viaWire {
+			t.Fatalf("%s: replayed from pcapng: exit %d, %s\n%s\nwant\n%s", f, code, errs, replayed, viaWire)
+		}
+		a, _ := os.ReadFile(capFile)
+		b, _ := os.ReadFile(again)
+		if string(a) != string(b) {
+			t.Errorf("%s: the packets written again differ from the run's", f)
+		}
+	}
+}
+
 // TestReplayAlone: a scenario without operations runs the capture's
 // messages alone, with the results of the wire operations of the run
 // that wrote it (on a scenario of remote accesses only).

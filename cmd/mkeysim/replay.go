@@ -9,8 +9,9 @@ import (
 // replayLong is 'mkeysim replay --help' before the flags.
 const replayLong = `Feeds the RoCEv2 requests of a packet capture to the model's responder
 and prints one result line per operation, as 'mkeysim run' does. The
-capture is a pcap file of Ethernet frames (what 'mkeysim run --front wire
---pcap-out' writes, or tcpdump and Wireshark on a RoCE port); every RDMA
+capture is a pcap or pcapng file of Ethernet frames (what 'mkeysim run
+--front wire --pcap-out' writes, or tcpdump, dumpcap and Wireshark save
+from a RoCE port; gzipped or not); every RDMA
 WRITE (its FIRST or ONLY packet), READ request, atomic and SEND with
 invalidate starts an operation, in file order; the rest of a WRITE, the
 responder's own answers, retransmissions and other packets start none.

@@ -60,14 +60,19 @@
 // ReadPcap and ReadPcapFrom read one back whole with pcapgo and decode
 // every RoCEv2 frame, numbering frames from 1 as tshark does; a
 // PcapReader (OpenPcap, NewPcapReader) reads them one at a time, for
-// captures larger than memory.
+// captures larger than memory. Both read classic pcap and pcapng (what
+// Wireshark and dumpcap save by default; pcapgo's NgReader, behind a
+// reader that checks every block's lengths first, pcapng.go), gzipped or
+// not.
 //
 // Reading skips the frames that are not RoCEv2 (another EtherType, IP
 // protocol or UDP destination port): a capture of a real link holds ARP
 // and LLDP too. It fails, naming the file, the packet number and the
 // reason, on what makes the file or a RoCEv2 frame unusable: a file header
-// that is cut off, not pcap (pcapng included) or not of link type
-// Ethernet; a record cut off by the end of the file (a truncated capture);
+// that is cut off, neither pcap nor pcapng, or not of link type Ethernet
+// (a pcapng file's first interface; packets of other interfaces of
+// another link type are skipped); a pcapng block whose lengths do not
+// add up; a record cut off by the end of the file (a truncated capture);
 // a record captured shorter than the frame was (a snap length) or longer
 // than the snap length; and a RoCEv2 frame that does not decode (RoCEv2
 // over IPv6 or in an IPv4 fragment, an opcode other than the RC ones,

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bufio"
+	"compress/gzip"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -149,12 +150,19 @@ func (r *PcapReader) readAll() ([]Captured, error) {
 // it as the model takes its requests.
 type PcapReader struct {
 	name  string
-	pr    *pcapgo.Reader
-	snap  uint32 // the snap length the file declares
+	src   packetSource
+	ng    bool   // the file is pcapng
+	snap  uint32 // the snap length a classic file declares
 	limit int    // the longest record accepted
 	n     int    // the number of the last record read
 	file  *os.File
 	err   error // the first error met: every later Next returns it
+}
+
+// packetSource is what PcapReader reads records from: pcapgo's Reader
+// (classic pcap) or an ngSource (pcapng).
+type packetSource interface {
+	ReadPacketData() ([]byte, gopacket.CaptureInfo, error)
 }
 
 // OpenPcap opens the pcap file at path for a PcapReader; Close closes it.
@@ -172,22 +180,37 @@ func OpenPcap(path string) (*PcapReader, error) {
 	return r, nil
 }
 
-// NewPcapReader reads the file header of the pcap file r with
-// pcapgo.NewReader (either byte order, microsecond or nanosecond
-// timestamps, gzipped or not). It fails with a *PcapError naming name on a
-// file header that is cut off, not pcap (pcapng included) or of a link
-// type other than Ethernet.
+// NewPcapReader reads the file header of the capture r: a classic pcap
+// file (either byte order, microsecond or nanosecond timestamps) or a
+// pcapng file (what Wireshark and dumpcap save by default), gzipped or
+// not. It fails with a *PcapError naming name on a file header that is
+// cut off or malformed, or whose (first) interface has a link type other
+// than Ethernet. In a pcapng file, the packets of interfaces of another
+// link type are skipped.
 func NewPcapReader(r io.Reader, name string) (*PcapReader, error) {
 	fail := func(format string, args ...any) error {
 		return &PcapError{File: name, Err: fmt.Errorf(format, args...)}
 	}
 	br := bufio.NewReader(r)
+	if head, _ := br.Peek(2); len(head) == 2 && head[0] == 0x1F && head[1] == 0x8B {
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fail("gzipped file: %v", err)
+		}
+		br = bufio.NewReader(gz)
+	}
 	head, _ := br.Peek(pcapFileHdrLen)
-	gzipped := len(head) >= 2 && head[0] == 0x1F && head[1] == 0x8B
-	switch {
-	case len(head) >= 4 && binary.BigEndian.Uint32(head) == pcapngMagic:
-		return nil, fail("pcapng file: only the classic pcap format is read")
-	case !gzipped && len(head) < pcapFileHdrLen:
+	if len(head) >= 4 && binary.BigEndian.Uint32(head) == pcapngMagic {
+		ng, err := newNgSource(br)
+		if err != nil {
+			return nil, fail("%v", err)
+		}
+		if lt := ng.ng.LinkType(); lt != layers.LinkTypeEthernet {
+			return nil, fail("pcapng: first interface of link type %d (%v), want %d (Ethernet)", uint32(lt), lt, uint32(layers.LinkTypeEthernet))
+		}
+		return &PcapReader{name: name, src: ng, ng: true, limit: SnapLen}, nil
+	}
+	if len(head) < pcapFileHdrLen {
 		return nil, fail("file header cut off after %d of %d bytes", len(head), pcapFileHdrLen)
 	}
 	pr, err := pcapgo.NewReader(br)
@@ -203,7 +226,7 @@ func NewPcapReader(r io.Reader, name string) (*PcapReader, error) {
 		limit = SnapLen
 	}
 	pr.SetSnaplen(limit)
-	return &PcapReader{name: name, pr: pr, snap: snap, limit: int(limit)}, nil
+	return &PcapReader{name: name, src: pr, snap: snap, limit: int(limit)}, nil
 }
 
 // Next returns the next RoCEv2 frame, decoded, skipping the frames that
@@ -231,9 +254,18 @@ func (r *PcapReader) next() (*Captured, error) {
 	}
 	for {
 		r.n++
-		data, ci, err := r.pr.ReadPacketData()
+		data, ci, err := r.src.ReadPacketData()
 		headerRead := !ci.Timestamp.IsZero()
 		switch {
+		case r.ng && err == io.EOF:
+			return nil, io.EOF
+		case r.ng && err != nil:
+			return nil, fail("%v", err)
+		case r.ng && ci.CaptureLength > r.limit:
+			return nil, fail("record of %d bytes is over %d, the longest read", ci.CaptureLength, r.limit)
+		case r.ng && ci.CaptureLength < ci.Length:
+			return nil, fail("captured %d of the frame's %d bytes (a snap length)", ci.CaptureLength, ci.Length)
+		case r.ng:
 		case err == io.EOF && !headerRead:
 			return nil, io.EOF
 		case err != nil && !headerRead:

@@ -182,7 +182,7 @@ func TestReadPcapErrors(t *testing.T) {
 		{"empty", nil, 0, "file header cut off after 0 of 24 bytes"},
 		{"header cut", head[:10], 0, "file header cut off after 10 of 24 bytes"},
 		{"not pcap", append([]byte("GIF89a"), make([]byte, 18)...), 0, "file header: Unknown magic 38464947"},
-		{"pcapng", pcapFile(binary.BigEndian, 0x0A0D0D0A, 1, 0), 0, "pcapng file"},
+		{"pcapng", pcapFile(binary.BigEndian, 0x0A0D0D0A, 1, 0), 0, "pcapng block 1: section header's byte-order magic"},
 		{"version 3", func() []byte { h := pcapFile(le, 0xA1B2C3D4, 1, 65535); h[4] = 3; return h }(), 0, "file header: Unknown major version 3"},
 		{"802.11", pcapFile(le, 0xA1B2C3D4, 105, 65535, good), 0, "link type 105 (802.11), want 1 (Ethernet)"},
 		{"raw IP", pcapFile(le, 0xA1B2C3D4, 101, 65535, good), 0, "link type 101"},

@@ -170,7 +170,7 @@ func FuzzDecode(f *testing.F) {
 	})
 }
 
-// FuzzReadPcap reads arbitrary bytes as a capture: never a panic, and
+// FuzzReadPcap reads arbitrary bytes as a capture, pcap or pcapng: never a panic, and
 // what is read is in file order.
 func FuzzReadPcap(f *testing.F) {
 	p := helloPacket()
@@ -183,6 +183,8 @@ func FuzzReadPcap(f *testing.F) {
 	f.Add(pcapFile(le, 0xA1B2C3D4, 1, 65535, record(le, 1, 2, n, n, frame), record(le, 3, 4, 42, 42, unhex(f, arpFrame))))
 	f.Add(pcapFile(binary.BigEndian, 0xA1B23C4D, 1, 100, record(binary.BigEndian, 1, 2, n, n, frame)))
 	f.Add([]byte{})
+	f.Add(cat(ngSHB(le), ngIDB(le, 1, 0, 9, []byte{9}), ngEPB(le, 0, 1, n, n, frame), ngEPB(le, 0, 2, 42, 42, unhex(f, arpFrame))))
+	f.Add(cat(ngSHB(binary.BigEndian), ngIDB(binary.BigEndian, 1, 100), ngIDB(binary.BigEndian, 147, 0), ngEPB(binary.BigEndian, 1, 1, n, n, frame)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, err := ReadPcapFrom(bytes.NewReader(data), "fuzz.pcap")
 		if err != nil {

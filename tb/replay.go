@@ -154,8 +154,12 @@ func (r *Replay) Feed() *Feed {
 			}
 			m, err := in.message()
 			if err != nil {
-				if err == io.EOF {
-					err = errors.New("the capture ended before its messages did (did it change since it was read?)")
+				var pe *wire.PcapError
+				switch {
+				case err == io.EOF:
+					err = fmt.Errorf("%w: it ends before the %d messages it held", ErrCaptureChanged, r.Messages)
+				case !errors.As(err, &pe): // a PcapError names the file and the packet
+					err = fmt.Errorf("%w: %v", ErrCaptureChanged, err)
 				}
 				f.err = err
 				return nil
@@ -168,6 +172,10 @@ func (r *Replay) Feed() *Feed {
 	}
 	return f
 }
+
+// ErrCaptureChanged is the error of a run whose capture, read again,
+// does not hold what NewReplay checked in it.
+var ErrCaptureChanged = errors.New("the capture changed after it was checked")
 
 // replayMsg is a message read from the capture: its first packet and the
 // rest of a WRITE.

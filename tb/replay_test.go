@@ -1,6 +1,7 @@
 package tb
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -237,7 +238,7 @@ func TestReplayChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = loadedBench(t, rtl.DefaultConfig(), sc).StreamReplay(r, RunOptions{}, WireOptions{})
-	if err == nil || !strings.Contains(err.Error(), "capture ended") {
+	if !errors.Is(err, ErrCaptureChanged) {
 		t.Errorf("StreamReplay = %v, want the capture's end named", err)
 	}
 }

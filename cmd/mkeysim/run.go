@@ -287,6 +287,9 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 	switch {
 	case replay != nil:
 		st, err := bench.StreamReplay(replay, opt, packets.options())
+		if errors.Is(err, tb.ErrCaptureChanged) {
+			err = fmt.Errorf("%s: %w", rf.capture, err)
+		}
 		runErr, wireSt = err, &st
 	case front == tb.FrontWire:
 		st, err := bench.StreamWireFeed(feed, opt, packets.options())

@@ -65,6 +65,23 @@ func sameResults(t *testing.T, name, got, want string) {
 	}
 }
 
+// replaysAs fails t unless replaying capture with scenario f prints
+// lines, and writes again the packets of the capture the run wrote,
+// runCap.
+func replaysAs(t *testing.T, f, capture, runCap, lines string) {
+	t.Helper()
+	again := filepath.Join(filepath.Dir(capture), "again.pcap")
+	code, replayed, errs := runCLI("replay", "--quiet", "--no-summary", capture, "--scenario", f, "--pcap-out", again)
+	if code != 0 || replayed != lines {
+		t.Fatalf("%s: %s replayed: exit %d, %s\n%s\nwant\n%s", f, filepath.Base(capture), code, errs, replayed, lines)
+	}
+	a, _ := os.ReadFile(runCap)
+	b, _ := os.ReadFile(again)
+	if string(a) != string(b) {
+		t.Errorf("%s: the packets %s's replay wrote differ from the run's", f, filepath.Base(capture))
+	}
+}
+
 // TestPcapOutReplay: a run through the wire front prints the results of
 // a direct run (cycles aside: a receive CQE takes the link), and its
 // capture, replayed with the same scenario, the lines of the wire run,
@@ -83,16 +100,7 @@ func TestPcapOutReplay(t *testing.T) {
 			t.Fatalf("%s: through the wire: exit %d, %s", f, code, errs)
 		}
 		sameResults(t, f, viaWire, direct)
-		again := filepath.Join(dir, base+".again.pcap")
-		code, replayed, errs := runCLI("replay", "--quiet", "--no-summary", capFile, "--scenario", f, "--pcap-out", again)
-		if code != 0 || replayed != viaWire {
-			t.Fatalf("%s: replayed: exit %d, %s\n%s\nwant\n%s", f, code, errs, replayed, viaWire)
-		}
-		a, _ := os.ReadFile(capFile)
-		b, _ := os.ReadFile(again)
-		if string(a) != string(b) {
-			t.Errorf("%s: the replay's capture differs from the run's", f)
-		}
+		replaysAs(t, f, capFile, capFile, viaWire)
 	}
 }
 
@@ -115,16 +123,7 @@ func TestReplayPcapng(t *testing.T) {
 		if head, _ := os.ReadFile(ng); len(head) < 4 || string(head[:4]) != "\x0a\x0d\x0d\x0a" {
 			t.Fatalf("editcap did not write pcapng")
 		}
-		again := filepath.Join(dir, "again.pcap")
-		code, replayed, errs := runCLI("replay", "--quiet", "--no-summary", ng, "--scenario", f, "--pcap-out", again)
-		if code != 0 || replayed != viaWire {
-			t.Fatalf("%s: replayed from pcapng: exit %d, %s\n%s\nwant\n%s", f, code, errs, replayed, viaWire)
-		}
-		a, _ := os.ReadFile(capFile)
-		b, _ := os.ReadFile(again)
-		if string(a) != string(b) {
-			t.Errorf("%s: the packets written again differ from the run's", f)
-		}
+		replaysAs(t, f, ng, capFile, viaWire)
 	}
 }
 

@@ -84,6 +84,17 @@ func randomPacket(r *rand.Rand, op Opcode) Packet {
 }
 
 // helloPacket is the packet writeHello (icrc_test.go) holds.
+// helloFrame is helloPacket built.
+func helloFrame(t testing.TB) []byte {
+	t.Helper()
+	p := helloPacket()
+	f, err := Build(&p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
 func helloPacket() Packet {
 	return Packet{
 		SrcMAC: mac(1), DstMAC: mac(2), SrcIP: ip4(1), DstIP: ip4(2), TTL: 64, SrcPort: 49152,

@@ -162,11 +162,7 @@ func TestReadPcapFormats(t *testing.T) {
 
 func TestReadPcapErrors(t *testing.T) {
 	le := binary.LittleEndian
-	p := helloPacket()
-	f, err := Build(&p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := helloFrame(t)
 	n := uint32(len(f))
 	good := record(le, 1, 0, n, n, f)
 	bad := append([]byte(nil), f...)
@@ -200,14 +196,21 @@ func TestReadPcapErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 		got, err := ReadPcap(path)
-		var pe *PcapError
-		if !errors.As(err, &pe) || pe.File != path || pe.Packet != tt.packet || !strings.Contains(err.Error(), tt.want) ||
-			!strings.HasPrefix(err.Error(), "wire: "+path+": ") || got != nil {
-			t.Errorf("%s: ReadPcap = %d records, %v; want a PcapError for packet %d containing %q", tt.name, len(got), err, tt.packet, tt.want)
-		}
+		wantPcapError(t, tt.name, got, err, path, tt.packet, tt.want)
 	}
 	if _, err := ReadPcap(filepath.Join(t.TempDir(), "missing.pcap")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("ReadPcap(missing) = %v, want ErrNotExist", err)
+	}
+}
+
+// wantPcapError fails t unless reading file gave no records and a
+// PcapError naming the file and the packet, containing want.
+func wantPcapError(t *testing.T, name string, got []Captured, err error, file string, packet int, want string) {
+	t.Helper()
+	var pe *PcapError
+	if !errors.As(err, &pe) || pe.File != file || pe.Packet != packet || !strings.Contains(err.Error(), want) ||
+		!strings.HasPrefix(err.Error(), "wire: "+file+": ") || got != nil {
+		t.Errorf("%s: %d records, %v; want a PcapError for packet %d containing %q", name, len(got), err, packet, want)
 	}
 }
 

@@ -4,12 +4,10 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/binary"
-	"errors"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 	"time"
 
@@ -150,11 +148,7 @@ func TestReadPcapng(t *testing.T) {
 // file, the packet and the block, never a panic or a huge allocation.
 func TestReadPcapngErrors(t *testing.T) {
 	le := binary.LittleEndian
-	p := helloPacket()
-	f, err := Build(&p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := helloFrame(t)
 	n := uint32(len(f))
 	shb, idb := ngSHB(le), ngIDB(le, 1, 0)
 	good := ngEPB(le, 0, 1, n, n, f)
@@ -191,11 +185,7 @@ func TestReadPcapngErrors(t *testing.T) {
 		{"time resolution", cat(shb, ngIDB(le, 1, 0, 9, []byte{0x80 | 64}), good), 0, "malformed file: runtime error: integer divide by zero"},
 	} {
 		got, err := ReadPcapFrom(bytes.NewReader(tt.data), "bad.pcapng")
-		var pe *PcapError
-		if !errors.As(err, &pe) || pe.Packet != tt.packet || !strings.Contains(err.Error(), tt.want) ||
-			!strings.HasPrefix(err.Error(), "wire: bad.pcapng: ") || got != nil {
-			t.Errorf("%s: %d records, %v; want a PcapError for packet %d containing %q", tt.name, len(got), err, tt.packet, tt.want)
-		}
+		wantPcapError(t, tt.name, got, err, "bad.pcapng", tt.packet, tt.want)
 	}
 	path := filepath.Join(t.TempDir(), "ok.pcapng")
 	os.WriteFile(path, cat(shb, idb, good), 0o644)

@@ -39,9 +39,7 @@ type Replay struct {
 
 	feed *Feed
 	in   *replayReader
-	// run hands a reader opened by the feed to the run (nil before
-	// StreamReplay).
-	run func(*replayReader)
+	w    *wireRun // the run, once StreamReplay starts it
 }
 
 // NewReplay reads the packets open returns (in file order) with a fresh
@@ -100,11 +98,7 @@ func (r *Replay) reader() (*replayReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := &replayReader{pk: pk, resp: NewResponder(), lastOn: map[uint32]*replayMsg{}}
-	if r.run != nil {
-		r.run(in)
-	}
-	return in, nil
+	return &replayReader{pk: pk, resp: NewResponder(), lastOn: map[uint32]*replayMsg{}, w: r.w}, nil
 }
 
 // Feed returns the run's operations, numbered from 0, read from the
@@ -312,8 +306,8 @@ func (b *Bench) StreamReplay(r *Replay, opt RunOptions, wo WireOptions) (WireSta
 	st := WireStats{Messages: r.Messages, Requests: r.Requests, Skipped: r.Skipped}
 	w := newWireRun(b, wo.Frames != nil)
 	f := r.Feed()
-	r.run = func(in *replayReader) { in.runIn(w) }
-	if r.in != nil {
+	r.w = w
+	if r.in != nil { // the feed was read before the run
 		r.in.runIn(w)
 	}
 	w.now, w.report = b.Eng.Now, wo.Frames

@@ -89,14 +89,19 @@ func sameRun(t *testing.T, name string, got, want wireRunOut) {
 	}
 }
 
-// replayRun replays pkts among ops of sc, Chunk operations at a time.
+// replayRun replays pkts among ops of sc, Chunk operations at a time; a
+// negative chunk is its opposite, with the chunks up to operation 50 read before the
+// run starts (as a reader of the feed may).
 func replayRun(t *testing.T, sc *scenario.Scenario, pkts []wire.Captured, chunk int) wireRunOut {
 	t.Helper()
 	r, err := NewReplay(sc.Ops, listOpener(pkts))
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.Chunk = chunk
+	r.Chunk = max(chunk, -chunk)
+	if chunk < 0 {
+		r.Feed().At(50)
+	}
 	return collect(t, sc, func(b *Bench, o RunOptions, wo WireOptions) (WireStats, error) {
 		return b.StreamReplay(r, o, wo)
 	})
@@ -121,7 +126,7 @@ func TestReplayFed(t *testing.T) {
 		frames = append(frames, f.Data)
 	}
 	pkts := decodeFrames(t, frames)
-	for _, chunk := range []int{1, 2, 7, 1 << 30} {
+	for _, chunk := range []int{1, 2, -2, 7, 1 << 30} {
 		got := replayRun(t, sc, pkts, chunk)
 		// The replay's parser also skips the answers the capture holds.
 		want := run

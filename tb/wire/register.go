@@ -54,26 +54,6 @@ type decodingLayer interface {
 	gopacket.Layer
 }
 
-// newHeader makes an empty extension header of layer type t (nil for a
-// type that is not one).
-func newHeader(t gopacket.LayerType) decodingLayer {
-	switch t {
-	case LayerTypeRETH:
-		return &RETH{}
-	case LayerTypeAtomicETH:
-		return &AtomicETH{}
-	case LayerTypeImmDt:
-		return &ImmDt{}
-	case LayerTypeIETH:
-		return &IETH{}
-	case LayerTypeAETH:
-		return &AETH{}
-	case LayerTypeAtomicAckETH:
-		return &AtomicAckETH{}
-	}
-	return nil
-}
-
 // headerLen is the length in bytes of an extension header's layer type.
 func headerLen(t gopacket.LayerType) int {
 	switch t {
@@ -113,49 +93,146 @@ func decodeOne(newLayer func() decodingLayer) gopacket.DecodeFunc {
 
 // decodeBTH is the decoder UDP port 4791 leads to. It decodes the BTH, the
 // extension headers its opcode names, the payload (as gopacket.Payload,
-// without the pad) and the ICRC, and trims the pad and the ICRC from the
-// payloads of the BTH and the extension headers.
+// without the pad) and the ICRC (roceLayers.decode), and adds each layer
+// decoded before an error, in that order.
 func decodeBTH(data []byte, p gopacket.PacketBuilder) error {
-	bth := &BTH{}
-	if err := bth.DecodeFromBytes(data, p); err != nil {
-		return err
+	r := &roceLayers{}
+	err := r.decode(data, p)
+	if r.stage >= stageBTH {
+		p.AddLayer(&r.bth)
 	}
-	p.AddLayer(bth)
-	in, ok := bth.Opcode.info()
-	if !ok {
-		return fmt.Errorf("wire: BTH opcode 0x%02x is not an RC opcode this package decodes", uint8(bth.Opcode))
+	for _, t := range r.hdr[:r.n] {
+		p.AddLayer(r.header(t))
 	}
-	least := ICRCLen + int(bth.PadCount)
-	for _, t := range in.hdr[:in.n] {
-		least += headerLen(t)
-	}
-	rest := bth.Payload
-	if len(rest) < least {
-		p.SetTruncated()
-		return fmt.Errorf("wire: %v needs %d bytes after the BTH (headers, %d pad, ICRC), has %d",
-			bth.Opcode, least, bth.PadCount, len(rest))
-	}
-	end := len(rest) - ICRCLen - int(bth.PadCount)
-	trailer := rest[end+int(bth.PadCount):]
-	rest = rest[:end]
-	bth.Payload = rest
-	for _, t := range in.hdr[:in.n] {
-		h := newHeader(t)
-		if err := h.DecodeFromBytes(rest, p); err != nil {
-			return err
-		}
-		p.AddLayer(h)
-		rest = h.LayerPayload()
-	}
-	if len(rest) > 0 {
-		pl := gopacket.Payload(rest)
+	if r.stage >= stagePayload && r.payload != nil {
+		pl := gopacket.Payload(r.payload)
 		p.AddLayer(&pl)
 		p.SetApplicationLayer(&pl)
 	}
-	icrc := &ICRCTrailer{}
-	if err := icrc.DecodeFromBytes(trailer, p); err != nil {
+	if r.stage >= stageICRC {
+		p.AddLayer(&r.icrc)
+	}
+	return err
+}
+
+// roceLayers holds the layers of one RoCEv2 packet after its UDP header,
+// by value: decoding into one allocates nothing.
+type roceLayers struct {
+	bth    BTH
+	reth   RETH
+	atomic AtomicETH
+	imm    ImmDt
+	ieth   IETH
+	aeth   AETH
+	ack    AtomicAckETH
+	icrc   ICRCTrailer
+	// hdr lists the extension headers decoded, in order (n of them).
+	hdr [2]gopacket.LayerType
+	n   int
+	// payload is what follows the headers, without the pad (nil for
+	// none).
+	payload []byte
+	// stage is how far decode got before it stopped.
+	stage uint8
+}
+
+// How far roceLayers.decode got.
+const (
+	stageBTH     = 1 + iota // the BTH decoded (and the headers in hdr)
+	stagePayload            // every header and the payload
+	stageICRC               // the ICRC too: the whole packet
+)
+
+// header returns the extension header of type t held in r.
+func (r *roceLayers) header(t gopacket.LayerType) decodingLayer {
+	switch t {
+	case LayerTypeRETH:
+		return &r.reth
+	case LayerTypeAtomicETH:
+		return &r.atomic
+	case LayerTypeImmDt:
+		return &r.imm
+	case LayerTypeIETH:
+		return &r.ieth
+	case LayerTypeAETH:
+		return &r.aeth
+	case LayerTypeAtomicAckETH:
+		return &r.ack
+	}
+	return nil
+}
+
+// decodeHeader decodes the extension header of type t from data into r
+// and returns its payload, calling each type's DecodeFromBytes directly
+// (through decodingLayer, r would escape to the heap).
+func (r *roceLayers) decodeHeader(t gopacket.LayerType, data []byte, df gopacket.DecodeFeedback) ([]byte, error) {
+	var err error
+	switch t {
+	case LayerTypeRETH:
+		err = r.reth.DecodeFromBytes(data, df)
+		return r.reth.Payload, err
+	case LayerTypeAtomicETH:
+		err = r.atomic.DecodeFromBytes(data, df)
+		return r.atomic.Payload, err
+	case LayerTypeImmDt:
+		err = r.imm.DecodeFromBytes(data, df)
+		return r.imm.Payload, err
+	case LayerTypeIETH:
+		err = r.ieth.DecodeFromBytes(data, df)
+		return r.ieth.Payload, err
+	case LayerTypeAETH:
+		err = r.aeth.DecodeFromBytes(data, df)
+		return r.aeth.Payload, err
+	case LayerTypeAtomicAckETH:
+		err = r.ack.DecodeFromBytes(data, df)
+		return r.ack.Payload, err
+	}
+	return nil, fmt.Errorf("wire: layer type %v is not an extension header", t)
+}
+
+// decode decodes data, a UDP payload: the BTH, the extension headers its
+// opcode names, the payload and the ICRC, trimming the pad and the ICRC
+// from the payloads of the BTH and the headers. It stops at the first
+// error; stage says how far it got.
+func (r *roceLayers) decode(data []byte, df gopacket.DecodeFeedback) error {
+	if err := r.bth.DecodeFromBytes(data, df); err != nil {
 		return err
 	}
-	p.AddLayer(icrc)
+	r.stage = stageBTH
+	in, ok := r.bth.Opcode.info()
+	if !ok {
+		return fmt.Errorf("wire: BTH opcode 0x%02x is not an RC opcode this package decodes", uint8(r.bth.Opcode))
+	}
+	least := ICRCLen + int(r.bth.PadCount)
+	for _, t := range in.hdr[:in.n] {
+		least += headerLen(t)
+	}
+	rest := r.bth.Payload
+	if len(rest) < least {
+		df.SetTruncated()
+		return fmt.Errorf("wire: %v needs %d bytes after the BTH (headers, %d pad, ICRC), has %d",
+			r.bth.Opcode, least, r.bth.PadCount, len(rest))
+	}
+	end := len(rest) - ICRCLen - int(r.bth.PadCount)
+	trailer := rest[end+int(r.bth.PadCount):]
+	rest = rest[:end]
+	r.bth.Payload = rest
+	for _, t := range in.hdr[:in.n] {
+		p, err := r.decodeHeader(t, rest, df)
+		if err != nil {
+			return err
+		}
+		r.hdr[r.n] = t
+		r.n++
+		rest = p
+	}
+	if len(rest) > 0 {
+		r.payload = rest
+	}
+	r.stage = stagePayload
+	if err := r.icrc.DecodeFromBytes(trailer, df); err != nil {
+		return err
+	}
+	r.stage = stageICRC
 	return nil
 }

@@ -132,8 +132,9 @@ func FuzzBuild(f *testing.F) {
 	})
 }
 
-// FuzzDecode decodes arbitrary frames: never a panic, and Decode, ICRC and
-// CheckICRC agree.
+// FuzzDecode decodes arbitrary frames: never a panic, Decode gives what
+// gopacket.NewPacket and Summarize give, and Decode, ICRC and CheckICRC
+// agree.
 func FuzzDecode(f *testing.F) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, op := range Opcodes() {
@@ -149,6 +150,7 @@ func FuzzDecode(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, frame []byte) {
 		s, err := Decode(frame)
+		sameAsGopacket(t, frame, s, err)
 		v, ierr := ICRC(frame)
 		cerr := CheckICRC(frame)
 		if ierr != nil {
@@ -199,4 +201,81 @@ func FuzzReadPcap(f *testing.F) {
 			}
 		}
 	})
+}
+
+// sameAsGopacket fails t unless Decode's s and err for frame are what
+// Summarize gives for the packet gopacket.NewPacket decodes from it.
+func sameAsGopacket(t *testing.T, frame []byte, s *Summary, err error) {
+	t.Helper()
+	g, gerr := Summarize(gopacket.NewPacket(frame, layers.LayerTypeEthernet, gopacket.Default))
+	if (err == nil) != (gerr == nil) || err != nil && err.Error() != gerr.Error() || !reflect.DeepEqual(s, g) {
+		t.Fatalf("frame % x:\nDecode = %+v, %v\ngopacket: %+v, %v", frame, s, err, g, gerr)
+	}
+}
+
+// TestDecodeAsGopacket: on a frame of every opcode and on thousands of
+// copies with a byte or a length changed, Decode gives the Summary or the
+// error that gopacket.NewPacket and Summarize give.
+func TestDecodeAsGopacket(t *testing.T) {
+	const seed = 11
+	r := rand.New(rand.NewPCG(seed, 5))
+	var frames [][]byte
+	for _, op := range Opcodes() {
+		for range 4 {
+			p := randomPacket(r, op)
+			f, err := Build(&p)
+			if err != nil {
+				t.Fatalf("seed %d: %v", seed, err)
+			}
+			frames = append(frames, f)
+		}
+	}
+	for _, v := range []string{cnpConnectX4, ucSendScapy, writeHello, arpFrame} {
+		frames = append(frames, unhex(t, v))
+	}
+	n := len(frames)
+	for i := 0; i < 3000; i++ {
+		f := append([]byte(nil), frames[r.IntN(n)]...)
+		switch r.IntN(3) {
+		case 0: // a byte anywhere
+			f[r.IntN(len(f))] = byte(r.Uint32())
+		case 1: // a byte of the headers: Ethernet, IPv4 (options too), UDP, BTH and after
+			f[r.IntN(min(len(f), 70))] = byte(r.Uint32())
+		default: // cut short
+			f = f[:r.IntN(len(f))]
+		}
+		frames = append(frames, f)
+	}
+	// IPv4 options, which locate does not read and gopacket checks: good
+	// ones, and lengths below 3 or past the header.
+	base := frames[0]
+	withOptions := func(opts ...byte) []byte {
+		f := append(append(append([]byte(nil), base[:34]...), opts...), base[34:]...)
+		f[14] += byte(len(opts) / 4)
+		binary.BigEndian.PutUint16(f[16:18], binary.BigEndian.Uint16(f[16:18])+uint16(len(opts)))
+		return f
+	}
+	optionErrs := 0
+	for _, opts := range [][]byte{{1, 1, 1, 0}, {0x44, 4, 0, 0}, {0x44, 2, 0, 0}, {0x44, 9, 0, 0}, {1, 1, 1, 0x44}} {
+		f := withOptions(opts...)
+		s, err := Decode(f)
+		sameAsGopacket(t, f, s, err)
+		if err != nil {
+			optionErrs++
+		}
+	}
+	if optionErrs != 3 {
+		t.Errorf("%d of the IPv4 options fail to decode, want 3", optionErrs)
+	}
+	ok := 0
+	for _, f := range frames {
+		s, err := Decode(f)
+		sameAsGopacket(t, f, s, err)
+		if err == nil {
+			ok++
+		}
+	}
+	if ok < n/2 || ok == len(frames) {
+		t.Errorf("seed %d: %d of %d frames decode: the errors are not exercised", seed, ok, len(frames))
+	}
 }

@@ -76,14 +76,27 @@ func (c *tlpCapture) close() (string, error) {
 	return fmt.Sprintf("%d TLPs in %s", c.n, c.path), nil
 }
 
-// packetCapture keeps a run's RoCEv2 frames (--pcap-out) and writes them,
-// in the order of their cycles, as a pcap when the run ends.
+// packetCapture writes a run's RoCEv2 frames (--pcap-out) as a pcap, in
+// the order of their cycles. The wire front reports a frame at most a
+// cycle or so before frames of earlier cycles (an answer at its result's
+// cycle, a request at the cycle the model takes it), so the capture holds
+// the frames of the last pcapWindow cycles, sorts them, and writes those
+// older than that: a run of any length keeps a few thousand frames.
 type packetCapture struct {
 	path    string
 	f       *atomicFile
+	bw      *bufio.Writer
+	pw      *wire.PcapWriter
 	clockPS uint64
-	frames  []tb.Frame
+	pending []tb.Frame // not yet written, oldest cycles first after a sort
+	last    uint64     // the latest cycle of a frame given
+	written uint64     // the cycle of the last frame written
+	err     error      // the first error: the capture stops there
 }
+
+// pcapWindow is how many cycles a frame is held before it is written:
+// far more than the wire front's frames ever come out of order.
+const pcapWindow = 1 << 12
 
 // startPacketCapture creates path; nil, nil when path is "".
 func startPacketCapture(path string, clockPS uint64) (*packetCapture, error) {
@@ -94,7 +107,12 @@ func startPacketCapture(path string, clockPS uint64) (*packetCapture, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--pcap-out %q: %v", path, err)
 	}
-	return &packetCapture{path: path, f: f, clockPS: clockPS}, nil
+	c := &packetCapture{path: path, f: f, bw: bufio.NewWriterSize(f, 1<<16), clockPS: clockPS}
+	if c.pw, err = wire.NewPcapWriter(c.bw, path); err != nil {
+		f.abort()
+		return nil, fmt.Errorf("--pcap-out %q: %v", path, err)
+	}
+	return c, nil
 }
 
 // options is what the wire front needs to hand the capture its frames.
@@ -102,24 +120,54 @@ func (c *packetCapture) options() tb.WireOptions {
 	if c == nil {
 		return tb.WireOptions{}
 	}
-	return tb.WireOptions{Frames: func(f tb.Frame) { c.frames = append(c.frames, f) }}
+	return tb.WireOptions{Frames: c.add}
 }
 
-// close writes the file and says what it holds; on an error the file is
-// removed. A nil capture does nothing.
+// add takes the next frame the run reports.
+func (c *packetCapture) add(f tb.Frame) {
+	if c.err != nil {
+		return
+	}
+	if f.Cycle < c.written {
+		c.err = fmt.Errorf("a frame of cycle %d came after those of cycle %d were written (more than %d cycles out of order)", f.Cycle, c.written, pcapWindow)
+		return
+	}
+	c.pending = append(c.pending, f)
+	c.last = max(c.last, f.Cycle)
+	if len(c.pending) >= 4096 && c.last > pcapWindow {
+		c.write(c.last - pcapWindow)
+	}
+}
+
+// write writes, in cycle order, the frames held of cycles before end (all
+// of them for ^uint64(0)). A stable sort keeps the order in which the
+// frames of one cycle came.
+func (c *packetCapture) write(end uint64) {
+	slices.SortStableFunc(c.pending, func(a, b tb.Frame) int { return cmp.Compare(a.Cycle, b.Cycle) })
+	n := 0
+	for ; n < len(c.pending) && c.pending[n].Cycle < end; n++ {
+		f := c.pending[n]
+		if err := c.pw.Write(wire.Frame{Time: time.Unix(0, int64(f.Cycle*c.clockPS/1000)).UTC(), Data: f.Data}); err != nil {
+			c.err = err
+			return
+		}
+		c.written = f.Cycle
+	}
+	c.pending = append(c.pending[:0], c.pending[n:]...)
+}
+
+// close writes the frames held and says what the file holds; on an error
+// the file is removed. A nil capture does nothing.
 func (c *packetCapture) close() (string, error) {
 	if c == nil {
 		return "", nil
 	}
-	slices.SortStableFunc(c.frames, func(a, b tb.Frame) int { return cmp.Compare(a.Cycle, b.Cycle) })
-	frames := make([]wire.Frame, len(c.frames))
-	for i, f := range c.frames {
-		frames[i] = wire.Frame{Time: time.Unix(0, int64(f.Cycle*c.clockPS/1000)).UTC(), Data: f.Data}
+	if c.err == nil {
+		c.write(^uint64(0))
 	}
-	bw := bufio.NewWriterSize(c.f, 1<<16)
-	err := wire.WritePcapTo(bw, c.path, frames)
+	err := c.err
 	if err == nil {
-		err = bw.Flush()
+		err = c.bw.Flush()
 	}
 	if err == nil {
 		err = c.f.commit()
@@ -128,5 +176,5 @@ func (c *packetCapture) close() (string, error) {
 		c.f.abort()
 		return "", fmt.Errorf("--pcap-out %q: %v", c.path, err)
 	}
-	return fmt.Sprintf("%d packets in %s", len(frames), c.path), nil
+	return fmt.Sprintf("%d packets in %s", c.pw.Written(), c.path), nil
 }

@@ -1,17 +1,22 @@
 package main
 
 import (
+	"cmp"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/google/gopacket/pcapgo"
 
 	"mkeysim/internal/tooltest"
 	"mkeysim/rtl/pcie"
@@ -479,5 +484,69 @@ func TestFrontHost(t *testing.T) {
 	}
 	if doc.PCIe.HostWrites != 2 || doc.PCIe.Writes != 2 || doc.PCIe.WriteBytes != 128 {
 		t.Errorf("pcie: %+v, want 2 doorbells sent and 2 CQEs of 64 bytes stored", doc.PCIe)
+	}
+}
+
+// TestPacketCaptureOrder: frames that come a few cycles out of order are
+// written in the order of a stable sort by cycle, the capture holding a
+// window of them rather than the run; a frame older than the window is an
+// error, and nothing is left written.
+func TestPacketCaptureOrder(t *testing.T) {
+	const seed = 21
+	r := rand.New(rand.NewPCG(seed, 1))
+	dir := t.TempDir()
+	path := filepath.Join(dir, "run.pcap")
+	c, err := startPacketCapture(path, 4000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var frames []tb.Frame
+	held := 0
+	for i := range 60000 {
+		cycle := uint64(i) + uint64(r.IntN(3)) // up to two cycles back
+		f := tb.Frame{Cycle: cycle, Data: []byte(fmt.Sprintf("frame %d", i))}
+		frames = append(frames, f)
+		c.add(f)
+		held = max(held, len(c.pending))
+	}
+	if _, err := c.close(); err != nil {
+		t.Fatal(err)
+	}
+	if held > 4096+pcapWindow+8 {
+		t.Errorf("seed %d: the capture held %d of %d frames at once", seed, held, len(frames))
+	}
+	slices.SortStableFunc(frames, func(a, b tb.Frame) int { return cmp.Compare(a.Cycle, b.Cycle) })
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	pr, err := pcapgo.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range frames {
+		data, ci, err := pr.ReadPacketData()
+		if err != nil || string(data) != string(want.Data) || ci.Timestamp.UnixNano() != int64(want.Cycle*4) {
+			t.Fatalf("seed %d: record %d: %q at %v, %v; want %q at cycle %d", seed, i, data, ci.Timestamp, err, want.Data, want.Cycle)
+		}
+	}
+	if _, _, err := pr.ReadPacketData(); err != io.EOF {
+		t.Errorf("seed %d: more records than frames (%v)", seed, err)
+	}
+	// A frame far older than those written.
+	bad := filepath.Join(dir, "bad.pcap")
+	if c, err = startPacketCapture(bad, 4000); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 * 4096 {
+		c.add(tb.Frame{Cycle: uint64(10 * i), Data: []byte{1}})
+	}
+	c.add(tb.Frame{Cycle: 5, Data: []byte{2}})
+	if _, err := c.close(); err == nil || !strings.Contains(err.Error(), "came after") {
+		t.Errorf("a frame out of order by %d cycles: %v", 30*4096, err)
+	}
+	if _, err := os.Stat(bad); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the refused capture was left: %v", err)
 	}
 }

@@ -80,35 +80,65 @@ func WritePcap(path string, frames []Frame) (err error) {
 	return w.Flush()
 }
 
-// WritePcapTo writes frames to w as a pcap file with pcapgo.NewWriterNanos:
-// little-endian, nanosecond timestamps (a model's cycles of a few ns stay
-// apart; Wireshark and tshark read them; a zero Time is written as 1970-01-01, where pcapgo would
-// write the time of writing), link type Ethernet, snap length SnapLen.
-// A frame longer than SnapLen, a time before 1970 or past 2106, or a
-// failed write is a *PcapError naming name and the frame (from 1).
+// WritePcapTo writes frames to w as a pcap file, as a PcapWriter does.
 func WritePcapTo(w io.Writer, name string, frames []Frame) error {
-	pw := pcapgo.NewWriterNanos(w)
-	if err := pw.WriteFileHeader(SnapLen, layers.LinkTypeEthernet); err != nil {
-		return &PcapError{File: name, Err: fmt.Errorf("writing the file header: %w", err)}
+	pw, err := NewPcapWriter(w, name)
+	if err != nil {
+		return err
 	}
-	for i, fr := range frames {
-		at := fr.Time
-		if at.IsZero() {
-			at = time.Unix(0, 0)
-		}
-		if sec := at.Unix(); sec < 0 || sec > math.MaxUint32 {
-			return &PcapError{File: name, Packet: i + 1, Err: fmt.Errorf("time %v is outside the pcap range 1970 to 2106", fr.Time)}
-		}
-		if len(fr.Data) > SnapLen {
-			return &PcapError{File: name, Packet: i + 1, Err: fmt.Errorf("frame of %d bytes is over the snap length %d", len(fr.Data), SnapLen)}
-		}
-		ci := gopacket.CaptureInfo{Timestamp: at, CaptureLength: len(fr.Data), Length: len(fr.Data)}
-		if err := pw.WritePacket(ci, fr.Data); err != nil {
-			return &PcapError{File: name, Packet: i + 1, Err: fmt.Errorf("writing: %w", err)}
+	for _, fr := range frames {
+		if err := pw.Write(fr); err != nil {
+			return err
 		}
 	}
 	return nil
 }
+
+// PcapWriter writes frames to a pcap file one at a time with
+// pcapgo.NewWriterNanos: little-endian, nanosecond timestamps (a model's
+// cycles of a few ns stay apart; Wireshark and tshark read them; a zero
+// Time is written as 1970-01-01, where pcapgo would write the time of
+// writing), link type Ethernet, snap length SnapLen.
+type PcapWriter struct {
+	pw   *pcapgo.Writer
+	name string
+	n    int // frames written
+}
+
+// NewPcapWriter writes the file header to w; a failed write is a
+// *PcapError naming name.
+func NewPcapWriter(w io.Writer, name string) (*PcapWriter, error) {
+	pw := pcapgo.NewWriterNanos(w)
+	if err := pw.WriteFileHeader(SnapLen, layers.LinkTypeEthernet); err != nil {
+		return nil, &PcapError{File: name, Err: fmt.Errorf("writing the file header: %w", err)}
+	}
+	return &PcapWriter{pw: pw, name: name}, nil
+}
+
+// Write writes the next frame. A frame longer than SnapLen, a time before
+// 1970 or past 2106, or a failed write is a *PcapError naming the file
+// and the frame (from 1).
+func (p *PcapWriter) Write(fr Frame) error {
+	p.n++
+	at := fr.Time
+	if at.IsZero() {
+		at = time.Unix(0, 0)
+	}
+	if sec := at.Unix(); sec < 0 || sec > math.MaxUint32 {
+		return &PcapError{File: p.name, Packet: p.n, Err: fmt.Errorf("time %v is outside the pcap range 1970 to 2106", fr.Time)}
+	}
+	if len(fr.Data) > SnapLen {
+		return &PcapError{File: p.name, Packet: p.n, Err: fmt.Errorf("frame of %d bytes is over the snap length %d", len(fr.Data), SnapLen)}
+	}
+	ci := gopacket.CaptureInfo{Timestamp: at, CaptureLength: len(fr.Data), Length: len(fr.Data)}
+	if err := p.pw.WritePacket(ci, fr.Data); err != nil {
+		return &PcapError{File: p.name, Packet: p.n, Err: fmt.Errorf("writing: %w", err)}
+	}
+	return nil
+}
+
+// Written is how many frames Write was given.
+func (p *PcapWriter) Written() int { return p.n }
 
 // ReadPcap reads the pcap file at path, as ReadPcapFrom does.
 func ReadPcap(path string) ([]Captured, error) {

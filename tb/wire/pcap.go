@@ -102,7 +102,7 @@ func WritePcapTo(w io.Writer, name string, frames []Frame) error {
 type PcapWriter struct {
 	pw   *pcapgo.Writer
 	name string
-	n    int // frames written
+	n    int // frames given to Write
 }
 
 // NewPcapWriter writes the file header to w; a failed write is a
@@ -179,20 +179,51 @@ func (r *PcapReader) readAll() ([]Captured, error) {
 // capture of any size is read in the memory of one frame: a replay reads
 // it as the model takes its requests.
 type PcapReader struct {
-	name  string
-	src   packetSource
-	ng    bool   // the file is pcapng
-	snap  uint32 // the snap length a classic file declares
-	limit int    // the longest record accepted
-	n     int    // the number of the last record read
-	file  *os.File
-	err   error // the first error met: every later Next returns it
+	name string
+	src  packetSource
+	n    int // the number of the last record read
+	file *os.File
+	err  error // the first error met: every later Next returns it
 }
 
-// packetSource is what PcapReader reads records from: pcapgo's Reader
-// (classic pcap) or an ngSource (pcapng).
+// packetSource is what PcapReader reads records from: a classicSource
+// or an ngSource. record returns the next whole frame and its time, or
+// io.EOF after the last, or why the record is unusable, in the terms of
+// its format.
 type packetSource interface {
-	ReadPacketData() ([]byte, gopacket.CaptureInfo, error)
+	record() ([]byte, time.Time, error)
+}
+
+// classicSource reads a classic pcap file with pcapgo's Reader.
+type classicSource struct {
+	pr    *pcapgo.Reader
+	snap  uint32 // the snap length the file declares
+	limit int    // the longest record accepted
+}
+
+// record tells a truncated file, a record over the snap length or longer
+// than its frame, and a frame captured short from pcapgo's errors and
+// capture info.
+func (s *classicSource) record() ([]byte, time.Time, error) {
+	data, ci, err := s.pr.ReadPacketData()
+	headerRead := !ci.Timestamp.IsZero()
+	switch {
+	case err == io.EOF && !headerRead:
+		return nil, time.Time{}, io.EOF
+	case err != nil && !headerRead:
+		return nil, time.Time{}, fmt.Errorf("record header cut off by the end of the file (truncated capture): %v", err)
+	case err != nil && ci.CaptureLength > s.limit:
+		return nil, time.Time{}, fmt.Errorf("record of %d bytes is over the snap length %d", ci.CaptureLength, s.limit)
+	case err != nil && ci.CaptureLength > ci.Length:
+		return nil, time.Time{}, fmt.Errorf("record of %d bytes is longer than its frame of %d", ci.CaptureLength, ci.Length)
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return nil, time.Time{}, fmt.Errorf("record of %d bytes cut off by the end of the file (truncated capture)", ci.CaptureLength)
+	case err != nil:
+		return nil, time.Time{}, err
+	case ci.CaptureLength < ci.Length:
+		return nil, time.Time{}, fmt.Errorf("captured %d of the frame's %d bytes (snap length %d)", ci.CaptureLength, ci.Length, s.snap)
+	}
+	return data, ci.Timestamp, nil
 }
 
 // OpenPcap opens the pcap file at path for a PcapReader; Close closes it.
@@ -238,7 +269,7 @@ func NewPcapReader(r io.Reader, name string) (*PcapReader, error) {
 		if lt := ng.ng.LinkType(); lt != layers.LinkTypeEthernet {
 			return nil, fail("pcapng: first interface of link type %d (%v), want %d (Ethernet)", uint32(lt), lt, uint32(layers.LinkTypeEthernet))
 		}
-		return &PcapReader{name: name, src: ng, ng: true, limit: SnapLen}, nil
+		return &PcapReader{name: name, src: ng}, nil
 	}
 	if len(head) < pcapFileHdrLen {
 		return nil, fail("file header cut off after %d of %d bytes", len(head), pcapFileHdrLen)
@@ -256,7 +287,7 @@ func NewPcapReader(r io.Reader, name string) (*PcapReader, error) {
 		limit = SnapLen
 	}
 	pr.SetSnaplen(limit)
-	return &PcapReader{name: name, src: pr, snap: snap, limit: int(limit)}, nil
+	return &PcapReader{name: name, src: &classicSource{pr: pr, snap: snap, limit: int(limit)}}, nil
 }
 
 // Next returns the next RoCEv2 frame, decoded, skipping the frames that
@@ -279,37 +310,14 @@ func (r *PcapReader) Next() (*Captured, error) {
 }
 
 func (r *PcapReader) next() (*Captured, error) {
-	fail := func(format string, args ...any) error {
-		return &PcapError{File: r.name, Packet: r.n, Err: fmt.Errorf(format, args...)}
-	}
 	for {
 		r.n++
-		data, ci, err := r.src.ReadPacketData()
-		headerRead := !ci.Timestamp.IsZero()
-		switch {
-		case r.ng && err == io.EOF:
+		data, at, err := r.src.record()
+		if err == io.EOF {
 			return nil, io.EOF
-		case r.ng && err != nil:
-			return nil, fail("%v", err)
-		case r.ng && ci.CaptureLength > r.limit:
-			return nil, fail("record of %d bytes is over %d, the longest read", ci.CaptureLength, r.limit)
-		case r.ng && ci.CaptureLength < ci.Length:
-			return nil, fail("captured %d of the frame's %d bytes (a snap length)", ci.CaptureLength, ci.Length)
-		case r.ng:
-		case err == io.EOF && !headerRead:
-			return nil, io.EOF
-		case err != nil && !headerRead:
-			return nil, fail("record header cut off by the end of the file (truncated capture): %v", err)
-		case err != nil && ci.CaptureLength > r.limit:
-			return nil, fail("record of %d bytes is over the snap length %d", ci.CaptureLength, r.limit)
-		case err != nil && ci.CaptureLength > ci.Length:
-			return nil, fail("record of %d bytes is longer than its frame of %d", ci.CaptureLength, ci.Length)
-		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
-			return nil, fail("record of %d bytes cut off by the end of the file (truncated capture)", ci.CaptureLength)
-		case err != nil:
-			return nil, fail("%v", err)
-		case ci.CaptureLength < ci.Length:
-			return nil, fail("captured %d of the frame's %d bytes (snap length %d)", ci.CaptureLength, ci.Length, r.snap)
+		}
+		if err != nil {
+			return nil, &PcapError{File: r.name, Packet: r.n, Err: err}
 		}
 		sum, err := Decode(data)
 		var not *NotRoCEv2Error
@@ -319,7 +327,7 @@ func (r *PcapReader) next() (*Captured, error) {
 		if err != nil {
 			return nil, &PcapError{File: r.name, Packet: r.n, Err: err}
 		}
-		return &Captured{Number: r.n, Frame: Frame{Time: ci.Timestamp, Data: data}, Summary: *sum}, nil
+		return &Captured{Number: r.n, Frame: Frame{Time: at, Data: data}, Summary: *sum}, nil
 	}
 }
 

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
-	"github.com/google/gopacket"
 	"github.com/google/gopacket/pcapgo"
 )
 
@@ -146,16 +146,25 @@ func newNgSource(r io.Reader) (s *ngSource, err error) {
 	return &ngSource{ng: ng}, nil
 }
 
-// ReadPacketData returns the next packet of an Ethernet interface (those
-// of the first interface's link type: pcapgo skips the others).
-func (s *ngSource) ReadPacketData() (data []byte, ci gopacket.CaptureInfo, err error) {
+// record returns the next packet of an Ethernet interface (those of the
+// first interface's link type: pcapgo skips the others). A frame captured
+// short (a snap length) is an error.
+func (s *ngSource) record() (data []byte, at time.Time, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			data, err = nil, fmt.Errorf("pcapng: malformed block: %v", p)
 		}
 	}()
-	data, ci, err = s.ng.ReadPacketData()
-	return data, ci, ngError(err)
+	data, ci, err := s.ng.ReadPacketData()
+	switch {
+	case err != nil:
+		return nil, time.Time{}, ngError(err)
+	case ci.CaptureLength > SnapLen:
+		return nil, time.Time{}, fmt.Errorf("record of %d bytes is over %d, the longest read", ci.CaptureLength, SnapLen)
+	case ci.CaptureLength < ci.Length:
+		return nil, time.Time{}, fmt.Errorf("captured %d of the frame's %d bytes (a snap length)", ci.CaptureLength, ci.Length)
+	}
+	return data, ci.Timestamp, nil
 }
 
 // ngError keeps io.EOF and names the format in any other error; an

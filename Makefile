@@ -89,7 +89,8 @@ wave:
 # an idle cycle and the cost of tracing, each the median of BENCH_COUNT
 # runs with its spread, in one run of the machine; then, where valgrind
 # is installed, the instructions per access of the same workloads, which
-# do not move with the machine's load (scripts/instr-bench.sh).
+# do not move with the machine's load, and their split by layer
+# (scripts/instr-bench.sh, scripts/cglayers).
 BENCH_COUNT ?= 5
 bench: build
 	@mkdir -p $(OUT)

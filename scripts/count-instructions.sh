@@ -13,7 +13,9 @@
 # threads sleeps on a contended lock, which happens at random under
 # valgrind's scheduler and killed one run in two of the default workload
 # with SIGILL.
-# instr-count.sh and instr-bench.sh count with it. Needs valgrind.
+# instr-count.sh and instr-bench.sh count with it. With CG_OUT set,
+# cachegrind's per-function counts are kept in that file (instr-bench.sh
+# splits them by layer with scripts/cglayers). Needs valgrind.
 set -u -o pipefail
 
 if [ $# -lt 1 ]; then
@@ -28,7 +30,7 @@ err=$(mktemp)
 trap 'rm -f "$err"' EXIT
 
 GOGC=off GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off valgrind --tool=cachegrind --cache-sim=no \
-	--cachegrind-out-file=/dev/null "$bin" "$@" >/dev/null 2>"$err"
+	--cachegrind-out-file="${CG_OUT:-/dev/null}" "$bin" "$@" >/dev/null 2>"$err"
 code=$?
 n=$(sed -n 's/^==[0-9]*== I *refs: *\([0-9,]*\).*/\1/p' "$err" | tr -d ,)
 if [ "$code" -ne 0 ] || [ -z "$n" ]; then

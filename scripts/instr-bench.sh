@@ -8,7 +8,9 @@
 # (default N 20000) minus that of a run of N, divided by N, so the
 # start-up and the creation of the keys drop out; what stays is the
 # clocked model, the workload's generation and the result line of each
-# access (the golden check is off).
+# access (the golden check is off). A second table splits the same
+# counts by the program's layer (scripts/cglayers): the kernel (engine
+# and channels), the units, the top, the PCIe model, the testbench.
 #
 # Why: timings on this project's shared machines move by up to +-20 % from
 # one minute to the next; these counts repeat to about 0.1 % (collector
@@ -33,33 +35,44 @@ cmds="--workload.umr-per-mille 0 --workload.inval-per-mille 0 --workload.query-p
 hot="$cmds --workload.hot-per-mille 1000"
 miss="$cmds --workload.keys 65536 --workload.hot-per-mille 0"
 
-# count ACCESSES FLAGS...: the instructions of one run.
+# count KEY ACCESSES FLAGS...: the instructions of one run; cachegrind's
+# per-function counts go to $tmp/cg.KEY.ACCESSES.
 count() {
-	local accesses=$1
-	shift
-	bash "$(dirname "$0")/count-instructions.sh" "$bin" run --check=false --no-summary --quiet \
+	local key=$1 accesses=$2
+	shift 2
+	CG_OUT="$tmp/cg.$key.$accesses" bash "$(dirname "$0")/count-instructions.sh" "$bin" run --check=false --no-summary --quiet \
 		--out "$tmp/out.jsonl" --workload.accesses "$accesses" "$@"
 }
 
-# per NAME FLAGS...: prints the marginal instructions per access; sets
-# last to it.
+# per KEY NAME FLAGS...: prints the marginal instructions per access; sets
+# last to it and adds the workload to the layers' table.
+layers=()
 per() {
-	local name=$1
-	shift
+	local key=$1 name=$2
+	shift 2
 	local a b
-	a=$(count "$n" "$@") || exit 1
-	b=$(count $((2 * n)) "$@") || exit 1
+	a=$(count "$key" "$n" "$@") || exit 1
+	b=$(count "$key" $((2 * n)) "$@") || exit 1
 	last=$(((b - a) / n))
 	printf '| %s | %d |\n' "$name" "$last"
+	layers+=("$key=$tmp/cg.$key.$n,$tmp/cg.$key.$((2 * n))")
 }
 
 echo "instructions per access, marginal over $n accesses (scripts/instr-bench.sh, cachegrind)"
 echo
 echo "| workload | instructions per access |"
 echo "|---|---|"
-per "hit-bound (HotWorkload)" $hot
-per "miss-bound (MissWorkload)" $miss
-per "default workload" 
+per hit-bound "hit-bound (HotWorkload)" $hot
+per miss-bound "miss-bound (MissWorkload)" $miss
+per default "default workload"
 plain=$last
-per "default workload, traced (--vcd)" --vcd "$tmp/trace.vcd"
+per traced "default workload, traced (--vcd)" --vcd "$tmp/trace.vcd"
 awk -v a="$plain" -v b="$last" 'BEGIN { printf "\ntraced / untraced: %.2fx the instructions\n", b / a }'
+
+# Where they go: the same counts split by the program's layers. The
+# engine and the channels are what a faster kernel can save; the units,
+# the top and the PCIe model are the modelled hardware's own work.
+echo
+echo "by layer (scripts/cglayers: the same marginal counts, by the function that executes them)"
+echo
+(cd "$(dirname "$0")/.." && go run ./scripts/cglayers -n "$n" "${layers[@]}")

@@ -59,7 +59,8 @@ func buildForValgrind(t *testing.T) string {
 // TestInstrBench runs instr-bench.sh on small runs: a row per workload
 // with a count in the range these workloads take (thousands of
 // instructions an access, tens of thousands miss-bound), the traced run
-// costing more than the untraced one, and a bad N refused.
+// costing more than the untraced one, the table by layer adding up to
+// the same counts, and a bad N refused.
 func TestInstrBench(t *testing.T) {
 	bin := buildForValgrind(t)
 	out, err := exec.Command("/bin/bash", "instr-bench.sh", bin, "1000").CombinedOutput()
@@ -85,6 +86,38 @@ func TestInstrBench(t *testing.T) {
 	}
 	if !regexp.MustCompile(`(?m)^traced / untraced: [0-9.]+x the instructions$`).Match(out) {
 		t.Errorf("no traced/untraced line:\n%s", out)
+	}
+	// The table by layer splits the same counts: its totals are the rows
+	// above (rounded, where those are truncated), the waveform costs
+	// only the traced run, the units every run.
+	layer := func(name string) []int {
+		m := regexp.MustCompile(`(?m)^\| ` + regexp.QuoteMeta(name) + `[^|]* \|(.*)$`).FindStringSubmatch(string(out))
+		if m == nil {
+			t.Fatalf("no row %q in the table by layer:\n%s", name, out)
+		}
+		var vs []int
+		for _, f := range regexp.MustCompile(`(-?[0-9,]+)( \([-0-9]+ %\))? \|`).FindAllStringSubmatch(m[1], -1) {
+			v, _ := strconv.Atoi(strings.ReplaceAll(f[1], ",", ""))
+			vs = append(vs, v)
+		}
+		if len(vs) != 4 {
+			t.Fatalf("row %q: %d workloads, want 4:\n%s", name, len(vs), out)
+		}
+		return vs
+	}
+	totals := layer("total")
+	for i, name := range []string{"hit-bound (HotWorkload)", "miss-bound (MissWorkload)", "default workload", "default workload, traced (--vcd)"} {
+		if d := totals[i] - rows[name]; d < 0 || d > 1 {
+			t.Errorf("%s: %d instructions an access by layer, %d in total:\n%s", name, totals[i], rows[name], out)
+		}
+	}
+	if w := layer("waveform"); w[0] != 0 || w[1] != 0 || w[2] != 0 || w[3] < rows["default workload"] {
+		t.Errorf("the waveform's row: %v:\n%s", w, out)
+	}
+	for i, v := range layer("units") {
+		if v <= 0 {
+			t.Errorf("the units cost %d instructions an access in workload %d:\n%s", v, i, out)
+		}
 	}
 	out, err = exec.Command("/bin/bash", "instr-bench.sh", bin, "12x").CombinedOutput()
 	if exitCode(t, err) != 2 || !strings.Contains(string(out), "not '12x'") {

@@ -58,6 +58,7 @@ var allowed = map[string][]string{
 	"examples":           nil,
 	"scripts":            nil,
 	"scripts/benchtable": nil,
+	"scripts/cglayers":   nil,
 	"internal/tooltest":  nil,
 	"internal/layers":    nil,
 	"internal/hugemem":   nil,

@@ -51,7 +51,7 @@ var layers = []layer{
 	{"top (ingress, reorder buffer, retirement, commands)", []string{"mkeysim/rtl."}},
 	{"PCIe model (links, root complex, requester, host memory)", []string{"mkeysim/rtl/pcie."}},
 	{"workload generation", []string{"mkeysim/tb.(*gen)", "mkeysim/tb.(*Generator)", "math/rand."}},
-	{"result lines (encoding and writing)", []string{"mkeysim/scenario.", "internal/strconv.", "strconv.", "bufio.", "os.", "internal/poll.", "syscall."}},
+	{"result lines and file writes (encoding, bufio, system calls)", []string{"mkeysim/scenario.", "internal/strconv.", "strconv.", "bufio.", "os.", "internal/poll.", "syscall."}},
 	{"golden model", []string{"mkeysim/ref."}},
 	{"testbench (feed, source, sink, scoreboard)", []string{"mkeysim/tb."}},
 	{"Go runtime (allocation, collection, scheduling, copies)", []string{"runtime.", "internal/runtime/"}},

@@ -19,6 +19,16 @@ var (
 	cliOut  []byte
 )
 
+// TestMain removes the binary cli built: it is 27 MB, and a run of the
+// package's tests left one in the system's temporary directory each time.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if cliPath != "" {
+		os.RemoveAll(filepath.Dir(cliPath))
+	}
+	os.Exit(code)
+}
+
 // cli builds cmd/mkeysim once per test binary.
 func cli(t *testing.T) string {
 	t.Helper()

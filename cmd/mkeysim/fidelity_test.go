@@ -1,0 +1,226 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// fidelitySection is one "## N. ..." section of docs/fidelity.md: its
+// text and the sweep command of its sh block, if it has one.
+type fidelitySection struct {
+	text  string
+	sweep []string // the command's words after "mkeysim"
+}
+
+// fidelitySections reads docs/fidelity.md's sections by number.
+func fidelitySections(t *testing.T) map[int]fidelitySection {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(repoRoot, "docs", "fidelity.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[int]fidelitySection{}
+	for _, part := range strings.Split(string(raw), "\n## ")[1:] {
+		num, _, ok := strings.Cut(part, ".")
+		n, err := strconv.Atoi(num)
+		if !ok || err != nil {
+			continue
+		}
+		s := fidelitySection{text: part}
+		s.sweep = sweepCommand(part)
+		out[n] = s
+	}
+	return out
+}
+
+// sweepRows runs a section's sweep command, its --out in a temporary
+// directory, and returns sweep.csv's rows as maps by column.
+func sweepRows(t *testing.T, s fidelitySection) []map[string]string {
+	t.Helper()
+	if s.sweep == nil {
+		t.Fatal("the section has no mkeysim sweep command")
+	}
+	args := append([]string(nil), s.sweep...)
+	for i := range args {
+		if args[i] == "--out" && i+1 < len(args) {
+			args[i+1] = filepath.Join(t.TempDir(), "sweep")
+		}
+	}
+	code, _, stderr := runCLI(args...)
+	if code != 0 {
+		t.Fatalf("mkeysim %s: exit %d: %s", strings.Join(args, " "), code, stderr)
+	}
+	recs := readCSVFile(t, filepath.Join(args[len(args)-1], "sweep.csv"))
+	var rows []map[string]string
+	for _, r := range recs[1:] {
+		row := map[string]string{}
+		for i, h := range recs[0] {
+			row[h] = r[i]
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// figure returns column col of the row whose column key is value.
+func figure(t *testing.T, rows []map[string]string, key, value, col string) float64 {
+	t.Helper()
+	for _, r := range rows {
+		if r[key] == value {
+			f, err := strconv.ParseFloat(r[col], 64)
+			if err != nil {
+				t.Fatalf("sweep.csv %s=%s: %s %q: %v", key, value, col, r[col], err)
+			}
+			return f
+		}
+	}
+	t.Fatalf("sweep.csv: no row with %s=%s", key, value)
+	return 0
+}
+
+// TestFidelityDoc runs the sweeps of docs/fidelity.md with the commands
+// it gives (and docs/data-path.md's, which its section 5 quotes) and the
+// hand-counted traces of its section 6, and checks that the numbers the
+// pages quote are the ones they make now: architects size designs by
+// them, and a change of the model that moves one must change the page
+// too.
+func TestFidelityDoc(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs three sweeps")
+	}
+	secs := fidelitySections(t)
+	// says fails unless the section's text quotes s (line breaks read as
+	// spaces), which the run made from what.
+	says := func(n int, s, what string) {
+		t.Helper()
+		if !strings.Contains(strings.Join(strings.Fields(secs[n].text), " "), s) {
+			t.Errorf("docs/fidelity.md section %d does not say %q, which the run gives for %s", n, s, what)
+		}
+	}
+	pct := func(f float64, prec int) string { return strconv.FormatFloat(100*f, 'f', prec, 64) + " %" }
+
+	t.Run("reach", func(t *testing.T) {
+		rows := sweepRows(t, secs[1])
+		hit := func(fp, page string) float64 {
+			var r []map[string]string
+			for _, row := range rows {
+				if row["workload.page_bytes"] == page {
+					r = append(r, row)
+				}
+			}
+			return figure(t, r, "workload.footprint_bytes", fp, "mtt_cache.hit_rate")
+		}
+		for _, c := range []struct{ fp, mib string }{{"1048576", "1"}, {"8388608", "8"}} {
+			says(1, pct(hit(c.fp, "4096"), 1)+" at "+c.mib+" MiB", "4 KiB pages at "+c.mib+" MiB")
+		}
+		for _, fp := range []string{"16777216", "33554432", "67108864", "134217728", "268435456"} {
+			says(1, pct(hit(fp, "4096"), 1), "4 KiB pages at "+fp+" bytes")
+		}
+		// Section 2: with 2 MiB pages the curve stays flat.
+		for _, r := range rows {
+			if r["workload.page_bytes"] == "2097152" {
+				if h, _ := strconv.ParseFloat(r["mtt_cache.hit_rate"], 64); h < 0.99 {
+					t.Errorf("section 2 says the 2 MiB curve stays flat; at %s bytes the MTT hit rate is %.3f", r["workload.footprint_bytes"], h)
+				}
+			}
+		}
+	})
+
+	t.Run("mr-knee", func(t *testing.T) {
+		rows := sweepRows(t, secs[3])
+		mkc := func(mrs string) float64 { return figure(t, rows, "workload.mrs", mrs, "mkc_cache.hit_rate") }
+		mtt := func(mrs string) float64 { return figure(t, rows, "workload.mrs", mrs, "mtt_cache.hit_rate") }
+		says(3, "512 regions ("+pct(mkc("512"), 0)+")", "the MKC at 512 regions")
+		says(3, fmt.Sprintf("(%s, %s, %s, %s)", pct(mkc("1024"), 0), pct(mkc("2048"), 0), pct(mkc("4096"), 0), pct(mkc("8192"), 0)),
+			"the MKC from 1024 to 8192 regions")
+		says(3, fmt.Sprintf("(%s at 1024, %s at 2048, %s at 4096)", pct(mtt("1024"), 0), pct(mtt("2048"), 0), pct(mtt("4096"), 0)),
+			"the MTT at 1024, 2048 and 4096 regions")
+	})
+
+	t.Run("walkers", func(t *testing.T) {
+		rows := sweepRows(t, secs[4])
+		tpc := func(w string) float64 { return figure(t, rows, "mtt.walkers", w, "translations_per_cycle") }
+		var low []string
+		for _, w := range []string{"1", "2", "4", "8", "16"} {
+			low = append(low, strconv.FormatFloat(tpc(w), 'f', 4, 64))
+		}
+		says(4, strings.Join(low, ", ")+" and "+strconv.FormatFloat(tpc("32"), 'f', 3, 64)+" translations a cycle", "1 to 32 walkers")
+		says(4, "At 64 walkers it stays at "+strconv.FormatFloat(tpc("64"), 'f', 3, 64), "64 walkers")
+		if tags := figure(t, rows, "mtt.walkers", "64", "pcie.requester.max_tags_in_use"); tags != 32 {
+			t.Errorf("section 4 says 64 walkers hold all 32 PCIe tags; max_tags_in_use is %v", tags)
+		}
+	})
+
+	// Section 5 quotes the data path's plateau, whose sweep
+	// docs/data-path.md gives.
+	t.Run("data-path", func(t *testing.T) {
+		raw, err := os.ReadFile(filepath.Join(repoRoot, "docs", "data-path.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, plateau, _ := strings.Cut(string(raw), "## The read-bound plateau")
+		rows := sweepRows(t, fidelitySection{sweep: sweepCommand(plateau)})
+		gbps := func(n string) string {
+			return strconv.FormatFloat(figure(t, rows, "data.outstanding", n, "throughput_gbps"), 'f', 1, 64) + " GB/s"
+		}
+		busy := pct(figure(t, rows, "data.outstanding", "4", "pcie.down.utilization"), 1)
+		for _, doc := range []struct {
+			name, text string
+		}{{"docs/fidelity.md section 5", secs[5].text}, {"docs/data-path.md", plateau}} {
+			flat := strings.Join(strings.Fields(doc.text), " ")
+			for _, want := range []string{gbps("1"), gbps("64"), busy} {
+				if !strings.Contains(flat, want) {
+					t.Errorf("%s does not say %q, which the run gives", doc.name, want)
+				}
+			}
+		}
+		if g1, g2 := figure(t, rows, "data.outstanding", "1", "throughput_gbps"), figure(t, rows, "data.outstanding", "2", "throughput_gbps"); g2 < 1.9*g1 {
+			t.Errorf("docs/data-path.md says two reads double the throughput: %.2f GB/s against %.2f", g2, g1)
+		}
+	})
+
+	// Section 6 quotes the latencies of two hand-counted traces.
+	t.Run("latency", func(t *testing.T) {
+		p50 := func(name, fig string) string {
+			stats := filepath.Join(t.TempDir(), "stats.json")
+			code, _, stderr := runCLI("run", "--quiet", "--stats", stats, "--out", filepath.Join(t.TempDir(), "out.jsonl"),
+				filepath.Join(repoRoot, "examples", "counters", name+".json"))
+			if code != 0 {
+				t.Fatalf("run %s: exit %d: %s", name, code, stderr)
+			}
+			raw, err := os.ReadFile(stats)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var doc struct {
+				Latency map[string]float64 `json:"latency_cycles"`
+			}
+			if err := json.Unmarshal(raw, &doc); err != nil {
+				t.Fatal(err)
+			}
+			return strconv.FormatFloat(doc.Latency[fig], 'f', -1, 64)
+		}
+		hit, both, mtt := p50("all-hit", "p50"), p50("all-hit", "max"), p50("mtt-merged-misses", "p50")
+		says(6, "takes "+hit+" cycles (`all-hit`, `latency_cycles.p50` "+hit+")", "an access that hits both caches")
+		says(6, "(`mtt-merged-misses`, p50 "+mtt+")", "an access that misses the MTT cache")
+		says(6, "(`all-hit`'s first access, `latency_cycles.max` "+both+")", "an access that misses both caches")
+	})
+}
+
+// sweepCommand returns the words after "mkeysim" of the first mkeysim
+// sweep command in the first sh block of text.
+func sweepCommand(text string) []string {
+	_, block, _ := strings.Cut(text, "```sh\n")
+	block, _, _ = strings.Cut(block, "```")
+	for _, line := range strings.Split(strings.ReplaceAll(block, "\\\n", " "), "\n") {
+		if f := strings.Fields(line); len(f) > 1 && f[0] == "mkeysim" && f[1] == "sweep" {
+			return f[1:]
+		}
+	}
+	return nil
+}

@@ -37,29 +37,25 @@ func tracedScopes(t *testing.T) map[string]*tracedScope {
 		t.Fatal(err)
 	}
 	defer tr.Close()
-	names := map[string][]string{}
-	var order []string
+	names := map[string][]string{} // by scope, in declaration order
 	for _, s := range tr.Signals() {
 		i := strings.LastIndexByte(s.Path, '.')
 		scope, name := s.Path[:i], s.Path[i+1:]
 		if scope == "top" || strings.HasPrefix(scope, "top.counters") {
 			continue
 		}
-		if _, ok := names[scope]; !ok {
-			order = append(order, scope)
-		}
 		names[scope] = append(names[scope], name)
 	}
 	ctx := regexp.MustCompile(`^ctx[0-9]+_`)
 	out := map[string]*tracedScope{}
-	for _, scope := range order {
+	for scope, signals := range names {
 		ts := &tracedScope{channels: map[string][]string{}}
 		// A channel's signals follow one another, its handshake first
 		// (trace_signals.go): C_push opens channel C, and the signals
 		// after it that start with C_ are its own; anything else is the
 		// unit's state (declared before its channels).
 		cur := ""
-		for _, n := range names[scope] {
+		for _, n := range signals {
 			if c, ok := strings.CutSuffix(n, "_push"); ok {
 				cur = c
 				ts.channels[c] = []string{}

@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -401,13 +400,10 @@ func TestTLPOutTshark(t *testing.T) {
 	var st struct {
 		PCIe struct{ Up, Down link } `json:"pcie"`
 	}
-	data, _ := os.ReadFile(stats)
-	if err := json.Unmarshal(data, &st); err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, stats, &st)
 	counted := st.PCIe.Up.TLPs + st.PCIe.Down.TLPs
 	if uint64(len(recs)) != counted || len(recs) < 1000 {
-		t.Fatalf("the capture holds %d TLPs, the statistics count %d (%s)", len(recs), counted, data[:min(len(data), 300)])
+		t.Fatalf("the capture holds %d TLPs, the statistics count %d (up %d, down %d)", len(recs), counted, st.PCIe.Up.TLPs, st.PCIe.Down.TLPs)
 	}
 	tooltest.Need(t, tooltest.Tshark...)
 	rows := tsharkFields(t, capFile, []string{"-X", "lua_script:../../scripts/tlp.lua"},
@@ -461,10 +457,6 @@ func TestFrontHost(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	sameResults(t, f, viaHost, direct)
-	raw, err := os.ReadFile(stats)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var doc struct {
 		SQ   map[string]float64 `json:"sq"`
 		PCIe struct {
@@ -473,9 +465,7 @@ func TestFrontHost(t *testing.T) {
 			WriteBytes float64 `json:"write_bytes"`
 		} `json:"pcie"`
 	}
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, stats, &doc)
 	want := map[string]float64{"doorbells": 2, "bad_doorbells": 0, "wqes": 2, "nops": 0, "fenced": 2, "bad_wqes": 0, "read_bytes": 384, "cqes": 2, "error_cqes": 0}
 	for k, v := range want {
 		if doc.SQ[k] != v {

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"math"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -52,13 +50,7 @@ func TestHandCountedTraces(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(cf), ".counts.json")
 		t.Run(name, func(t *testing.T) {
 			var hc handCounts
-			data, err := os.ReadFile(cf)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := json.Unmarshal(data, &hc); err != nil {
-				t.Fatal(err)
-			}
+			readJSON(t, cf, &hc)
 			sc := strings.TrimSuffix(cf, ".counts.json") + ".json"
 			if hc.Scenario != "" {
 				sc = filepath.Join(filepath.Dir(cf), hc.Scenario)
@@ -70,14 +62,8 @@ func TestHandCountedTraces(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("run: exit %d: %s", code, stderr)
 			}
-			raw, err := os.ReadFile(statsFile)
-			if err != nil {
-				t.Fatal(err)
-			}
 			var doc map[string]any
-			if err := json.Unmarshal(raw, &doc); err != nil {
-				t.Fatal(err)
-			}
+			readJSON(t, statsFile, &doc)
 			sweepDir := filepath.Join(dir, "sweep")
 			sargs := append([]string{"sweep", "-scenario", sc, "-vary", "mkc_cache.seed=1", "-out", sweepDir}, hc.Flags...)
 			if code, _, stderr := runCLI(sargs...); code != 0 {
@@ -118,8 +104,8 @@ func TestHandCountedTraces(t *testing.T) {
 				var got struct {
 					H []tb.LatencyBucket `json:"latency_histogram"`
 				}
-				if err := json.Unmarshal(raw, &got); err != nil || !reflect.DeepEqual(got.H, hc.Histogram) {
-					t.Errorf("stats JSON latency_histogram = %+v (%v), want %+v", got.H, err, hc.Histogram)
+				if readJSON(t, statsFile, &got); !reflect.DeepEqual(got.H, hc.Histogram) {
+					t.Errorf("stats JSON latency_histogram = %+v, want %+v", got.H, hc.Histogram)
 				}
 				if strings.Contains(stderr, "histogram") {
 					t.Errorf("the summary prints the histogram:\n%s", stderr)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -193,16 +192,10 @@ func TestFidelityDoc(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("run %s: exit %d: %s", name, code, stderr)
 			}
-			raw, err := os.ReadFile(stats)
-			if err != nil {
-				t.Fatal(err)
-			}
 			var doc struct {
 				Latency map[string]float64 `json:"latency_cycles"`
 			}
-			if err := json.Unmarshal(raw, &doc); err != nil {
-				t.Fatal(err)
-			}
+			readJSON(t, stats, &doc)
 			return strconv.FormatFloat(doc.Latency[fig], 'f', -1, 64)
 		}
 		hit, both, mtt := p50("all-hit", "p50"), p50("all-hit", "max"), p50("mtt-merged-misses", "p50")

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 )
@@ -30,10 +28,6 @@ func TestPresets(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
-			data, err := os.ReadFile(stats)
-			if err != nil {
-				t.Fatal(err)
-			}
 			var st struct {
 				MKC struct {
 					HitRate float64 `json:"hit_rate"`
@@ -42,9 +36,7 @@ func TestPresets(t *testing.T) {
 					HitRate float64 `json:"hit_rate"`
 				} `json:"mtt_cache"`
 			}
-			if err := json.Unmarshal(data, &st); err != nil {
-				t.Fatal(err)
-			}
+			readJSON(t, stats, &st)
 			if st.MKC.HitRate < tc.mkcLo || st.MKC.HitRate > tc.mkcHi || st.MTT.HitRate < tc.mttLo || st.MTT.HitRate > tc.mttHi {
 				t.Errorf("MKC hit rate %.3f (want %.2f..%.2f), MTT %.3f (want %.2f..%.2f)", st.MKC.HitRate, tc.mkcLo, tc.mkcHi, st.MTT.HitRate, tc.mttLo, tc.mttHi)
 			}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -101,16 +100,10 @@ func TestStatsReportWhatRan(t *testing.T) {
 	if code != 0 {
 		t.Fatal(errs)
 	}
-	data, err := os.ReadFile(st)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var doc struct {
 		Config map[string]any `json:"config"`
 	}
-	if err := json.Unmarshal(data, &doc); err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, st, &doc)
 	for k, want := range map[string]float64{"pcie.tags": 32, "pcie.rcb": 128, "pcie.max_read_request": 512, "pcie.link_latency_cycles": 75} {
 		if got, _ := doc.Config[k].(float64); got != want {
 			t.Errorf("config %s = %v, want %v", k, doc.Config[k], want)

@@ -7,7 +7,7 @@ OUT     := out
 SHARED  ?= ../shared
 export GOFLAGS ?= -mod=mod
 
-.PHONY: all build run test tools vet lint unit conformance wave bench vectors vectors-check cosim cosim-check clean soak
+.PHONY: all build run test tools vet lint unit conformance wave bench vectors vectors-check cosim cosim-check clean soak vs-before
 
 all: build
 
@@ -99,6 +99,14 @@ bench: build
 	@if command -v valgrind >/dev/null; then echo "counting instructions under cachegrind (half a minute)..." && \
 		bash scripts/instr-bench.sh $(BIN) >$(OUT)/instr.txt && cat $(OUT)/instr.txt; \
 	else echo "instructions per access: skipped, valgrind is not installed (sudo apt-get install valgrind)"; fi
+
+# Outside CI: issue 10's check, the code before the new kernel (f5dde44)
+# against this checkout on the same inputs: results identical, and the
+# speed-ups of the README's table (scripts/vs-before.sh; 5 rounds, about
+# four minutes; ROUNDS=9 make vs-before for more).
+ROUNDS ?= 5
+vs-before:
+	bash scripts/vs-before.sh $(ROUNDS)
 
 clean:
 	rm -rf bin $(OUT)

@@ -108,7 +108,9 @@ for ((r = 1; r <= rounds; r++)); do
 done
 
 echo
-echo "new / old speed-up, $rounds rounds (median, lowest-highest), $(date -u '+%Y-%m-%d %H:%M UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+plural=s
+[ "$rounds" -eq 1 ] && plural=
+echo "new / old speed-up, $rounds round$plural (median, lowest-highest), $(date -u '+%Y-%m-%d %H:%M UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 echo "| measure | speed-up | spread |"
 echo "|---|---|---|"

@@ -88,7 +88,7 @@ cpu() {
 }
 measures=(HotWorkload MissWorkload DefaultWorkload TranslateMTT1M TranslateKLM run)
 declare -A ratios
-one() { # one SIDE MEASURE: prints the figure, bigger is faster
+one() { # one SIDE MEASURE TREE: prints the figure of SIDE's build run in TREE, bigger is faster
 	case $2 in
 	*Workload) bench "$tmp/$1-tb.test" "$3/tb" "$2" translations/cpu-s ;;
 	Translate*) bench "$tmp/$1-ref.test" "$3/ref" "$2" translations/s ;;

@@ -15,8 +15,11 @@ import (
 // same cycles.
 //
 // Operations stay where they were made: the model keeps pointers to the
-// operations in flight, which keep a forgotten chunk alive until they
-// retire.
+// operations in flight. A chunk is forgotten only once every operation
+// in it has its result, so nothing reads it again, and a generator's
+// feed makes its next chunk in it (spare) instead of in new memory: a
+// hit-bound run then stops growing its heap, whose new pages were a
+// third of its page faults.
 type Feed struct {
 	chunks [][]scenario.Op // the chunks held, oldest first
 	first  int             // the number of chunks[0][0] (made when none is held)
@@ -28,6 +31,10 @@ type Feed struct {
 	// this one forgets. err is why the map stopped early.
 	src *Feed
 	err error
+	// spare is a forgotten chunk for more to make the next one in (nil
+	// for none); reuse keeps forgotten chunks there.
+	spare []scenario.Op
+	reuse bool
 }
 
 // FeedOf feeds ops, numbered from base on.
@@ -47,7 +54,12 @@ const feedChunk = 4096
 // Feed returns a feed of the generator's operations (Next), numbered from
 // 0, made feedChunk accesses at a time; call it before any Next.
 func (g *Generator) Feed() *Feed {
-	f := &Feed{more: func() []scenario.Op { return g.Next(feedChunk) }}
+	f := &Feed{reuse: true}
+	f.more = func() []scenario.Op {
+		buf := f.spare
+		f.spare = nil
+		return g.nextInto(buf, feedChunk)
+	}
 	f.grow()
 	return f
 }
@@ -180,6 +192,9 @@ func (f *Feed) forget(seq int) {
 	k := 0
 	for k < len(f.chunks) && f.first+len(f.chunks[k]) <= seq {
 		f.first += len(f.chunks[k])
+		if f.reuse && cap(f.chunks[k]) > cap(f.spare) {
+			f.spare = f.chunks[k]
+		}
 		k++
 	}
 	n := copy(f.chunks, f.chunks[k:])

@@ -209,15 +209,26 @@ func (g *Generator) Setup() *scenario.Scenario {
 // Next returns the operations that hold the next n accesses of the
 // workload (and the commands among them), at most the workload's
 // accesses in all; nil when they are done.
-func (g *Generator) Next(n int) []scenario.Op {
+func (g *Generator) Next(n int) []scenario.Op { return g.nextInto(nil, n) }
+
+// nextInto is Next making the operations in buf, whose own it overwrites
+// (a new slice when buf is too small): a feed hands back the chunks it
+// forgets.
+func (g *Generator) nextInto(buf []scenario.Op, n int) []scenario.Op {
 	n = min(n, g.g.accesses-g.g.made)
 	if n <= 0 {
 		return nil
 	}
-	g.g.sc.Ops = make([]scenario.Op, 0, n+n/64)
+	if cap(buf) < n+n/64 {
+		buf = make([]scenario.Op, 0, n+n/64)
+	}
+	g.g.sc.Ops = buf[:0]
 	g.g.ops(n)
 	g.g.made += n
-	return g.g.sc.Ops
+	ops := g.g.sc.Ops
+	// What is left of a reused chunk would keep old commands' payloads.
+	clear(ops[len(ops):cap(ops)])
+	return ops
 }
 
 type gen struct {

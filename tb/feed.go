@@ -1,6 +1,7 @@
 package tb
 
 import (
+	"slices"
 	"time"
 
 	"mkeysim/scenario"
@@ -16,25 +17,26 @@ import (
 //
 // Operations stay where they were made: the model keeps pointers to the
 // operations in flight. A chunk is forgotten only once every operation
-// in it has its result, so nothing reads it again, and a generator's
-// feed makes its next chunk in it (spare) instead of in new memory: a
-// hit-bound run then stops growing its heap, whose new pages were a
+// in it has its result, so nothing reads it again, and a feed that makes
+// its chunks makes the next one in it (spare) instead of in new memory:
+// a hit-bound run then stops growing its heap, whose new pages were a
 // third of its page faults.
 type Feed struct {
 	chunks [][]scenario.Op // the chunks held, oldest first
 	first  int             // the number of chunks[0][0] (made when none is held)
 	made   int             // the number after the last operation made
-	more   func() []scenario.Op
+	// more makes the next chunk, in spare's array if it is large enough
+	// (spare is empty: nil, or a forgotten chunk); nil when there is none.
+	more   func(spare []scenario.Op) []scenario.Op
 	done   bool          // more has returned nil (or there is none)
 	making time.Duration // the time spent in more
 	// src is the feed a Map feed maps (nil for none): it forgets what
 	// this one forgets. err is why the map stopped early.
 	src *Feed
 	err error
-	// spare is a forgotten chunk for more to make the next one in (nil
-	// for none); reuse keeps forgotten chunks there.
+	// spare is the largest chunk forgotten since more last ran, emptied
+	// (nil for none); a feed of a slice (no more) keeps none.
 	spare []scenario.Op
-	reuse bool
 }
 
 // FeedOf feeds ops, numbered from base on.
@@ -54,12 +56,7 @@ const feedChunk = 4096
 // Feed returns a feed of the generator's operations (Next), numbered from
 // 0, made feedChunk accesses at a time; call it before any Next.
 func (g *Generator) Feed() *Feed {
-	f := &Feed{reuse: true}
-	f.more = func() []scenario.Op {
-		buf := f.spare
-		f.spare = nil
-		return g.nextInto(buf, feedChunk)
-	}
+	f := &Feed{more: func(spare []scenario.Op) []scenario.Op { return g.nextInto(spare, feedChunk) }}
 	f.grow()
 	return f
 }
@@ -75,12 +72,12 @@ func (g *Generator) Feed() *Feed {
 func (f *Feed) Map(fn func(seq int, op *scenario.Op) (scenario.Op, error)) *Feed {
 	m := &Feed{first: f.first, made: f.first, src: f}
 	next := f.first
-	m.more = func() []scenario.Op {
+	m.more = func(spare []scenario.Op) []scenario.Op {
 		ops := f.From(next)
 		if ops == nil || m.err != nil {
 			return nil
 		}
-		out := make([]scenario.Op, len(ops))
+		out := slices.Grow(spare, len(ops))[:len(ops)]
 		for k := range ops {
 			var err error
 			if out[k], err = fn(next+k, &ops[k]); err != nil {
@@ -101,8 +98,12 @@ func (f *Feed) Err() error { return f.err }
 func (f *Feed) grow() bool {
 	for !f.done {
 		start := time.Now()
-		ops := f.more()
+		ops := f.more(f.spare)
 		f.making += time.Since(start)
+		f.spare = nil
+		// What is left of a forgotten chunk's array past the new one
+		// would keep its commands' payloads alive.
+		clear(ops[len(ops):cap(ops)])
 		if ops == nil {
 			f.done = true
 			return false
@@ -192,8 +193,8 @@ func (f *Feed) forget(seq int) {
 	k := 0
 	for k < len(f.chunks) && f.first+len(f.chunks[k]) <= seq {
 		f.first += len(f.chunks[k])
-		if f.reuse && cap(f.chunks[k]) > cap(f.spare) {
-			f.spare = f.chunks[k]
+		if c := f.chunks[k]; f.more != nil && cap(c) > cap(f.spare) {
+			f.spare = c[:0]
 		}
 		k++
 	}

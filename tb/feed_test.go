@@ -225,7 +225,7 @@ func TestFeedMap(t *testing.T) {
 		}
 		chunks = append(chunks, c)
 	}
-	src.more = func() []scenario.Op {
+	src.more = func([]scenario.Op) []scenario.Op {
 		if len(chunks) == 0 {
 			return nil
 		}

@@ -211,9 +211,8 @@ func (g *Generator) Setup() *scenario.Scenario {
 // accesses in all; nil when they are done.
 func (g *Generator) Next(n int) []scenario.Op { return g.nextInto(nil, n) }
 
-// nextInto is Next making the operations in buf, whose own it overwrites
-// (a new slice when buf is too small): a feed hands back the chunks it
-// forgets.
+// nextInto is Next making the operations in buf's array when it is large
+// enough (buf is empty: a feed's forgotten chunk, or nil).
 func (g *Generator) nextInto(buf []scenario.Op, n int) []scenario.Op {
 	n = min(n, g.g.accesses-g.g.made)
 	if n <= 0 {
@@ -225,10 +224,7 @@ func (g *Generator) nextInto(buf []scenario.Op, n int) []scenario.Op {
 	g.g.sc.Ops = buf[:0]
 	g.g.ops(n)
 	g.g.made += n
-	ops := g.g.sc.Ops
-	// What is left of a reused chunk would keep old commands' payloads.
-	clear(ops[len(ops):cap(ops)])
-	return ops
+	return g.g.sc.Ops
 }
 
 type gen struct {

@@ -123,7 +123,7 @@ func (r *Replay) Feed() *Feed {
 		chunk = feedChunk
 	}
 	next := 0 // the next of the scenario's operations to place
-	f.more = func() []scenario.Op {
+	f.more = func(spare []scenario.Op) []scenario.Op {
 		if f.err != nil || f.made >= r.Ops {
 			if r.in != nil {
 				r.in.close()
@@ -139,7 +139,7 @@ func (r *Replay) Feed() *Feed {
 			r.in = in
 		}
 		in := r.in
-		var out []scenario.Op
+		out := spare
 		for f.made+len(out) < r.Ops && (len(out) < chunk || in.open > 0 && len(out) < 4*chunk) {
 			if len(r.ops) > 0 && !WireCarries(&r.ops[next]) {
 				out = append(out, r.ops[next])

@@ -35,7 +35,7 @@ type Feed struct {
 	src *Feed
 	err error
 	// spare is the largest chunk forgotten since more last ran, emptied
-	// (nil for none); a feed of a slice (no more) keeps none.
+	// (nil for none); a feed that makes no more chunks (done) keeps none.
 	spare []scenario.Op
 }
 
@@ -193,7 +193,7 @@ func (f *Feed) forget(seq int) {
 	k := 0
 	for k < len(f.chunks) && f.first+len(f.chunks[k]) <= seq {
 		f.first += len(f.chunks[k])
-		if c := f.chunks[k]; f.more != nil && cap(c) > cap(f.spare) {
+		if c := f.chunks[k]; !f.done && cap(c) > cap(f.spare) {
 			f.spare = c[:0]
 		}
 		k++

@@ -233,7 +233,9 @@ int32_t mkeysim_send_with_invalidate(mkeysim_handle h, uint32_t qpn, uint32_t ke
  * make the page present, by a UMR with an MTT list or mkeysim_icm_write,
  * and ask again): the top unit's outputs. Fills
  * *res (may be NULL) and the first max_segs segments into segs (may be
- * NULL when max_segs is 0). Returns the status. */
+ * NULL when max_segs is 0); the model keeps the first 65,536 segments of
+ * an access (scenario.md), so at most that many are written, while
+ * res->nseg counts them all. Returns the status. */
 int32_t mkeysim_access(mkeysim_handle h, uint32_t qpn, uint32_t key, uint64_t va, uint32_t len,
                        int32_t access_type, mkeysim_result *res, mkeysim_segment *segs, size_t max_segs);
 

@@ -122,31 +122,42 @@ func (m *Model) Destroy(index uint32) *Refusal {
 }
 
 // Query is QUERY_MKEY's answer: the context and, decoded under the current
-// mode, every entry inside the capacity.
+// mode, the window of the list the query asked for.
 type Query struct {
 	MKC prm.MKC
-	// List holds the entries (MTT mode: 2 per octword of capacity; KLM and
-	// Fixed Buffer Size: 1), nil in the other modes. It is a snapshot of
-	// the ICM when the query ran, read on demand: a capacity of 0xFFFFFFFC
-	// octwords is 8.6 billion entries, far more than memory holds, so the
-	// query copies only the list bytes in pages the model wrote.
+	// List holds the entries of the window (scenario.QueryWindow.Range:
+	// at most scenario.MaxQueryEntries), nil in the modes without a list.
+	// It is a snapshot of the ICM when the query ran.
 	List *scenario.List
+	// LeftOut is how many entries of the range asked follow the window.
+	LeftOut uint64
 }
 
-// Query runs QUERY_MKEY.
+// Query runs QUERY_MKEY with the default window: the first entries of the
+// list.
 func (m *Model) Query(index uint32) (Query, *Refusal) {
+	return m.QueryWindow(index, nil)
+}
+
+// QueryWindow runs QUERY_MKEY for the entries w asks for (nil: from the
+// first). An offset past the capacity is refused with BAD_PARAM.
+func (m *Model) QueryWindow(index uint32, w *scenario.QueryWindow) (Query, *Refusal) {
 	o := m.objs.get(index)
 	if o == nil {
 		return Query{}, refuse(prm.BadKeyIndex)
 	}
 	q := Query{MKC: o.MKC}
-	size := uint64(o.MKC.TranslationsOctwordSize)
-	switch {
-	case o.MKC.AccessMode.UsesMTTList():
-		q.List = scenario.SnapshotList(presentPages{&m.icm}, scenario.ListMTT, o.MKC.MTTHandle, 2*size)
-	case o.MKC.AccessMode.UsesKLMList():
-		q.List = scenario.SnapshotList(presentPages{&m.icm}, scenario.ListKLM, o.MKC.MTTHandle, size)
+	kind, capacity := scenario.ListOf(&o.MKC)
+	if kind == 0 {
+		return q, nil // no list: offset and count are ignored
 	}
+	r, err := w.Range(capacity)
+	if err != nil {
+		return Query{}, &Refusal{Status: prm.BadParam, Reason: err.Error()}
+	}
+	addr := o.MKC.MTTHandle + r.First*kind.EntrySize()
+	q.List = scenario.SnapshotList(presentPages{&m.icm}, kind, addr, r.N)
+	q.LeftOut = r.LeftOut
 	return q, nil
 }
 

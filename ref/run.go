@@ -138,9 +138,9 @@ func (m *Model) ApplyInto(seq int, op *scenario.Op, res *scenario.Result) {
 		r = m.Destroy(op.Index)
 	case scenario.OpQueryMKey:
 		var q Query
-		q, r = m.Query(op.Index)
+		q, r = m.QueryWindow(op.Index, op.Query)
 		if r == nil {
-			res.MKC, res.List = q.MKC, q.List
+			res.MKC, res.List, res.EntriesLeftOut = q.MKC, q.List, q.LeftOut
 		}
 	case scenario.OpUMR:
 		r = m.UMR(*op.UMR)
@@ -167,6 +167,7 @@ func (m *Model) ApplyInto(seq int, op *scenario.Op, res *scenario.Result) {
 func setOutcome(res *scenario.Result, o Outcome) {
 	res.Status = o.Status
 	res.Segments = o.Segments
+	res.SegmentsLeftOut, res.LeftOutSum = o.SegmentsLeftOut, o.LeftOutSum
 	res.Level, res.Offset = o.Level, o.Offset
 	res.FaultKey, res.FaultAddr = o.FaultKey, o.FaultAddr
 }

@@ -5,6 +5,7 @@ import (
 
 	"mkeysim/cover"
 	"mkeysim/prm"
+	"mkeysim/scenario"
 )
 
 // Request is one memory reference reaching the HCA.
@@ -26,6 +27,11 @@ type Outcome struct {
 	Offset    uint64
 	FaultKey  prm.Key
 	FaultAddr uint64
+	// An OK outcome keeps at most scenario.MaxSegments segments; the
+	// ones after them are counted in SegmentsLeftOut and summed in
+	// LeftOutSum.
+	SegmentsLeftOut uint64
+	LeftOutSum      scenario.SegmentSum
 }
 
 // walker carries what stays the same through one request's depth-first
@@ -39,6 +45,11 @@ type walker struct {
 	typ      prm.AccessType
 	segs     []prm.Segment
 	fail     Outcome
+	// The segments past the window: how many, their digest, and the
+	// byte offset in the request of the next one.
+	more    uint64
+	moreSum scenario.SegmentSum
+	moreAt  uint64
 }
 
 // Translate translates req against the current state without changing it
@@ -62,12 +73,29 @@ func (m *Model) Translate(req Request, buf []prm.Segment) Outcome {
 	if !w.walk(0, req.Key, req.Addr, uint64(req.Len), 0) {
 		return w.fail
 	}
-	return Outcome{Status: prm.OK, Segments: w.segs}
+	return Outcome{Status: prm.OK, Segments: w.segs, SegmentsLeftOut: w.more, LeftOutSum: w.moreSum}
 }
 
-// emit appends a translated segment.
+// emit appends a translated segment, or counts it past the window.
 func (w *walker) emit(space prm.Space, addr, n uint64) {
-	w.segs = append(w.segs, prm.Segment{Space: space, Addr: addr, Len: n})
+	if len(w.segs) < scenario.MaxSegments {
+		w.segs = append(w.segs, prm.Segment{Space: space, Addr: addr, Len: n})
+		return
+	}
+	w.leaveOut(prm.Segment{Space: space, Addr: addr, Len: n})
+}
+
+// leaveOut counts and sums a segment past the window: memory stays flat
+// however many segments an access has.
+func (w *walker) leaveOut(s prm.Segment) {
+	if w.more == 0 {
+		for i := range w.segs {
+			w.moreAt += w.segs[i].Len
+		}
+	}
+	w.moreSum.Add(w.moreAt, s)
+	w.moreAt += s.Len
+	w.more++
 }
 
 // failAt records the failure st at level and offset off, and returns false.

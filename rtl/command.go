@@ -83,7 +83,7 @@ func (t *Top) execute(now uint64) {
 	case op.Kind == scenario.OpDestroyMKey:
 		iv, r = t.fw.destroy(op.Index)
 	case op.Kind == scenario.OpQueryMKey:
-		r = t.fw.query(op.Index, res)
+		r = t.fw.query(op.Index, op.Query, res)
 	case op.Kind == scenario.OpUMR:
 		iv, r = t.fw.umr(op.UMR)
 	case op.Kind == scenario.OpLocalInvalidate:

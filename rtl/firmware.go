@@ -183,23 +183,25 @@ func (f *firmware) destroy(index uint32) (*inval, *refusal) {
 	return &inval{index: index}, nil
 }
 
-// query runs QUERY_MKEY into res. The list is a snapshot of the ICM's
-// present pages in its range (scenario.SnapshotList), read on demand when
-// the line is written: a capacity of 0xFFFFFFFC octwords is 8.6 billion
-// entries, which no model could hold.
-func (f *firmware) query(index uint32, res *scenario.Result) *refusal {
+// query runs QUERY_MKEY into res, for the entries w asks for
+// (scenario.QueryWindow.Range). The list is a snapshot of the ICM's
+// present pages in the window (scenario.SnapshotList), read when the
+// line is written.
+func (f *firmware) query(index uint32, w *scenario.QueryWindow, res *scenario.Result) *refusal {
 	if _, ok := f.created[index]; !ok {
 		return no(prm.BadKeyIndex)
 	}
 	m, _ := f.load(index)
-	res.MKC = m
-	size := uint64(m.TranslationsOctwordSize)
-	switch m.AccessMode {
-	case prm.ModeMTT:
-		res.List = scenario.SnapshotList(f.sparse(), scenario.ListMTT, m.MTTHandle, 2*size)
-	case prm.ModeKLM, prm.ModeFixedBufferSize:
-		res.List = scenario.SnapshotList(f.sparse(), scenario.ListKLM, m.MTTHandle, size)
+	kind, capacity := scenario.ListOf(&m)
+	if kind != 0 {
+		r, err := w.Range(capacity)
+		if err != nil {
+			return bad("%v", err)
+		}
+		res.List = scenario.SnapshotList(f.sparse(), kind, m.MTTHandle+r.First*kind.EntrySize(), r.N)
+		res.EntriesLeftOut = r.LeftOut
 	}
+	res.MKC = m
 	return nil
 }
 

@@ -32,10 +32,10 @@ func TestQuerySnapshotOfPlainICM(t *testing.T) {
 	slow := newFirmware(plainICM{mem}, 0)
 	slow.created = fast.created
 	var a, b scenario.Result
-	if r := fast.query(1, &a); r != nil {
+	if r := fast.query(1, nil, &a); r != nil {
 		t.Fatal(r.reason)
 	}
-	if r := slow.query(1, &b); r != nil {
+	if r := slow.query(1, nil, &b); r != nil {
 		t.Fatal(r.reason)
 	}
 	if a.List.Len() != 2048 || b.List.Len() != 2048 {

@@ -82,7 +82,7 @@ func (t *Top) issue(seq int, a *scenario.Access, resume bool, now uint64) bool {
 	// set, so the entry's largest field is not cleared for every access.
 	e.used, e.seq, e.acc, e.start, e.covered, e.segs = true, seq, *a, now, 0, e.segs[:0]
 	e.failed, e.resume, e.gen, e.cutAt, e.cutQueued = false, resume, e.gen+1, ^uint64(0), false
-	e.mvSeg, e.moved, e.counted = 0, false, false
+	e.mvSeg, e.moved, e.counted, e.more, e.moreSum, e.keepTo = 0, false, false, 0, 0, 0
 	t.count++
 	switch {
 	case zero:

@@ -6,6 +6,9 @@ package rtl
 // walkers as a cut.
 
 import (
+	"cmp"
+	"slices"
+
 	"mkeysim/prm"
 	"mkeysim/rtl/bus"
 	"mkeysim/rtl/sim"
@@ -20,9 +23,15 @@ type robEntry struct {
 	acc     scenario.Access
 	start   uint64 // cycle issued
 	covered uint64
-	segs    []bus.Outcome // OK outcomes
-	fail    bus.Outcome   // lowest-offset failure, if failed
+	segs    []segAt     // OK outcomes: the lowest in request order (see add)
+	fail    bus.Outcome // lowest-offset failure, if failed
 	failed  bool
+	// The segments left out of the window (scenario.MaxSegments): how
+	// many, their digest, and, once some are, the highest offset kept
+	// (an outcome above it is left out as it comes).
+	more    uint64
+	moreSum scenario.SegmentSum
+	keepTo  uint64
 	resume  bool // a re-run inside page_fault_resume
 
 	// gen counts the uses of the entry's tag (bus.Piece.Gen).
@@ -39,6 +48,17 @@ type robEntry struct {
 	// counted: the entry is whole and counted in Top.doneN.
 	counted bool
 }
+
+// segAt is a translated segment and its byte offset in the request.
+type segAt struct {
+	Off uint64
+	Seg prm.Segment
+}
+
+// keepMax is the most segments an entry holds: the window and a quarter
+// more, sorted and cut back to the window when full, so that an access of
+// any number of segments holds a bounded memory.
+const keepMax = scenario.MaxSegments + scenario.MaxSegments/4
 
 func (e *robEntry) done() bool { return e.covered == uint64(e.acc.Len) }
 
@@ -58,7 +78,34 @@ func (e *robEntry) add(o *bus.Outcome) {
 		}
 		return
 	}
-	e.segs = append(e.segs, *o)
+	if e.more > 0 && o.Offset > e.keepTo {
+		e.leaveOut(o.Offset, o.Seg)
+		return
+	}
+	e.segs = append(e.segs, segAt{o.Offset, o.Seg})
+	if len(e.segs) >= keepMax {
+		e.trim()
+	}
+}
+
+// trim keeps the first scenario.MaxSegments segments in request order
+// and leaves the others out.
+func (e *robEntry) trim() {
+	e.sortSegs()
+	if len(e.segs) <= scenario.MaxSegments {
+		return
+	}
+	for _, s := range e.segs[scenario.MaxSegments:] {
+		e.leaveOut(s.Off, s.Seg)
+	}
+	e.segs = e.segs[:scenario.MaxSegments]
+	e.keepTo = e.segs[len(e.segs)-1].Off
+}
+
+// leaveOut counts and sums a segment past the window.
+func (e *robEntry) leaveOut(off uint64, s prm.Segment) {
+	e.more++
+	e.moreSum.Add(off, s)
 }
 
 // result builds the result line: the first failure in request order, or
@@ -82,20 +129,25 @@ func (e *robEntry) resultInto(res *scenario.Result, odp func(prm.Key) bool) {
 		res.Segments = out // empty: kept for the next result built here
 		return
 	}
-	e.sortSegs()
+	e.trim()
 	segs := e.segs
 	res.Status = prm.OK
 	for i := range segs {
 		out = append(out, segs[i].Seg)
 	}
 	res.Segments = out
+	res.SegmentsLeftOut, res.LeftOutSum = e.more, e.moreSum
 }
 
 // sortSegs puts the OK outcomes in request order.
 func (e *robEntry) sortSegs() {
 	segs := e.segs
+	if len(segs) > 64 {
+		slices.SortFunc(segs, func(a, b segAt) int { return cmp.Compare(a.Off, b.Off) })
+		return
+	}
 	for i := 1; i < len(segs); i++ { // nearly always in order already
-		for j := i; j > 0 && segs[j].Offset < segs[j-1].Offset; j-- {
+		for j := i; j > 0 && segs[j].Off < segs[j-1].Off; j-- {
 			segs[j], segs[j-1] = segs[j-1], segs[j]
 		}
 	}
@@ -227,6 +279,9 @@ func (t *Top) free() {
 	}
 	e := &t.rob[t.head]
 	e.used, e.segs, e.cutQueued = false, e.segs[:0], false
+	if cap(e.segs) > 4096 {
+		e.segs = nil // an access of many segments: its memory goes with it
+	}
 	t.head = sim.Wrap(t.head+1, len(t.rob))
 	t.count--
 }

@@ -10,7 +10,7 @@ import (
 // entry; a field added to robEntry must be set there too, so this test
 // names the fields issue knows.
 func TestROBEntryFields(t *testing.T) {
-	known := []string{"used", "seq", "acc", "start", "covered", "segs", "fail", "failed", "resume", "gen",
+	known := []string{"used", "seq", "acc", "start", "covered", "segs", "fail", "failed", "more", "moreSum", "keepTo", "resume", "gen",
 		"cutAt", "cutQueued", "mvSeg", "moved", "counted"}
 	var got []string
 	rt := reflect.TypeOf(robEntry{})

@@ -3,15 +3,15 @@ package scenario
 import (
 	"fmt"
 	"mkeysim/prm"
-	"slices"
 	"strings"
 )
 
 // Diff compares two results the way conformance runs do: seq, op and
-// status; segments of a successful access; level and offset of a failure;
+// status; segments, segments_left_out and (when both have it) the digest
+// of the segments left out of a successful access; level and offset of a failure;
 // fault_key and fault_addr of a PAGE_FAULT; index and key of a create;
-// mkc_hex and the list of a query (entry by entry, streamed: see
-// DiffList); resumed entries likewise. The reason
+// mkc_hex, the list (entry by entry, streamed: see DiffList) and
+// entries_left_out of a query; resumed entries likewise. The reason
 // of BAD_PARAM and the cycle are not compared. It returns "" when they
 // agree, else the first difference.
 func Diff(got, want *Result) string {
@@ -38,6 +38,9 @@ func Diff(got, want *Result) string {
 		if d := DiffList(got.List, want.List); d != "" {
 			return fmt.Sprintf("seq %d: %s", want.Seq, d)
 		}
+		if got.EntriesLeftOut != want.EntriesLeftOut {
+			return fmt.Sprintf("seq %d: entries_left_out %d, want %d", want.Seq, got.EntriesLeftOut, want.EntriesLeftOut)
+		}
 	case OpPageFaultResume:
 		if len(got.Resumed) != len(want.Resumed) {
 			return fmt.Sprintf("seq %d: %d resumed, want %d", want.Seq, len(got.Resumed), len(want.Resumed))
@@ -57,8 +60,20 @@ func Diff(got, want *Result) string {
 
 func diffAccess(got, want *Result) string {
 	if got.Status == 0 {
-		if !slices.Equal(got.Segments, want.Segments) {
-			return fmt.Sprintf("segments %s, want %s", segments(got.Segments), segments(want.Segments))
+		if len(got.Segments) != len(want.Segments) {
+			return fmt.Sprintf("%d segments, want %d", len(got.Segments), len(want.Segments))
+		}
+		if i := firstDiff(got.Segments, want.Segments); i >= 0 {
+			if len(want.Segments) <= 8 {
+				return fmt.Sprintf("segments %s, want %s", segments(got.Segments), segments(want.Segments))
+			}
+			return fmt.Sprintf("segments[%d] %s, want %s", i, segments(got.Segments[i:i+1]), segments(want.Segments[i:i+1]))
+		}
+		if got.SegmentsLeftOut != want.SegmentsLeftOut {
+			return fmt.Sprintf("segments_left_out %d, want %d", got.SegmentsLeftOut, want.SegmentsLeftOut)
+		}
+		if got.LeftOutSum != 0 && want.LeftOutSum != 0 && got.LeftOutSum != want.LeftOutSum {
+			return fmt.Sprintf("the %d segments left out of the line differ (digest %#x, want %#x)", want.SegmentsLeftOut, uint64(got.LeftOutSum), uint64(want.LeftOutSum))
 		}
 		return ""
 	}
@@ -69,6 +84,17 @@ func diffAccess(got, want *Result) string {
 		return fmt.Sprintf("fault_key %v fault_addr %#x, want %v %#x", got.FaultKey, got.FaultAddr, want.FaultKey, want.FaultAddr)
 	}
 	return ""
+}
+
+// firstDiff is the index of the first segment where a and b (of one
+// length) differ, or -1.
+func firstDiff(a, b []prm.Segment) int {
+	for i := range a {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return -1
 }
 
 // segments shows segments as result lines write them, addresses in hex:

@@ -36,6 +36,21 @@ func (k ListKind) EntrySize() uint64 {
 	return prm.KLMEntrySize
 }
 
+// ListOf is the kind and capacity in entries of the translation list of a
+// context: MTT mode, 2 MTT entries an octword of translations_octword_size;
+// KLM and Fixed Buffer Size, 1 KLM entry an octword; the other modes have
+// no list (kind 0).
+func ListOf(m *prm.MKC) (ListKind, uint64) {
+	size := uint64(m.TranslationsOctwordSize)
+	switch {
+	case m.AccessMode.UsesMTTList():
+		return ListMTT, 2 * size
+	case m.AccessMode.UsesKLMList():
+		return ListKLM, size
+	}
+	return 0, 0
+}
+
 // SnapshotPageSize is the page of a SparseMemory: 4 KB, the allocation unit
 // of both models' host memories.
 const SnapshotPageSize = 4096

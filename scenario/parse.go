@@ -58,7 +58,7 @@ func ReadFile(path string) (*Scenario, error) {
 // Scenario it returns, with its slices sized exactly, it allocates only
 // for strings written with escapes or outside ASCII, and for an error.
 // Its peak heap beyond data is therefore the Scenario plus a constant:
-// one Op (unsafe.Sizeof(Op{}), 56 bytes) an operation, plus the MKey or
+// one Op (unsafe.Sizeof(Op{}), 64 bytes) an operation, plus the MKey or
 // UMR of the ops that carry one. For a file made mostly of access ops
 // written as in scenario.md (about 110 bytes each) that is half a byte per
 // byte of file (TestParseMemory); the worst is a file of the shortest op
@@ -721,11 +721,29 @@ func (p *parser) key(at path, o *obj) prm.Key {
 	return 0
 }
 
+// queryWindow parses a query_mkey's offset and count, 64 bits each: nil
+// when neither is given (the default window, QueryWindow.Range).
+func (p *parser) queryWindow(at path, o *obj) *QueryWindow {
+	ov, hasOff := o.get("offset")
+	cv, hasCount := o.get("count")
+	if !hasOff && !hasCount {
+		return nil
+	}
+	w := &QueryWindow{HasCount: hasCount}
+	if hasOff {
+		w.Offset = p.number(at.dot("offset"), ov, 64)
+	}
+	if hasCount {
+		w.Count = p.number(at.dot("count"), cv, 64)
+	}
+	return w
+}
+
 // opFields are the fields of each op, but create_mkey's (createFields).
 var opFields = [numOpKind][]string{
 	OpAccess:             {"op", "qpn", "key", "addr", "len", "type"},
 	OpDestroyMKey:        {"op", "index"},
-	OpQueryMKey:          {"op", "index"},
+	OpQueryMKey:          {"op", "index", "offset", "count"},
 	OpUMR:                {"op", "qpn", "key", "check_free", "mask", "mkc", "translation_offset", "mtt", "klm"},
 	OpLocalInvalidate:    {"op", "qpn", "key"},
 	OpSendWithInvalidate: {"op", "qpn", "key"},
@@ -782,6 +800,9 @@ func (p *parser) op(op *Op, at path, v value, qpns map[uint32]bool) {
 	case OpDestroyMKey, OpQueryMKey:
 		if v, ok := p.required(at, &o, "index"); ok {
 			op.Index = uint32(p.number(at.dot("index"), v, 24))
+		}
+		if op.Kind == OpQueryMKey {
+			op.Query = p.queryWindow(at, &o)
 		}
 	case OpUMR:
 		u := &UMR{}

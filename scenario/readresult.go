@@ -12,22 +12,24 @@ import (
 
 // rawResult is a result line as JSON gives it.
 type rawResult struct {
-	Seq       int          `json:"seq"`
-	Op        string       `json:"op"`
-	Status    string       `json:"status"`
-	Reason    string       `json:"reason"`
-	Segments  []rawSegment `json:"segments"`
-	Level     int          `json:"level"`
-	Offset    json.Number  `json:"offset"`
-	FaultKey  string       `json:"fault_key"`
-	FaultAddr string       `json:"fault_addr"`
-	Index     uint32       `json:"index"`
-	Key       string       `json:"key"`
-	MKCHex    string       `json:"mkc_hex"`
-	MTT       []rawMTT     `json:"mtt"`
-	KLM       []rawKLM     `json:"klm"`
-	Resumed   []rawResult  `json:"resumed"`
-	Cycle     *uint64      `json:"cycle"`
+	Seq             int          `json:"seq"`
+	Op              string       `json:"op"`
+	Status          string       `json:"status"`
+	Reason          string       `json:"reason"`
+	Segments        []rawSegment `json:"segments"`
+	Level           int          `json:"level"`
+	Offset          json.Number  `json:"offset"`
+	FaultKey        string       `json:"fault_key"`
+	FaultAddr       string       `json:"fault_addr"`
+	Index           uint32       `json:"index"`
+	Key             string       `json:"key"`
+	MKCHex          string       `json:"mkc_hex"`
+	MTT             []rawMTT     `json:"mtt"`
+	KLM             []rawKLM     `json:"klm"`
+	EntriesLeftOut  uint64       `json:"entries_left_out"`
+	SegmentsLeftOut uint64       `json:"segments_left_out"`
+	Resumed         []rawResult  `json:"resumed"`
+	Cycle           *uint64      `json:"cycle"`
 }
 
 type rawSegment struct {
@@ -115,6 +117,7 @@ func (raw *rawResult) result(op string) (Result, error) {
 		return r, fmt.Errorf("fault_addr: %v", err)
 	}
 	r.Index = raw.Index
+	r.EntriesLeftOut, r.SegmentsLeftOut = raw.EntriesLeftOut, raw.SegmentsLeftOut
 	if v, err = hexNum(raw.Key); err != nil {
 		return r, fmt.Errorf("key: %v", err)
 	}

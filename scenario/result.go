@@ -17,11 +17,17 @@ type Result struct {
 	Reason string // BAD_PARAM: why the command was refused
 
 	// access
-	Segments  []prm.Segment // OK
-	Level     int           // failure: the level where it arose
-	Offset    uint64        // failure: byte offset in the request
-	FaultKey  prm.Key       // PAGE_FAULT
-	FaultAddr uint64        // PAGE_FAULT
+	Segments []prm.Segment // OK: the first MaxSegments in request order
+	// SegmentsLeftOut is how many segments of an OK access follow the
+	// MaxSegments listed ("segments_left_out", written when not 0), and
+	// LeftOutSum their digest (not written: a line read back has 0), which
+	// Diff compares when both sides have one.
+	SegmentsLeftOut uint64
+	LeftOutSum      SegmentSum
+	Level           int     // failure: the level where it arose
+	Offset          uint64  // failure: byte offset in the request
+	FaultKey        prm.Key // PAGE_FAULT
+	FaultAddr       uint64  // PAGE_FAULT
 
 	// create_mkey
 	Index uint32
@@ -34,6 +40,10 @@ type Result struct {
 	// ICM read on demand, and may hold billions of entries: write it with
 	// WriteLine, compare it with Diff (see List).
 	List *List
+	// EntriesLeftOut is how many entries of the range the query asked
+	// for follow the MaxQueryEntries it lists (QueryWindow.Range),
+	// written as "entries_left_out" when not 0.
+	EntriesLeftOut uint64
 
 	// page_fault_resume
 	Resumed []Result
@@ -186,6 +196,10 @@ func (r *Result) appendBody(b []byte) []byte {
 			b = append(b, `,"mkc_hex":"`...)
 			b = append(b, r.MKC.Hex()...)
 			b = append(b, '"')
+			if r.EntriesLeftOut != 0 {
+				b = append(b, `,"entries_left_out":`...)
+				b = strconv.AppendUint(b, r.EntriesLeftOut, 10)
+			}
 		}
 	case OpPageFaultResume:
 		if r.Status == prm.OK {
@@ -224,7 +238,12 @@ func (r *Result) appendAccess(b []byte) []byte {
 			b = strconv.AppendUint(b, s.Len, 10)
 			b = append(b, '}')
 		}
-		return append(b, ']')
+		b = append(b, ']')
+		if r.SegmentsLeftOut != 0 {
+			b = append(b, `,"segments_left_out":`...)
+			b = strconv.AppendUint(b, r.SegmentsLeftOut, 10)
+		}
+		return b
 	}
 	b = append(b, `,"level":`...)
 	b = strconv.AppendInt(b, int64(r.Level), 10)

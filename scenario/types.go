@@ -88,14 +88,15 @@ type UMR struct {
 
 // Op is one operation; the fields that apply depend on Kind. The rare
 // big operations (create_mkey, umr) hang off pointers, so that a
-// scenario of millions of accesses costs 56 bytes an operation.
+// scenario of millions of accesses costs 64 bytes an operation.
 type Op struct {
-	Access Access  // access
-	Create *MKey   // create_mkey
-	UMR    *UMR    // umr
-	Index  uint32  // destroy_mkey, query_mkey
-	QPN    uint32  // local_invalidate, send_with_invalidate
-	Key    prm.Key // local_invalidate, send_with_invalidate, page_fault_resume
+	Access Access       // access
+	Create *MKey        // create_mkey
+	UMR    *UMR         // umr
+	Query  *QueryWindow // query_mkey: the entries asked for; nil asks for the default
+	Index  uint32       // destroy_mkey, query_mkey
+	QPN    uint32       // local_invalidate, send_with_invalidate
+	Key    prm.Key      // local_invalidate, send_with_invalidate, page_fault_resume
 	Kind   OpKind
 	OK     bool // page_fault_resume
 }

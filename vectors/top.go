@@ -125,7 +125,7 @@ func decodeTop(l *Layout, ln Line) TopVector {
 func (v *TopVector) run(m *ref.Model, buf []prm.Segment) []prm.Segment {
 	out := m.Translate(ref.Request{QPN: v.QPN, Key: v.Key, Addr: v.VA, Len: v.Len, Type: v.Type}, buf)
 	v.Status, v.Level, v.Offset = out.Status, uint8(out.Level), uint32(out.Offset)
-	v.NSeg = uint32(len(out.Segments))
+	v.NSeg = uint32(uint64(len(out.Segments)) + out.SegmentsLeftOut) // all of them: at most 2^32-1, one a byte
 	v.Segs = [MaxSegs]prm.Segment{}
 	copy(v.Segs[:], out.Segments)
 	v.FaultKey, v.FaultAddr = 0, 0

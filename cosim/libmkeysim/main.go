@@ -318,7 +318,7 @@ func mkeysim_access(h C.mkeysim_handle, qpn, key C.uint32_t, va C.uint64_t, n C.
 		}
 		if res != nil {
 			*res = C.mkeysim_result{status: C.int32_t(out.Status), level: C.int32_t(out.Level), offset: C.uint64_t(out.Offset),
-				nseg: C.uint32_t(len(out.Segments)), fault_key: C.uint32_t(out.FaultKey), fault_addr: C.uint64_t(out.FaultAddr)}
+				nseg: C.uint32_t(uint64(len(out.Segments)) + out.SegmentsLeftOut), fault_key: C.uint32_t(out.FaultKey), fault_addr: C.uint64_t(out.FaultAddr)}
 		}
 		if maxSegs > 0 {
 			dst := unsafe.Slice(segs, int(maxSegs))

@@ -5,7 +5,6 @@
 package querytest
 
 import (
-	"bufio"
 	"errors"
 	"runtime"
 	"strings"
@@ -60,63 +59,85 @@ func CheckLines(t *testing.T, res []scenario.Result) {
 	}
 }
 
-// HugeScenario is a scenario of about 300 bytes that creates a free object
-// of capacity 0xFFFFFFFC octwords (2 x 0xFFFFFFFC MTT entries, or
-// 0xFFFFFFFC KLM entries: 64 GB of list) with one entry, writes one more
-// near the end of the capacity by UMR, and queries it.
+// HugeScenario is a scenario of about 400 bytes that creates a free
+// object of capacity 0xFFFFFFFC octwords (2 x 0xFFFFFFFC MTT entries, or
+// 0xFFFFFFFC KLM entries: 64 GB of list) with one entry, writes two more
+// near the end of the capacity by UMR, and queries it three times: the
+// default window (the first scenario.MaxQueryEntries entries), a window
+// of three entries at the end, and an offset past the capacity.
 func HugeScenario(mode string) string {
-	entry, deep := `"mtt":[{"ptag":"0x5000"}]`, `"mtt":[{"ptag":"0x7000"},{"ptag":"0x8000"}]`
+	entry, deep, off := `"mtt":[{"ptag":"0x5000"}]`, `"mtt":[{"ptag":"0x7000"},{"ptag":"0x8000"}]`, "0x1fffffff0"
 	if mode == "KLM" {
-		entry, deep = `"klm":[{"byte_count":4096,"mkey":"0x100","address":"0x0"}]`, `"klm":[{"byte_count":7,"mkey":"0x200","address":"0x40"}]`
+		entry, deep, off = `"klm":[{"byte_count":4096,"mkey":"0x100","address":"0x0"}]`, `"klm":[{"byte_count":7,"mkey":"0x200","address":"0x40"}]`, "0xfffffff8"
 	}
 	return `{"qps":[{"qpn":1,"pd":5}],"ops":[
 {"op":"create_mkey","index":3,"mkc":{"access_mode":"` + mode + `","log_entity_size":12,"pd":5,"lr":1,"free":1,"umr_en":1,"translations_octword_size":"0xfffffffc"},` + entry + `},
 {"op":"umr","qpn":1,"key":"0x300","translation_offset":"0xfffffff8",` + deep + `},
-{"op":"query_mkey","index":3}]}`
+{"op":"query_mkey","index":3},
+{"op":"query_mkey","index":3,"offset":"` + off + `","count":3},
+{"op":"query_mkey","index":3,"offset":"0x200000000"}]}`
 }
 
-// CheckHuge checks the query line of HugeScenario: OK, the count of
-// the whole capacity, the entries written where they were written and
-// zero entries elsewhere.
-func CheckHuge(t *testing.T, mode string, res *scenario.Result) {
+// CheckHuge checks the query lines of HugeScenario (res[2:5]): the first
+// window with entries_left_out the rest of the capacity, the entries
+// written where they were written and zero entries elsewhere, and
+// BAD_PARAM for the offset past the capacity (MTT; in KLM mode that
+// offset is past it too).
+func CheckHuge(t *testing.T, mode string, res []scenario.Result) {
 	t.Helper()
-	if res.Status != prm.OK || res.List == nil {
-		t.Fatalf("%s query: status %v, list %v", mode, res.Status, res.List)
+	first, end, past := &res[2], &res[3], &res[4]
+	for _, r := range []*scenario.Result{first, end} {
+		if r.Status != prm.OK || r.List == nil {
+			t.Fatalf("%s query seq %d: status %v %s, list %v", mode, r.Seq, r.Status, r.Reason, r.List)
+		}
 	}
-	l := res.List
+	if past.Status != prm.BadParam {
+		t.Errorf("%s query past the capacity: %v, want BAD_PARAM", mode, past.Status)
+	}
+	capacity := uint64(0xFFFFFFFC)
+	kind := scenario.ListKLM
 	if mode == "MTT" {
-		if l.Kind() != scenario.ListMTT || l.Len() != 2*0xFFFFFFFC {
-			t.Fatalf("MTT query: %v list of %d entries, want mtt of %d", l.Kind(), l.Len(), uint64(2*0xFFFFFFFC))
-		}
-		want := map[uint64]prm.MTTEntry{
-			0:                {PTag: 0x5000, RdEn: true, WrEn: true},
-			1:                {},
-			2 * 0xFFFFFFF8:   {PTag: 0x7000, RdEn: true, WrEn: true},
-			2*0xFFFFFFF8 + 1: {PTag: 0x8000, RdEn: true, WrEn: true},
-			2*0xFFFFFFF8 + 2: {},
-			2*0xFFFFFFFC - 1: {},
-			0x8000_0000:      {},
-		}
-		for i, w := range want {
-			if g := l.MTT(i); g != w {
-				t.Errorf("mtt[%d] = %+v, want %+v", i, g, w)
+		capacity, kind = 2*0xFFFFFFFC, scenario.ListMTT
+	}
+	if l := first.List; l.Kind() != kind || l.Len() != scenario.MaxQueryEntries || first.EntriesLeftOut != capacity-scenario.MaxQueryEntries {
+		t.Fatalf("%s query: %v list of %d entries, %d left out; want %v of %d, %d left out", mode, l.Kind(), l.Len(), first.EntriesLeftOut,
+			kind, scenario.MaxQueryEntries, capacity-scenario.MaxQueryEntries)
+	}
+	if l := end.List; l.Len() != 3 || end.EntriesLeftOut != 0 {
+		t.Fatalf("%s query at the end: %d entries, %d left out; want 3, 0", mode, l.Len(), end.EntriesLeftOut)
+	}
+	if mode == "MTT" {
+		for _, c := range []struct {
+			l    *scenario.List
+			i    uint64
+			want prm.MTTEntry
+		}{
+			{first.List, 0, prm.MTTEntry{PTag: 0x5000, RdEn: true, WrEn: true}},
+			{first.List, 1, prm.MTTEntry{}},
+			{first.List, scenario.MaxQueryEntries - 1, prm.MTTEntry{}},
+			{end.List, 0, prm.MTTEntry{PTag: 0x7000, RdEn: true, WrEn: true}},
+			{end.List, 1, prm.MTTEntry{PTag: 0x8000, RdEn: true, WrEn: true}},
+			{end.List, 2, prm.MTTEntry{}},
+		} {
+			if g := c.l.MTT(c.i); g != c.want {
+				t.Errorf("mtt[%d] = %+v, want %+v", c.i, g, c.want)
 			}
 		}
 		return
 	}
-	if l.Kind() != scenario.ListKLM || l.Len() != 0xFFFFFFFC {
-		t.Fatalf("KLM query: %v list of %d entries, want klm of %d", l.Kind(), l.Len(), uint64(0xFFFFFFFC))
-	}
-	want := map[uint64]prm.KLMEntry{
-		0:              {ByteCount: 4096, MKey: 0x100},
-		1:              {},
-		0xFFFFFFF8:     {ByteCount: 7, MKey: 0x200, Address: 0x40},
-		0xFFFFFFF8 + 1: {},
-		0xFFFFFFFC - 1: {},
-	}
-	for i, w := range want {
-		if g := l.KLM(i); g != w {
-			t.Errorf("klm[%d] = %+v, want %+v", i, g, w)
+	for _, c := range []struct {
+		l    *scenario.List
+		i    uint64
+		want prm.KLMEntry
+	}{
+		{first.List, 0, prm.KLMEntry{ByteCount: 4096, MKey: 0x100}},
+		{first.List, 1, prm.KLMEntry{}},
+		{end.List, 0, prm.KLMEntry{ByteCount: 7, MKey: 0x200, Address: 0x40}},
+		{end.List, 1, prm.KLMEntry{}},
+		{end.List, 2, prm.KLMEntry{}},
+	} {
+		if g := c.l.KLM(c.i); g != c.want {
+			t.Errorf("klm[%d] = %+v, want %+v", c.i, g, c.want)
 		}
 	}
 }
@@ -139,12 +160,16 @@ func (w *FailAfter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
+// maxQueryLine bounds a query's line: 4,096 KLM entries of about 60
+// bytes and the context.
+const maxQueryLine = 300 << 10
+
 // RunHuge runs HugeScenario(mode) through a model (run), checks that its
-// two accesses pass and its query's line (CheckHuge), streams that line
-// into a writer that fails after 50 MB and checks that the writer's error
-// comes back, and fails t when the run and the streaming allocate more
-// than maxAlloc bytes: the list of 64 GB must never be built. It returns
-// the scenario and the results, for a model's own further checks.
+// two commands pass and its queries' lines (CheckHuge), writes the lines
+// and checks that each is under 300 KB, and fails t when the run and the
+// writing allocate more than maxAlloc bytes: the list of 64 GB must never
+// be built. It returns the scenario and the results, for a model's own
+// further checks.
 func RunHuge(t *testing.T, mode string, maxAlloc uint64, run func(*scenario.Scenario) []scenario.Result) (*scenario.Scenario, []scenario.Result) {
 	t.Helper()
 	sc, err := scenario.Parse([]byte(HugeScenario(mode)))
@@ -160,16 +185,16 @@ func RunHuge(t *testing.T, mode string, maxAlloc uint64, run func(*scenario.Scen
 			t.Fatalf("%s seq %d: %v %s", mode, i, res[i].Status, res[i].Reason)
 		}
 	}
-	CheckHuge(t, mode, &res[2])
-	w := &FailAfter{Limit: 50 << 20}
-	bw := bufio.NewWriter(w)
-	err = res[2].WriteLine(bw)
-	runtime.ReadMemStats(&after)
-	if !errors.Is(err, ErrFull) || w.N != w.Limit {
-		t.Errorf("%s: streaming the line: %v after %d bytes, want the writer's error after %d", mode, err, w.N, w.Limit)
+	CheckHuge(t, mode, res)
+	for i := range res {
+		w := &FailAfter{Limit: maxQueryLine}
+		if err := res[i].WriteLine(w); err != nil {
+			t.Errorf("%s seq %d: the line is longer than %d bytes (%v)", mode, i, maxQueryLine, err)
+		}
 	}
+	runtime.ReadMemStats(&after)
 	alloc := after.TotalAlloc - before.TotalAlloc
-	t.Logf("%s: run and 50 MB of the query line: %d bytes allocated, heap obtained from the OS %d MB, peak RSS %s",
+	t.Logf("%s: run and the lines: %d bytes allocated, heap obtained from the OS %d MB, peak RSS %s",
 		mode, alloc, after.HeapSys>>20, memlimit.PeakRSS())
 	if alloc > maxAlloc {
 		t.Errorf("%s: %d bytes allocated, want a few MB", mode, alloc)

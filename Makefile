@@ -34,6 +34,14 @@ run: build
 test: tools lint unit conformance vectors-check cosim-check
 	@echo "make test: all passed"
 
+# The guard of every test step: no file any test writes may pass
+# FSIZE_LIMIT_KB (ulimit -f, KiB; 8 GiB), so that a test gone wrong (a
+# model writing without end) dies of SIGXFSZ instead of filling the disk.
+# The largest file the tests legitimately write is far smaller (README,
+# Tests). .ci/run sets the same limit for the whole of make test.
+FSIZE_LIMIT_KB ?= 8388608
+GUARD := ulimit -f $(FSIZE_LIMIT_KB) 2>/dev/null || true;
+
 tools:
 	@bash scripts/install-tools.sh
 
@@ -45,12 +53,14 @@ lint: vet
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.6.1 ./...
 
 unit:
-	MKEYSIM_REQUIRE_TOOLS=1 $(GO) test -count=1 -timeout 15m -skip '^(TestVerilogReplay|TestCosimCheck)$$' ./...
+	$(GUARD) MKEYSIM_REQUIRE_TOOLS=1 $(GO) test -count=1 -timeout 15m -skip '^(TestVerilogReplay|TestCosimCheck)$$' ./...
 
-# Both models on every shared conformance scenario, through the command
-# line, compared with the shared comparator.
+# Both models on every shared conformance scenario and every hazard
+# (inputs that made an earlier build run away), through the command line,
+# each with a deadline and a cap on its output, compared with the shared
+# comparator.
 conformance: build
-	@SHARED=$(SHARED) bash scripts/conformance.sh $(BIN) $(SHARED)/conformance examples
+	@$(GUARD) SHARED=$(SHARED) bash scripts/conformance.sh $(BIN) $(SHARED)/conformance $(SHARED)/hazards examples
 
 # Golden vectors for every unit into out/vectors (vectors/README.md).
 vectors: build
@@ -58,7 +68,7 @@ vectors: build
 
 # Replays them under Icarus Verilog and Verilator against vectors/hdl/.
 vectors-check: build tools
-	@bash scripts/vectors-check.sh $(BIN)
+	@$(GUARD) bash scripts/vectors-check.sh $(BIN)
 
 # The golden model as a C library for live co-simulation (cosim/README.md):
 # out/cosim/libmkeysim.so with its header mkeysim.h (cgo's own generated
@@ -78,7 +88,7 @@ cosim:
 # The live scoreboard under Verilator (DPI-C) and Icarus (VPI), good and
 # broken DUTs, and the C test (make test runs it through go test ./live).
 cosim-check: tools
-	@bash scripts/cosim-check.sh
+	@$(GUARD) bash scripts/cosim-check.sh
 
 wave:
 	@if [ -n "$$DISPLAY" ]; then gtkwave $(OUT)/default.vcd $(OUT)/default.gtkw; \

@@ -14,6 +14,11 @@ type Config struct {
 	// Coverage, if not nil, counts the coverage points the model reaches
 	// (package cover); nil collects nothing and costs a nil check.
 	Coverage *cover.Collector
+	// Stop, if not nil, abandons a translation when it closes: one
+	// access may have 2^32 segments, seconds of work, so the walk looks
+	// at Stop every 65,536 segments past the line's window. An abandoned
+	// translation's outcome is meaningless; Stopped tells the caller.
+	Stop <-chan struct{}
 }
 
 // DefaultConfig is the configuration of conformance runs.

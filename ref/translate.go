@@ -45,11 +45,9 @@ type walker struct {
 	typ      prm.AccessType
 	segs     []prm.Segment
 	fail     Outcome
-	// The segments past the window: how many, their digest, and the
-	// byte offset in the request of the next one.
+	// The segments past the window: how many, and their digest.
 	more    uint64
 	moreSum scenario.SegmentSum
-	moreAt  uint64
 }
 
 // Translate translates req against the current state without changing it
@@ -76,26 +74,39 @@ func (m *Model) Translate(req Request, buf []prm.Segment) Outcome {
 	return Outcome{Status: prm.OK, Segments: w.segs, SegmentsLeftOut: w.more, LeftOutSum: w.moreSum}
 }
 
-// emit appends a translated segment, or counts it past the window.
-func (w *walker) emit(space prm.Space, addr, n uint64) {
+// emit appends a translated segment found at byte offset off of the
+// request, or counts it past the window. It returns false when the walk
+// is abandoned (Config.Stop).
+func (w *walker) emit(space prm.Space, addr, n, off uint64) bool {
 	if len(w.segs) < scenario.MaxSegments {
 		w.segs = append(w.segs, prm.Segment{Space: space, Addr: addr, Len: n})
-		return
+		return true
 	}
-	w.leaveOut(prm.Segment{Space: space, Addr: addr, Len: n})
+	return w.leaveOut(prm.Segment{Space: space, Addr: addr, Len: n}, off)
 }
 
 // leaveOut counts and sums a segment past the window: memory stays flat
-// however many segments an access has.
-func (w *walker) leaveOut(s prm.Segment) {
-	if w.more == 0 {
-		for i := range w.segs {
-			w.moreAt += w.segs[i].Len
-		}
-	}
-	w.moreSum.Add(w.moreAt, s)
-	w.moreAt += s.Len
+// however many segments an access has. Every 65,536 segments it looks at
+// Config.Stop.
+func (w *walker) leaveOut(s prm.Segment, off uint64) bool {
+	w.moreSum.Add(off, s)
 	w.more++
+	if w.more&0xFFFF == 0 && w.m.Stopped() {
+		return w.failAt(prm.BadParam, 0, 0)
+	}
+	return true
+}
+
+// Stopped reports whether Config.Stop has closed: a translation may have
+// been abandoned, and the result of the operation that ran it means
+// nothing.
+func (m *Model) Stopped() bool {
+	select {
+	case <-m.cfg.Stop:
+		return true
+	default:
+		return false
+	}
 }
 
 // failAt records the failure st at level and offset off, and returns false.
@@ -181,11 +192,11 @@ func (w *walker) walk(level int, key prm.Key, v, l, off uint64) bool {
 	}
 	switch mkc.AccessMode {
 	case prm.ModePA:
-		w.emit(prm.SpaceDMA, v, l)
+		return w.emit(prm.SpaceDMA, v, l, off)
 	case prm.ModeSWICM:
-		w.emit(prm.SpaceSWICM, v, l)
+		return w.emit(prm.SpaceSWICM, v, l, off)
 	case prm.ModeMEMIC:
-		w.emit(prm.SpaceMEMIC, v, l)
+		return w.emit(prm.SpaceMEMIC, v, l, off)
 	case prm.ModeMTT:
 		return w.mtt(level, key, o, v, l, off)
 	case prm.ModeKLM:
@@ -247,7 +258,9 @@ func (w *walker) mtt(level int, key prm.Key, o *Object, v, l, off uint64) bool {
 			}
 			return w.failAt(prm.PageAccess, level, off+t)
 		}
-		w.emit(prm.SpaceDMA, e&^(p-1)+pg, n)
+		if !w.emit(prm.SpaceDMA, e&^(p-1)+pg, n, off+t) {
+			return false
+		}
 		if t += n; t >= l {
 			return true
 		}

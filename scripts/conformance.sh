@@ -2,6 +2,10 @@
 # conformance.sh BIN DIR... : runs every DIR/NAME.json that has a
 # NAME.expected.jsonl through both models (mkeysim ref and mkeysim run) and
 # compares the lines with the shared comparator. Prints "N passed, M failed".
+# Each model runs with a deadline (60 s, then SIGKILL) and a cap on the
+# size of its output file (64 MiB, ulimit -f), so that a scenario that
+# makes a broken build write without end (../shared/hazards) fails here
+# in seconds instead of filling the disk.
 set -uo pipefail
 bin=$1; shift
 # The shared comparator when it is there, else mkeysim's own.
@@ -16,7 +20,7 @@ for dir in "$@"; do
     [ -f "$exp" ] || continue
     for mode in ref run; do
       flags=""; [ $mode = run ] && flags=--quiet
-      if ! "$bin" $mode $flags "$f" > "$tmp/got" 2> "$tmp/err" </dev/null; then
+      if ! ( ulimit -f $((64 * 1024)); exec timeout -k 5 60 "$bin" $mode $flags "$f" > "$tmp/got" 2> "$tmp/err" </dev/null ); then
         echo "FAIL $mode $f: $(head -3 "$tmp/err")"; fail=$((fail+1)); continue
       fi
       if out=$(compare "$tmp/got" "$exp"); then

@@ -646,6 +646,8 @@ func (s *Isolation) apply(seq int, op *scenario.Op) (scenario.Result, []isoVerdi
 	case scenario.OpQueryMKey:
 		if o := s.objs[op.Index]; o == nil {
 			res.Status = prm.BadKeyIndex
+		} else if _, _, _, ok := isoQueryWindow(op.Query, &o.mkc); !ok {
+			res.Status = prm.BadParam
 		} else {
 			res.MKC = o.mkc
 		}
@@ -824,7 +826,7 @@ func (s *Isolation) Check(seq int, op *scenario.Op, got *scenario.Result) []stri
 				bad("COMMAND", "created index %d key %v, want %d %v", got.Index, got.Key, want.Index, want.Key)
 			}
 		case scenario.OpQueryMKey:
-			if d := s.judgeQuery(got, &want.MKC); d != "" {
+			if d := s.judgeQuery(got, &want.MKC, op.Query); d != "" {
 				bad("COMMAND", "%s", d)
 			}
 		}
@@ -853,8 +855,8 @@ func (s *Isolation) judgeAccess(seq int, op *scenario.Op, got *scenario.Result, 
 				break
 			}
 		}
-		if len(got.Segments) < len(v.segs) {
-			bad("ISOLATION", "%d segments, the access reaches %d", len(got.Segments), len(v.segs))
+		if listed := min(len(v.segs), isoMaxSegments); len(got.Segments) != listed || got.SegmentsLeftOut != uint64(len(v.segs)-listed) {
+			bad("ISOLATION", "%d segments listed and %d left out, the access reaches %d (the line lists at most %d)", len(got.Segments), got.SegmentsLeftOut, len(v.segs), isoMaxSegments)
 		}
 		if len(out) == 0 {
 			s.Counts["access OK"]++
@@ -888,32 +890,70 @@ func (s *Isolation) judgeAccess(seq int, op *scenario.Op, got *scenario.Result, 
 	return out
 }
 
+// isoMaxEntries and isoMaxSegments are scenario.md's bounds on a result
+// line: the entries one query lists and the segments one access lists.
+const (
+	isoMaxEntries  = 4096
+	isoMaxSegments = 65536
+)
+
+// isoQueryWindow is the part of m's list a query with window w lists, by
+// scenario.md's query_mkey row: the entries [first, first+n) and how many
+// more of the range asked are left out; ok is false for an offset past
+// the capacity (BAD_PARAM). A mode without a list has an empty window.
+func isoQueryWindow(w *scenario.QueryWindow, m *prm.MKC) (first, n, left uint64, ok bool) {
+	var capacity uint64
+	switch m.AccessMode {
+	case prm.ModeMTT:
+		capacity = 2 * uint64(m.TranslationsOctwordSize)
+	case prm.ModeKLM, prm.ModeFixedBufferSize:
+		capacity = uint64(m.TranslationsOctwordSize)
+	default:
+		return 0, 0, 0, true // offset and count are ignored
+	}
+	asked := capacity
+	if w != nil {
+		if w.Offset > capacity {
+			return 0, 0, 0, false
+		}
+		first, asked = w.Offset, capacity-w.Offset
+		if w.HasCount && w.Count < asked {
+			asked = w.Count
+		}
+	}
+	n = min(asked, isoMaxEntries)
+	return first, n, asked - n, true
+}
+
 // judgeQuery compares a query's answer with the shadow: the MKC, and the
-// list words inside the capacity (at most 4096 entries of it).
-func (s *Isolation) judgeQuery(got *scenario.Result, want *prm.MKC) string {
+// list words of the window the query asked for (isoQueryWindow) with the
+// count of the entries left out.
+func (s *Isolation) judgeQuery(got *scenario.Result, want *prm.MKC, w *scenario.QueryWindow) string {
 	if got.MKC != *want {
 		return fmt.Sprintf("mkc %s, want %s", got.MKC.Hex(), want.Hex())
 	}
-	size := uint64(want.TranslationsOctwordSize)
+	first, n, left, _ := isoQueryWindow(w, want)
 	h := want.MTTHandle
 	switch want.AccessMode {
 	case prm.ModeMTT:
-		if got.List.Kind() != scenario.ListMTT || got.List.Len() != 2*size {
-			return fmt.Sprintf("list of %d %v entries, want %d MTT", got.List.Len(), got.List.Kind(), 2*size)
+		if got.List.Kind() != scenario.ListMTT || got.List.Len() != n || got.EntriesLeftOut != left {
+			return fmt.Sprintf("list of %d %v entries, %d left out; want %d MTT, %d left out", got.List.Len(), got.List.Kind(), got.EntriesLeftOut, n, left)
 		}
-		for i := uint64(0); i < min(2*size, 4096); i++ {
-			if w := isoMTTWord(got.List.MTT(i)); w != s.words[h+8*i]&^0xfc {
-				return fmt.Sprintf("MTT entry %d is %#x, the shadow's %#x", i, w, s.words[h+8*i])
+		for i := range n {
+			a := h + 8*(first+i)
+			if w := isoMTTWord(got.List.MTT(i)); w != s.words[a]&^0xfc {
+				return fmt.Sprintf("MTT entry %d is %#x, the shadow's %#x", first+i, w, s.words[a])
 			}
 		}
 	case prm.ModeKLM, prm.ModeFixedBufferSize:
-		if got.List.Kind() != scenario.ListKLM || got.List.Len() != size {
-			return fmt.Sprintf("list of %d %v entries, want %d KLM", got.List.Len(), got.List.Kind(), size)
+		if got.List.Kind() != scenario.ListKLM || got.List.Len() != n || got.EntriesLeftOut != left {
+			return fmt.Sprintf("list of %d %v entries, %d left out; want %d KLM, %d left out", got.List.Len(), got.List.Kind(), got.EntriesLeftOut, n, left)
 		}
-		for i := uint64(0); i < min(size, 4096); i++ {
+		for i := range n {
+			a := h + 16*(first+i)
 			e := got.List.KLM(i)
-			if uint64(e.ByteCount)<<32|uint64(e.MKey) != s.words[h+16*i] || e.Address != s.words[h+16*i+8] {
-				return fmt.Sprintf("KLM entry %d is %+v, the shadow's %#x %#x", i, e, s.words[h+16*i], s.words[h+16*i+8])
+			if uint64(e.ByteCount)<<32|uint64(e.MKey) != s.words[a] || e.Address != s.words[a+8] {
+				return fmt.Sprintf("KLM entry %d is %+v, the shadow's %#x %#x", first+i, e, s.words[a], s.words[a+8])
 			}
 		}
 	default:

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"mkeysim/internal/bounded"
 )
 
 var (
@@ -50,18 +52,13 @@ func cli(t *testing.T) string {
 
 func runCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	cmd := exec.Command(cli(t), append([]string{"vectors"}, args...)...)
+	cmd := bounded.Command(cli(t), append([]string{"vectors"}, args...)...)
 	cmd.Dir = ".."
-	var so, se bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &so, &se
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
+	r := cmd.Run()
+	if r.ExitCode < 0 || r.Truncated() {
+		t.Fatal(r.String())
 	}
-	return code, so.String(), se.String()
+	return r.ExitCode, string(r.Stdout), string(r.Stderr)
 }
 
 func TestCLIBadInput(t *testing.T) {

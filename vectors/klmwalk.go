@@ -357,7 +357,7 @@ func genKLMWalk(o *Options) (*unitResult, error) {
 		return nil, err
 	}
 	res.sources, res.directed = sources, len(vs)
-	vs, err = fillRandom(vs, o.Count, newRNG(o.Seed, 3), func(r *rng) (KLMWalkVector, error) {
+	vs, err = fillRandom(o, vs, newRNG(o.Seed, 3), func(r *rng) (KLMWalkVector, error) {
 		v := randKLMWalk(r)
 		return v, v.oracle()
 	})

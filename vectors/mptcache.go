@@ -267,7 +267,10 @@ func genMPTCache(o *Options) (*unitResult, error) {
 			vs = append(vs, v)
 		}
 	}
-	for len(vs) < o.Count {
+	for k := 0; len(vs) < o.Count; k++ {
+		if k%1024 == 0 && o.stopped() {
+			return nil, ErrStopped
+		}
 		// Now and then (about once per max(lines, 20) operations, in caches
 		// of at most fullEpisodeLines lines) fill every invalid line with
 		// an index of its set and clear the full cache: INVAL_ALL's count

@@ -328,7 +328,7 @@ func genMTTWalk(o *Options) (*unitResult, error) {
 		return nil, err
 	}
 	res.sources, res.directed = sources, len(vs)
-	vs, err = fillRandom(vs, o.Count, newRNG(o.Seed, 2), func(r *rng) (MTTWalkVector, error) {
+	vs, err = fillRandom(o, vs, newRNG(o.Seed, 2), func(r *rng) (MTTWalkVector, error) {
 		v := randMTTWalk(r)
 		return v, v.oracle()
 	})

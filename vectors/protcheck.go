@@ -324,11 +324,14 @@ func genProtcheck(o *Options) (*unitResult, error) {
 		return nil, err
 	}
 	res.sources, res.directed = sources, len(vs)
-	vs, _ = fillRandom(vs, o.Count, newRNG(o.Seed, 1), func(r *rng) (ProtcheckVector, error) {
+	vs, err = fillRandom(o, vs, newRNG(o.Seed, 1), func(r *rng) (ProtcheckVector, error) {
 		v := randProtcheck(r)
 		v.oracle()
 		return v, nil
 	})
+	if err != nil {
+		return nil, err
+	}
 	return encodeAll(res, l, vs, func(v *ProtcheckVector, cov coverage) {
 		cov.status(v.Status)
 		if v.Status == prm.OK && v.Level > 0 && v.Type == prm.RemoteAtomic && (v.Len != 8 || v.VA%8 != 0) {

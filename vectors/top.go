@@ -657,6 +657,9 @@ func genTop(o *Options) (*unitResult, error) {
 	var m *ref.Model
 	var objs []wobj
 	for k := 0; len(vs) < o.Count; k++ {
+		if k%1024 == 0 && o.stopped() {
+			return nil, ErrStopped
+		}
 		if k%worldSpan == 0 {
 			world++
 			if world > 0xffff {

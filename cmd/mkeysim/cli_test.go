@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"mkeysim/internal/bounded"
 	"mkeysim/internal/tooltest"
 )
 
@@ -77,18 +78,23 @@ func workDir(t *testing.T) string {
 // PATH, and returns its exit status and output.
 func shell(t *testing.T, dir, script string) (int, string) {
 	t.Helper()
-	cmd := exec.Command("bash", "-e", "-o", "pipefail", "-c", script)
+	cmd := bounded.Command("bash", "-e", "-o", "pipefail", "-c", script)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(binary(t))+string(os.PathListSeparator)+os.Getenv("PATH"), "HOME="+dir)
-	out, err := cmd.CombinedOutput()
-	var ee *exec.ExitError
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	r := cmd.Run()
 	switch {
-	case errors.As(err, &ee):
-		return ee.ExitCode(), string(out)
-	case err != nil:
-		t.Fatal(err)
+	case r.TimedOut:
+		t.Fatalf("killed after %v:\n%.4000s", cmd.Deadline, out.String())
+	case r.ExitCode < 0:
+		t.Fatal(r.String())
 	}
-	return 0, string(out)
+	if out.Len() > 16<<20 {
+		t.Fatalf("%d bytes of output", out.Len())
+	}
+	return r.ExitCode, out.String()
 }
 
 // commands lists every command a user can run, the root first.
@@ -137,11 +143,10 @@ func TestHelpExamplesRun(t *testing.T) {
 		path := strings.Fields(c.CommandPath())[1:]
 		t.Run(strings.Join(append([]string{"mkeysim"}, path...), "_"), func(t *testing.T) {
 			t.Parallel()
-			cmd := exec.Command(bin, append(path, "--help")...)
-			var so, se bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &so, &se
-			if err := cmd.Run(); err != nil || se.Len() > 0 {
-				t.Fatalf("--help: %v, stderr %q", err, se.String())
+			r := bounded.Command(bin, append(path, "--help")...).Run()
+			so := bytes.NewBuffer(r.Stdout)
+			if r.ExitCode != 0 || len(r.Stderr) > 0 {
+				t.Fatalf("--help: %s", r.String())
 			}
 			lines := examples(so.String())
 			if len(lines) == 0 {
@@ -219,14 +224,11 @@ func TestFlagsAnywhere(t *testing.T) {
 // the module version and, in a checkout, the commit built.
 func TestVersion(t *testing.T) {
 	bin := binary(t)
-	a, err := exec.Command(bin, "--version").Output()
-	if err != nil {
-		t.Fatal(err)
+	ra, rb := bounded.Command(bin, "--version").Run(), bounded.Command(bin, "version").Run()
+	if ra.ExitCode != 0 || rb.ExitCode != 0 {
+		t.Fatalf("--version: %s\nversion: %s", ra.String(), rb.String())
 	}
-	b, err := exec.Command(bin, "version").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, b := ra.Stdout, rb.Stdout
 	if string(a) != string(b) || !regexp.MustCompile(`^mkeysim \S+, `).Match(a) {
 		t.Fatalf("--version %q, version %q", a, b)
 	}

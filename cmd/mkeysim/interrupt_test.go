@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"mkeysim/config"
+	"mkeysim/internal/bounded"
 	"mkeysim/internal/tooltest"
 	"mkeysim/ref"
 	"mkeysim/scenario"
@@ -71,23 +72,26 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// start starts bin with args, its standard error in a buffer readable
-// while it runs; done receives Wait's error.
+// start starts bin with args under the bounds of every test that runs
+// mkeysim (internal/bounded: 3 minutes, then its process group is
+// killed), its standard error in a buffer readable while it runs; done
+// receives Wait's error.
 func start(t *testing.T, bin string, args ...string) (cmd *exec.Cmd, stderr *lockedBuffer, done <-chan error) {
 	t.Helper()
-	cmd = exec.Command(bin, args...)
+	b := bounded.Command(bin, args...)
+	b.Deadline = 3 * time.Minute
 	stderr = &lockedBuffer{}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
+	b.Stderr = stderr
+	if err := b.Start(); err != nil {
 		t.Fatal(err)
 	}
 	ch := make(chan error, 1)
-	go func() { ch <- cmd.Wait() }()
-	return cmd, stderr, ch
+	go func() { ch <- b.Wait().Err }()
+	return b.Cmd, stderr, ch
 }
 
 // TestInterrupt: SIGINT or SIGTERM stops a long run at a cycle boundary
-// and exits 130, saying what it kept: every result retired (each one
+// and exits 130 or 143 (128 + the signal), saying what it kept: every result retired (each one
 // right, by the golden model), the statistics up to that cycle, and a
 // VCD that ends at that cycle and that the strict reader and GTKWave
 // accept; no temporary file is left. With --progress the bar shows its
@@ -162,8 +166,8 @@ func TestInterrupt(t *testing.T) {
 				t.Fatalf("still running a minute after %v", c.sig)
 			}
 			var ee *exec.ExitError
-			if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
-				t.Fatalf("exit %v, want 130\n%s", err, stderr.String())
+			if want := 128 + int(c.sig); !errors.As(err, &ee) || ee.ExitCode() != want {
+				t.Fatalf("exit %v, want %d\n%s", err, want, stderr.String())
 			}
 			errs := stderr.String()
 			if c.progress && !regexp.MustCompile(`simulating.*it/s.*\[\d+s:\d+s\]`).MatchString(errs) {

@@ -22,10 +22,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -38,27 +36,12 @@ const (
 	exitOK          = 0
 	exitFail        = 1   // results differ, or a run or a write failed
 	exitUsage       = 2   // bad input: arguments, a scenario, a config
-	exitInterrupted = 130 // SIGINT or SIGTERM (128 + 2)
+	exitInterrupted = 130 // SIGINT (128 + 2); SIGTERM exits 143 (interruptedStatus)
 )
 
 func main() {
-	ctx, cancel := context.WithCancel(context.Background())
-	stopOnSignal(cancel)
+	ctx := stopOnSignal(os.Stderr)
 	os.Exit(execute(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
-}
-
-// stopOnSignal cancels the command's context at the first SIGINT or
-// SIGTERM: a run stops at a cycle boundary and keeps what it has.
-// A second one kills the process at once, as if mkeysim caught nothing.
-func stopOnSignal(cancel context.CancelFunc) {
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		s := <-sigs
-		signal.Stop(sigs)
-		fmt.Fprintf(os.Stderr, "mkeysim: %v: stopping at a cycle boundary (again to quit at once, keeping nothing)\n", s)
-		cancel()
-	}()
 }
 
 // run runs the command line args without signals and without standard
@@ -124,7 +107,8 @@ Flags are GNU-style (--out FILE, --out=FILE), before or after the
 arguments; every model parameter of 'mkeysim config --defaults' is a flag
 named by its key, dotted, with - for _ (mkc_cache.ways is
 --mkc-cache.ways; either spelling works). Exit status: 0 success, 1 results
-differ or a run failed, 2 bad input, 130 interrupted.`,
+differ or a run failed, 2 bad input, 130 interrupted by SIGINT (Ctrl-C),
+143 by SIGTERM; a second signal quits at once.`,
 		Example: `  mkeysim run                                  # the default workload, checked
   mkeysim ref examples/klm-nested.json         # the golden model on a scenario
   mkeysim run examples/klm-nested.json --vcd out/klm.vcd

@@ -74,7 +74,7 @@ func refMain(c *cobra.Command, depth int, coverPath, file string) error {
 		defer f.abort()
 		coverFile, cov = f, cover.New()
 	}
-	m := ref.New(ref.Config{MaxIndirection: depth, Coverage: cov})
+	m := ref.New(ref.Config{MaxIndirection: depth, Coverage: cov, Stop: c.Context().Done()})
 	if err := m.Load(sc); err != nil {
 		return fail("%s: %v", file, err)
 	}
@@ -83,12 +83,17 @@ func refMain(c *cobra.Command, depth int, coverPath, file string) error {
 	w := bufio.NewWriter(stdout)
 	lw := scenario.LineWriter{W: w}
 	for i := range sc.Ops {
-		if err := c.Context().Err(); err != nil {
-			w.Flush()
-			fmt.Fprintf(stderr, "mkeysim ref: interrupted after %d of %d operations; their lines are written\n", i, len(sc.Ops))
-			return status(exitInterrupted)
-		}
 		res := m.Apply(i, &sc.Ops[i])
+		// A signal during the operation may have cut its translation
+		// short (ref.Config.Stop): its line is not written.
+		if err := c.Context().Err(); err != nil {
+			if err := w.Flush(); err != nil {
+				fmt.Fprintln(stderr, "mkeysim ref:", err)
+				return status(exitFail)
+			}
+			fmt.Fprintf(stderr, "mkeysim ref: interrupted after %d of %d operations; their %d lines are written to standard output\n", i, len(sc.Ops), i)
+			return interruptedStatus(c.Context())
+		}
 		if err := lw.Write(&res); err != nil {
 			fmt.Fprintln(stderr, "mkeysim ref:", err)
 			return status(exitFail)

@@ -244,7 +244,7 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 	}
 	var board *tb.Scoreboard
 	if rf.check {
-		if board, err = tb.NewScoreboard(sc, ref.Config{MaxIndirection: cfg.Model.KLM.MaxIndirection, Coverage: goldenCov}); err != nil {
+		if board, err = tb.NewScoreboard(sc, ref.Config{MaxIndirection: cfg.Model.KLM.MaxIndirection, Coverage: goldenCov, Stop: c.Context().Done()}); err != nil {
 			return fail("%s: %v", name, err)
 		}
 		board.Follow(feed)
@@ -334,7 +334,7 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 	interrupted := errors.Is(runErr, tb.ErrStopped)
 	switch {
 	case interrupted:
-		code = exitInterrupted
+		code = int(interruptedStatus(c.Context()))
 	case runErr != nil:
 		fmt.Fprintln(stderr, "mkeysim run:", runErr)
 		fmt.Fprintf(stderr, "mkeysim run: stopped at cycle %d; the %d results retired before the stop are written\n", bench.Eng.Now(), retired)

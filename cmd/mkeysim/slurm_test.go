@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"mkeysim/internal/bounded"
 	"mkeysim/internal/tooltest"
 )
 
@@ -24,20 +25,20 @@ func emitJob(t *testing.T, tasks string) (job, merged, local string) {
 	bin := binary(t)
 	dir := t.TempDir()
 	job, merged, local = filepath.Join(dir, "job"), filepath.Join(dir, "merged"), filepath.Join(dir, "local")
-	cmd := exec.Command(bin, append(slices.Clone(slurmSweep), "--out", merged, "--emit-slurm", job, "--slurm-tasks", tasks)...)
+	cmd := bounded.Command(bin, append(slices.Clone(slurmSweep), "--out", merged, "--emit-slurm", job, "--slurm-tasks", tasks)...)
 	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "wrote a job array of "+tasks+" tasks for 6 points") {
-		t.Fatalf("--emit-slurm: %v\n%s", err, out)
+	if r := cmd.Run(); r.ExitCode != 0 || !strings.Contains(string(r.Stderr)+string(r.Stdout), "wrote a job array of "+tasks+" tasks for 6 points") {
+		t.Fatalf("--emit-slurm: %s\n%s", r.String(), r.Stdout)
 	}
 	for _, f := range []string{"sweep.sbatch", "merge.sh"} {
 		if out, err := exec.Command("bash", "-n", filepath.Join(job, f)).CombinedOutput(); err != nil {
 			t.Fatalf("%s is not valid bash: %v\n%s", f, err, out)
 		}
 	}
-	cmd = exec.Command(bin, append(slices.Clone(slurmSweep), "--quiet", "--out", local)...)
+	cmd = bounded.Command(bin, append(slices.Clone(slurmSweep), "--quiet", "--out", local)...)
 	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("local sweep: %v\n%s", err, out)
+	if r := cmd.Run(); r.ExitCode != 0 {
+		t.Fatalf("local sweep: %s", r.String())
 	}
 	return job, merged, local
 }

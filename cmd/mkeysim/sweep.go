@@ -301,7 +301,7 @@ func sweepMain(c *cobra.Command, sf *sweepFlags, cfg config.Config) error {
 			return status(exitFail)
 		}
 		fmt.Fprintf(stderr, "%s interrupted: kept the %d finished points of %d in %s (sweep.csv, sweep.json, sweep.md; no plots)\n", me, len(res.Rows), total, sf.out)
-		return status(exitInterrupted)
+		return interruptedStatus(c.Context())
 	}
 	if err != nil {
 		cleanup()
@@ -309,7 +309,7 @@ func sweepMain(c *cobra.Command, sf *sweepFlags, cfg config.Config) error {
 		switch {
 		case stopped:
 			fmt.Fprintln(stderr, me, "interrupted before any point finished: nothing written")
-			return status(exitInterrupted)
+			return interruptedStatus(c.Context())
 		case errors.As(err, &ie):
 			return fail("%v", err)
 		}

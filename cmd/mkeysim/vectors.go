@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -50,7 +51,7 @@ func newVectorsCmd() *cobra.Command {
 		Example: vectorsExample,
 		Args:    noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if code := vectorsMain(&vf, c.OutOrStdout(), c.ErrOrStderr()); code != exitOK {
+			if code := vectorsMain(c.Context(), &vf, c.OutOrStdout(), c.ErrOrStderr()); code != exitOK {
 				return status(code)
 			}
 			return nil
@@ -74,7 +75,7 @@ func newVectorsCmd() *cobra.Command {
 	return c
 }
 
-func vectorsMain(vf *vectorsFlags, stdout, stderr io.Writer) int {
+func vectorsMain(ctx context.Context, vf *vectorsFlags, stdout, stderr io.Writer) int {
 	fail := func(err error) int {
 		fmt.Fprintln(stderr, "mkeysim vectors:", err)
 		return exitUsage
@@ -91,7 +92,7 @@ func vectorsMain(vf *vectorsFlags, stdout, stderr io.Writer) int {
 	}
 	var opts []vectors.Options
 	for _, u := range units {
-		o := vectors.Options{Unit: u, Count: vf.count, Seed: vf.seed, Sets: vf.sets, Ways: vf.ways, Replacement: vf.repl, ReplSeed: vf.replSeed, Examples: vf.examples, All: vf.unit == "all"}
+		o := vectors.Options{Unit: u, Count: vf.count, Seed: vf.seed, Sets: vf.sets, Ways: vf.ways, Replacement: vf.repl, ReplSeed: vf.replSeed, Examples: vf.examples, All: vf.unit == "all", Stop: ctx.Done()}
 		if vf.unit == "all" && u != "mptcache" {
 			// Geometry flags are checked once, even when no unit uses them.
 			g := o
@@ -107,6 +108,10 @@ func vectorsMain(vf *vectorsFlags, stdout, stderr io.Writer) int {
 	}
 	start := time.Now()
 	outs, err := vectors.WriteAll(opts, vf.out)
+	if errors.Is(err, vectors.ErrStopped) {
+		fmt.Fprintf(stderr, "mkeysim vectors: interrupted: nothing written to %s (a unit's files are written whole or not at all)\n", vf.out)
+		return int(interruptedStatus(ctx))
+	}
 	if err != nil {
 		var fe *vectors.FlagError
 		if errors.As(err, &fe) {

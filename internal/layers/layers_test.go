@@ -63,6 +63,7 @@ var allowed = map[string][]string{
 	"internal/layers":    nil,
 	"internal/hugemem":   nil,
 	"internal/memlimit":  nil,
+	"internal/bounded":   nil,
 	"internal/querytest": {"prm", "scenario", "internal/memlimit"},
 }
 

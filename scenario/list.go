@@ -74,13 +74,13 @@ type SparseMemory interface {
 // List is the translation list of a query_mkey line: its kind and count,
 // and its entries, read on demand.
 //
-// QUERY_MKEY returns every entry inside the capacity, up to 2 x 0xFFFFFFFF
-// MTT entries (64 GB of list, 340 GB of JSON) for an object that wrote a
-// few bytes of it. So a model's list is not a slice of entries but a
-// snapshot of the pages of sparse ICM that were present inside the list's
-// range when the query ran (SnapshotList): what it holds is bounded by the
-// list bytes the scenario actually wrote, absent pages decode as zero
-// entries, and a later UMR that rewrites the list does not change it. A
+// QUERY_MKEY returns a window of at most MaxQueryEntries entries
+// (QueryWindow.Range) of a list that may reserve 2^33 MTT entries. A
+// model's list is a snapshot of the pages of sparse ICM that were present
+// inside the window's range when the query ran (SnapshotList): what it
+// holds is bounded by the window and by the list bytes the scenario
+// actually wrote, absent pages decode as zero entries, and a later UMR
+// that rewrites the list does not change it. A
 // list read from a result line (ReadResults) keeps its entries in memory
 // (NewMTTList, NewKLMList), as it was all in the line anyway. Each
 // snapshot is its own copy: N queries of a list of P written pages hold
@@ -89,8 +89,8 @@ type SparseMemory interface {
 // comes and drops it.
 //
 // Entries are read one at a time (MTT, KLM) or streamed: Result.WriteLine
-// writes a list of any length in bounded memory and DiffList compares two
-// lists entry by entry, skipping the runs that are zero on both sides. A
+// writes a list a chunk at a time and DiffList compares two lists entry
+// by entry, skipping the runs that are zero on both sides. A
 // List is immutable; it may be shared and read from several goroutines.
 type List struct {
 	kind  ListKind

@@ -37,8 +37,8 @@ type Result struct {
 	MKC prm.MKC
 	// List is the queried list, written as "mtt" or "klm" by its kind;
 	// nil for a mode without a list. A model's list is a snapshot of the
-	// ICM read on demand, and may hold billions of entries: write it with
-	// WriteLine, compare it with Diff (see List).
+	// ICM read on demand, of at most MaxQueryEntries entries: write it
+	// with WriteLine, compare it with Diff (see List).
 	List *List
 	// EntriesLeftOut is how many entries of the range the query asked
 	// for follow the MaxQueryEntries it lists (QueryWindow.Range),
@@ -82,9 +82,8 @@ func appendBit(b []byte, v bool) []byte {
 
 // AppendJSON appends the result as one compact JSON object, without a
 // newline. It builds the whole line in b: for lines whose size is known to
-// be small (tests, tools). A query's line holds every entry inside the
-// capacity, up to 8.6 billion; lines for users are written with WriteLine
-// or WriteResults, which stream the list.
+// be small (tests, tools). Lines for users are written with WriteLine or
+// WriteResults, which write a query's list a chunk at a time.
 func (r *Result) AppendJSON(b []byte) []byte {
 	b, _ = r.encode(b, nil)
 	return b
@@ -96,9 +95,9 @@ const lineChunk = 32 << 10
 // WriteLine writes the result line to w: one compact JSON object and a
 // newline, the format of scenario.md "How result lines are written", the
 // same bytes as AppendJSON and '\n'. A query's list is streamed from its
-// snapshot: the line is written in pieces of about 32 KB, so a line of
-// billions of entries never lives in memory and WriteLine allocates a
-// constant whatever the line's length. It stops at w's first error and
+// snapshot: the line is written in pieces of about 32 KB, and WriteLine
+// allocates a constant whatever the line's length (at most a few MB:
+// MaxQueryEntries entries, MaxSegments segments). It stops at w's first error and
 // returns it; the line is then cut short. Wrap an unbuffered w in a
 // bufio.Writer (and flush it) or use WriteResults.
 func (r *Result) WriteLine(w io.Writer) error {

@@ -21,7 +21,13 @@ func newRefCmd() *cobra.Command {
 		Use:   "ref SCENARIO.json",
 		Short: "Run a scenario through the golden model",
 		Long: `Runs the scenario (the format of docs/formats.md) through the golden
-untimed model and prints one JSON result line per operation, as it runs.`,
+untimed model and prints one JSON result line per operation, as it runs.
+A query lists at most 4,096 entries of a key's list (offset and count
+choose them) and an access at most 65,536 segments, with
+entries_left_out or segments_left_out saying how many more there are.
+SIGINT (Ctrl-C) or SIGTERM stops it within milliseconds, even inside an
+access of billions of segments: the lines of the operations done are
+kept, and the exit status is 130 (SIGINT) or 143 (SIGTERM).`,
 		Example: `  mkeysim ref examples/mtt-page-split.json
   mkeysim ref examples/klm-nested.json --klm.max-indirection 2
   mkeysim ref examples/klm-nested.json --coverage out/coverage.json`,

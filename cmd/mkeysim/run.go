@@ -57,7 +57,9 @@ done, with rate and time left, shows on a terminal (--progress shows it
 anywhere, --quiet never); --no-summary drops the summary. SIGINT
 (Ctrl-C) or SIGTERM stops the run at a cycle boundary: the results retired
 so far, the statistics and the waveform up to that cycle are kept, and the
-exit status is 130.`
+exit status is 130 (SIGINT) or 143 (SIGTERM); a second signal quits at
+once. A query lists at most 4,096 entries and an access at most 65,536
+segments (docs/formats.md), so no result line is longer than a few MB.`
 
 const runExample = `  mkeysim run examples/klm-nested.json
   mkeysim run --out out/run.jsonl --stats out/stats.json --coverage out/coverage.json

@@ -80,7 +80,7 @@ Bad input (an unknown parameter, a bad value, an empty list, an invalid
 point, more than --max-points points, a bad --seeds or --shard, an
 unwritable --out) ends with exit status 2 and nothing written. SIGINT or
 SIGTERM stops the sweep: the points that finished are written as tables
-(no plots), and the exit status is 130.`
+(no plots), and the exit status is 130 (SIGINT) or 143 (SIGTERM).`
 
 const sweepExample = `  mkeysim sweep --vary mkc_cache.ways=1,2,4,8,16 --workload.accesses 20000 --out out/ways
   mkeysim sweep --vary mkc_cache.sets=16..512*2 --vary mkc_cache.ways=2,8 --out out/mkc

@@ -25,7 +25,12 @@ the golden model (ref). The same flags give byte-identical files. Units:
 protcheck, mttwalk, klmwalk, mptcache, top, or all. The MKC cache's
 geometry is set by the parameters of 'mkeysim run' of the same names
 (--mkc-cache.sets and so on), but its default here is a small cache of 16
-sets of 4 ways, whose replacements a few thousand vectors exercise.`
+sets of 4 ways, whose replacements a few thousand vectors exercise.
+
+--count is at most 1048576 a unit: the vectors are made in memory and
+written whole at the end (a million take up to 10 s and 650 MB). SIGINT
+or SIGTERM stops the generation within a thousand vectors and writes
+nothing; the exit status is 130 (SIGINT) or 143 (SIGTERM).`
 
 const vectorsExample = `  mkeysim vectors --unit protcheck --count 4096 --seed 7 --out vec
   iverilog -g2012 -o vec/pc.vvp vec/protcheck_pkg.sv vec/protcheck_tb.sv vectors/hdl/mkeysim_protcheck.v

@@ -19,6 +19,7 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	}
+	f.Add([]byte(`{"qps":[{"qpn":1,"pd":1}],"ops":[{"op":"query_mkey","index":1,"offset":"8589934584","count":3},{"op":"query_mkey","index":1,"count":0}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sc, err := scenario.Parse(data)
 		if err != nil {

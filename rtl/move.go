@@ -5,7 +5,10 @@ package rtl
 // oldest request first; the request retires when the data path says its
 // bytes have moved. A request that failed, has no DMA segment (a length
 // of 0, MEMIC or SW ICM space) or is a page-fault re-run (gathered by the
-// command path) moves nothing.
+// command path) moves nothing. A request of more than scenario.MaxSegments
+// segments keeps only its first ones (rob.go: the line's window), so only
+// their bytes move: the data path of such a request (a 4 GiB access
+// through 64-byte KLM pieces) is not modelled whole.
 
 import (
 	"mkeysim/prm"

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -100,40 +101,35 @@ func compareMain(ctx context.Context, gotPath, wantPath string, stdout, stderr i
 			fmt.Fprintf(stderr, "mkeysim compare: interrupted after %d lines\n", i)
 			return int(interruptedStatus(ctx))
 		}
-		got, gok, err := readers[0].next()
-		if err == nil {
-			var want scenario.Result
-			var wok bool
-			want, wok, err = readers[1].next()
-			if err == nil {
-				if !gok && !wok {
-					break
-				}
-				if gok {
-					nGot++
-				}
-				if !wok {
-					continue
-				}
-				nWant++
-				d := "missing"
-				if gok {
-					d = scenario.Diff(&got, &want)
-				}
-				if d == "" {
-					matched++
-					continue
-				}
-				if shown < 5 {
-					fmt.Fprintf(out, "mismatch at line %d: %s\n", i+1, d)
-					shown++
-				}
-				continue
-			}
+		got, gok, gerr := readers[0].next()
+		want, wok, werr := readers[1].next()
+		if err := errors.Join(gerr, werr); err != nil {
+			out.Flush()
+			fmt.Fprintln(stderr, "mkeysim compare:", err)
+			return exitUsage
 		}
-		out.Flush()
-		fmt.Fprintln(stderr, "mkeysim compare:", err)
-		return exitUsage
+		if !gok && !wok {
+			break
+		}
+		if gok {
+			nGot++
+		}
+		if !wok {
+			continue
+		}
+		nWant++
+		d := "missing"
+		if gok {
+			d = scenario.Diff(&got, &want)
+		}
+		if d == "" {
+			matched++
+			continue
+		}
+		if shown < 5 {
+			fmt.Fprintf(out, "mismatch at line %d: %s\n", i+1, d)
+			shown++
+		}
 	}
 	bad := nWant - matched
 	if nGot != nWant {

@@ -46,8 +46,8 @@ func (w *brokenPipe) Write(b []byte) (int, error) {
 
 func (w *brokenPipe) String() string { return string(w.head) }
 
-// hugeQueryLine is how the query line of hugeQueryScenario starts and
-// ends: the first scenario.MaxQueryEntries entries, and the rest of the
+// hugeQueryStart and hugeQueryLeft are how the query line of
+// hugeQueryScenario starts and what it holds: the first scenario.MaxQueryEntries entries, and the rest of the
 // capacity left out.
 const (
 	hugeQueryStart = `{"seq":1,"op":"query_mkey","status":"OK","mkc_hex":"`

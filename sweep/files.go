@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"mkeysim/internal/outfile"
 )
 
 // PrepareDir makes dir if it is missing and checks that files can be
@@ -42,40 +44,19 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// WriteFiles writes every file into dir through temporary files renamed
-// into place once all are written, so that no file is ever half written;
-// stale files of owned that this sweep did not write (plots of an earlier
-// sweep) are removed.
+// WriteFiles writes every file into dir through internal/outfile, all or
+// nothing: each is written and synced under a temporary name, and they
+// are renamed into place only when every one is complete. Stale files of
+// owned that this sweep did not write (plots of an earlier sweep) are
+// then removed. The error is an *outfile.Error naming the file.
 func WriteFiles(dir string, files []File, owned []string) error {
-	var tmps []string
-	defer func() {
-		for _, t := range tmps {
-			os.Remove(t)
-		}
-	}()
-	for _, f := range files {
-		tmp, err := os.CreateTemp(dir, "."+f.Name+".tmp-*")
-		if err != nil {
-			return unwrapPath(err)
-		}
-		tmps = append(tmps, tmp.Name())
-		_, err = tmp.Write(f.Data)
-		if cerr := tmp.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = os.Chmod(tmp.Name(), 0o644)
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %v", filepath.Join(dir, f.Name), err)
-		}
-	}
+	named := make([]outfile.Named, len(files))
 	for i, f := range files {
-		if err := os.Rename(tmps[i], filepath.Join(dir, f.Name)); err != nil {
-			return unwrapPath(err)
-		}
+		named[i] = outfile.Named{Name: f.Name, Data: f.Data}
 	}
-	tmps = nil
+	if err := outfile.WriteFiles(dir, named); err != nil {
+		return err
+	}
 	wrote := map[string]bool{}
 	for _, f := range files {
 		wrote[f.Name] = true

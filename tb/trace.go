@@ -597,6 +597,21 @@ func (t *Tracer) writer() {
 	}
 }
 
+// Abort stops the tracer without finishing its files: a TraceFile
+// tracer removes what it was writing. After Close it does nothing, so
+// that "defer t.Abort()" covers every early return.
+func (t *Tracer) Abort() {
+	if t.closed {
+		return
+	}
+	t.closed = true
+	close(t.work)
+	<-t.done
+	if t.file != nil {
+		t.file.abort()
+	}
+}
+
 // Close writes what is left and ends the VCD file (it does not close the
 // io.Writer given to Trace). A TraceFile tracer also writes the save file
 // and the filters and moves everything to its final name. The engine hook

@@ -2,12 +2,14 @@ package tb
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"mkeysim/internal/outfile"
 	"mkeysim/rtl"
 	"mkeysim/vcd"
 )
@@ -16,22 +18,18 @@ import (
 // translate filters that show codes by name, the save file that groups
 // the signals, and the files of TraceFile.
 
-// writeFilters writes the translate filter of every value naming the
-// tracer's signals use into dir (made if needed), as NAME.txt.
-func (t *Tracer) writeFilters(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
+// filterFiles are the translate filters of every value naming the
+// tracer's signals use, as NAME.txt.
+func (t *Tracer) filterFiles() ([]outfile.Named, error) {
+	var files []outfile.Named
 	for name, e := range t.enums {
 		var buf bytes.Buffer
 		if err := vcd.WriteFilter(&buf, e.Names, e.Width, filterFormat); err != nil {
-			return fmt.Errorf("filter %s: %w", name, err)
+			return nil, fmt.Errorf("filter %s: %w", name, err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, name+".txt"), buf.Bytes(), 0o644); err != nil {
-			return err
-		}
+		files = append(files, outfile.Named{Name: name + ".txt", Data: buf.Bytes()})
 	}
-	return nil
+	return files, nil
 }
 
 // overview are the first groups of the save file: the signals to follow
@@ -114,9 +112,9 @@ func TracePaths(path string) (gtkw, filters string) {
 
 // traceFiles are the files of a TraceFile tracer.
 type traceFiles struct {
-	path, tmp     string // the VCD and where it is written until Close
+	path          string // the VCD
 	gtkw, filters string // TracePaths
-	f             *os.File
+	f             *outfile.File
 	// cleared is closed once the waveform an earlier run left at path
 	// is removed (removeOld).
 	cleared chan struct{}
@@ -124,22 +122,22 @@ type traceFiles struct {
 
 // TraceFile traces b's run into the VCD file path (see Trace), with its
 // save file and translate filters beside it (TracePaths). Everything is
-// written under temporary names (path.tmp, ...) and renamed by Close, so
-// no half-written file ever has the final name; after an error nothing
-// is left. A waveform already at path is removed as the trace starts,
-// beside the run (removeOld).
+// written through internal/outfile: under temporary names, checked,
+// synced and renamed by Close, so no half-written file ever has the
+// final name; after an error or Abort nothing is left. A waveform
+// already at path is removed as the trace starts, beside the run
+// (removeOld). The errors are *outfile.Error, naming the file.
 func TraceFile(b *Bench, path string, o vcd.Options) (*Tracer, error) {
-	tf := &traceFiles{path: path, tmp: path + ".tmp"}
+	tf := &traceFiles{path: path}
 	tf.gtkw, tf.filters = TracePaths(path)
-	f, err := os.Create(tf.tmp)
+	f, err := outfile.Create(path)
 	if err != nil {
 		return nil, err
 	}
 	tf.f = f
 	t, err := Trace(b, f, o)
 	if err != nil {
-		f.Close()
-		os.Remove(tf.tmp)
+		f.Abort()
 		return nil, err
 	}
 	t.file = tf
@@ -161,42 +159,39 @@ func (tf *traceFiles) removeOld() {
 	}
 }
 
-// finish closes the VCD file and writes and renames the rest.
+// finish puts the VCD in place, then the filters and the save file,
+// each whole or not at all; err is the VCD writer's error, if any.
 func (tf *traceFiles) finish(t *Tracer, err error) error {
-	if cerr := tf.f.Close(); err == nil {
-		err = cerr
-	}
-	ftmp, gtmp := tf.filters+".tmp", tf.gtkw+".tmp"
 	<-tf.cleared
-	cleanup := func(err error) error {
-		os.Remove(tf.tmp)
-		os.RemoveAll(ftmp)
-		os.Remove(gtmp)
+	if err != nil {
+		tf.f.Abort()
+		var e *outfile.Error
+		if !errors.As(err, &e) {
+			err = &outfile.Error{Path: tf.path, Op: "write", Err: err}
+		}
 		return err
 	}
-	if err != nil {
-		return cleanup(err)
+	if err := tf.f.Commit(); err != nil {
+		return err
 	}
-	os.RemoveAll(ftmp)
-	if err := t.writeFilters(ftmp); err != nil {
-		return cleanup(err)
+	filters, err := t.filterFiles()
+	if err != nil {
+		return err
+	}
+	if err := outfile.WriteDir(tf.filters, filters); err != nil {
+		return err
 	}
 	var buf bytes.Buffer
 	if err := vcd.WriteGTKW(&buf, t.SaveFile(filepath.Base(tf.gtkw), filepath.Base(tf.path), filepath.Base(tf.filters))); err != nil {
-		return cleanup(err)
+		return err
 	}
-	if err := os.WriteFile(gtmp, displaySettings(buf.Bytes()), 0o644); err != nil {
-		return cleanup(err)
-	}
-	if err := os.RemoveAll(tf.filters); err != nil {
-		return cleanup(err)
-	}
-	for _, mv := range [][2]string{{ftmp, tf.filters}, {gtmp, tf.gtkw}, {tf.tmp, tf.path}} {
-		if err := os.Rename(mv[0], mv[1]); err != nil {
-			return cleanup(err)
-		}
-	}
-	return nil
+	return outfile.WriteFile(tf.gtkw, displaySettings(buf.Bytes()))
+}
+
+// abort removes the VCD's temporary file.
+func (tf *traceFiles) abort() {
+	<-tf.cleared
+	tf.f.Abort()
 }
 
 // displaySettings adds to a save file the GTKWave settings vcd.SaveFile

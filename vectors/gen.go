@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
+	"mkeysim/internal/outfile"
 	"mkeysim/prm"
 	"mkeysim/rtl"
 	"mkeysim/version"
@@ -280,29 +280,20 @@ func hexFile(m *Manifest, l *Layout, lines []Line, what string) []byte {
 	return b.Bytes()
 }
 
-// Write puts the output's files into dir, all or nothing: they are written
-// into a fresh dir/.tmp-* first and renamed into place only when every one
-// is complete.
+// Write puts the output's files into dir, all or nothing, through
+// internal/outfile: each is written and synced under a temporary name
+// beside its own, and they are renamed into place only when every one is
+// complete. The error is a *FlagError when dir cannot be made, else the
+// *outfile.Error of the file that could not be written.
 func Write(out *Output, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return &FlagError{"out", dir, err.Error()}
 	}
-	tmp, err := os.MkdirTemp(dir, ".tmp-")
-	if err != nil {
-		return &FlagError{"out", dir, "not writable: " + err.Error()}
+	named := make([]outfile.Named, len(out.Files))
+	for i, f := range out.Files {
+		named[i] = outfile.Named{Name: f.Name, Data: f.Data}
 	}
-	defer os.RemoveAll(tmp)
-	for _, f := range out.Files {
-		if err := os.WriteFile(filepath.Join(tmp, f.Name), f.Data, 0o644); err != nil {
-			return &FlagError{"out", dir, err.Error()}
-		}
-	}
-	for _, f := range out.Files {
-		if err := os.Rename(filepath.Join(tmp, f.Name), filepath.Join(dir, f.Name)); err != nil {
-			return &FlagError{"out", dir, err.Error()}
-		}
-	}
-	return nil
+	return outfile.WriteFiles(dir, named)
 }
 
 // WriteAll generates and writes several units, writing nothing unless every

@@ -1,12 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"cmp"
 	"fmt"
 	"slices"
 	"time"
 
+	"mkeysim/internal/outfile"
 	"mkeysim/rtl/pcie"
 	"mkeysim/tb"
 	"mkeysim/tb/tlpcap"
@@ -19,8 +19,7 @@ import (
 // when the run ends, as every output of a run.
 type tlpCapture struct {
 	path string
-	f    *atomicFile
-	bw   *bufio.Writer
+	f    *outfile.File
 	w    *tlpcap.Writer
 	n    uint64
 	err  error // the first write error: the capture stops there
@@ -32,14 +31,14 @@ func startTLPCapture(path string, bench *tb.Bench, clockPS uint64) (*tlpCapture,
 	if path == "" {
 		return nil, nil
 	}
-	f, err := createAtomic(path)
+	f, err := createOutput("--tlp-out", path)
 	if err != nil {
-		return nil, fmt.Errorf("--tlp-out %q: %v", path, err)
+		return nil, err
 	}
-	c := &tlpCapture{path: path, f: f, bw: bufio.NewWriterSize(f, 1<<16)}
-	if c.w, err = tlpcap.NewWriter(c.bw, clockPS); err != nil {
-		f.abort()
-		return nil, fmt.Errorf("--tlp-out %q: %v", path, err)
+	c := &tlpCapture{path: path, f: f}
+	if c.w, err = tlpcap.NewWriter(f, clockPS); err != nil {
+		f.Abort()
+		return nil, fmt.Errorf("--tlp-out %s: %v", path, err)
 	}
 	bench.TapTLPs(func(cycle uint64, up bool, t *pcie.TLP) {
 		if c.err != nil {
@@ -62,18 +61,22 @@ func (c *tlpCapture) close() (string, error) {
 	if c == nil {
 		return "", nil
 	}
-	err := c.err
-	if err == nil {
-		err = c.bw.Flush()
+	if c.err != nil {
+		c.f.Abort()
+		return "", writeFailed("--tlp-out", c.path, c.err)
 	}
-	if err == nil {
-		err = c.f.commit()
-	}
-	if err != nil {
-		c.f.abort()
-		return "", fmt.Errorf("--tlp-out %q: %v", c.path, err)
+	if err := commitOutput("--tlp-out", c.f); err != nil {
+		return "", err
 	}
 	return fmt.Sprintf("%d TLPs in %s", c.n, c.path), nil
+}
+
+// abort removes the file unless close put it in place; a nil capture
+// does nothing.
+func (c *tlpCapture) abort() {
+	if c != nil {
+		c.f.Abort()
+	}
 }
 
 // packetCapture writes a run's RoCEv2 frames (--pcap-out) as a pcap, in
@@ -84,8 +87,7 @@ func (c *tlpCapture) close() (string, error) {
 // older than that: a run of any length keeps a few thousand frames.
 type packetCapture struct {
 	path    string
-	f       *atomicFile
-	bw      *bufio.Writer
+	f       *outfile.File
 	pw      *wire.PcapWriter
 	clockPS uint64
 	pending []tb.Frame // not yet written, oldest cycles first after a sort
@@ -103,14 +105,14 @@ func startPacketCapture(path string, clockPS uint64) (*packetCapture, error) {
 	if path == "" {
 		return nil, nil
 	}
-	f, err := createAtomic(path)
+	f, err := createOutput("--pcap-out", path)
 	if err != nil {
-		return nil, fmt.Errorf("--pcap-out %q: %v", path, err)
+		return nil, err
 	}
-	c := &packetCapture{path: path, f: f, bw: bufio.NewWriterSize(f, 1<<16), clockPS: clockPS}
-	if c.pw, err = wire.NewPcapWriter(c.bw, path); err != nil {
-		f.abort()
-		return nil, fmt.Errorf("--pcap-out %q: %v", path, err)
+	c := &packetCapture{path: path, f: f, clockPS: clockPS}
+	if c.pw, err = wire.NewPcapWriter(f, path); err != nil {
+		f.Abort()
+		return nil, fmt.Errorf("--pcap-out %s: %v", path, err)
 	}
 	return c, nil
 }
@@ -165,16 +167,20 @@ func (c *packetCapture) close() (string, error) {
 	if c.err == nil {
 		c.write(^uint64(0))
 	}
-	err := c.err
-	if err == nil {
-		err = c.bw.Flush()
+	if c.err != nil {
+		c.f.Abort()
+		return "", writeFailed("--pcap-out", c.path, c.err)
 	}
-	if err == nil {
-		err = c.f.commit()
-	}
-	if err != nil {
-		c.f.abort()
-		return "", fmt.Errorf("--pcap-out %q: %v", c.path, err)
+	if err := commitOutput("--pcap-out", c.f); err != nil {
+		return "", err
 	}
 	return fmt.Sprintf("%d packets in %s", c.pw.Written(), c.path), nil
+}
+
+// abort removes the file unless close put it in place; a nil capture
+// does nothing.
+func (c *packetCapture) abort() {
+	if c != nil {
+		c.f.Abort()
+	}
 }

@@ -90,7 +90,7 @@ func compareMain(ctx context.Context, gotPath, wantPath string, stdout, stderr i
 		defer f.Close()
 		readers[k] = newLineReader(path, f)
 	}
-	out := bufio.NewWriter(stdout)
+	out := bufio.NewWriter(stdoutWriter{stdout})
 	// matched counts the expected lines that GOT has, equal; a GOT line
 	// beyond the expected ones is a difference too, but not a line of
 	// EXPECTED that failed to match.
@@ -138,8 +138,7 @@ func compareMain(ctx context.Context, gotPath, wantPath string, stdout, stderr i
 	}
 	fmt.Fprintf(out, "%d of %d results match\n", matched, nWant)
 	if err := out.Flush(); err != nil {
-		fmt.Fprintln(stderr, "mkeysim compare:", err)
-		return exitFail
+		return int(stdoutStatus(stderr, "compare", err).(status))
 	}
 	if bad > 0 {
 		return 1

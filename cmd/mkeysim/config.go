@@ -30,11 +30,7 @@ with - for _: mkc_cache.ways is --mkc-cache.ways.`,
 			cfg := config.Default()
 			var b bytes.Buffer
 			cfg.WriteDefaults(&b)
-			if _, err := c.OutOrStdout().Write(b.Bytes()); err != nil {
-				fmt.Fprintln(c.ErrOrStderr(), "mkeysim config:", err)
-				return status(exitFail)
-			}
-			return nil
+			return writeStdout(c.OutOrStdout(), c.ErrOrStderr(), "config", b.Bytes())
 		},
 	}
 	c.Flags().BoolVar(&defaults, "defaults", false, "print every parameter with its default")

@@ -85,11 +85,10 @@ func mergeMain(c *cobra.Command, out string, dirs []string, noSummary bool) erro
 			os.Remove(out)
 		}
 		fmt.Fprintln(stderr, me, err)
-		return status(exitFail)
+		return fileStatus(err)
 	}
-	if _, err := stdout.Write(res.Markdown()); err != nil {
-		fmt.Fprintln(stderr, me, err)
-		return status(exitFail)
+	if err := writeStdout(stdout, stderr, "merge", res.Markdown()); err != nil {
+		return err
 	}
 	if !noSummary {
 		var names []string

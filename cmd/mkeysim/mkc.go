@@ -80,9 +80,8 @@ func mkcPack(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mkeysim mkc pack: %s: %v\n", name, err)
 		return exitUsage
 	}
-	if _, err := fmt.Fprintln(stdout, mkc.Hex()); err != nil {
-		fmt.Fprintln(stderr, "mkeysim mkc pack:", err)
-		return exitFail
+	if err := writeStdout(stdout, stderr, "mkc pack", []byte(mkc.Hex()+"\n")); err != nil {
+		return int(err.(status))
 	}
 	return 0
 }
@@ -113,9 +112,8 @@ func mkcUnpack(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	b.WriteString("}\n")
-	if _, err := stdout.Write(b.Bytes()); err != nil {
-		fmt.Fprintln(stderr, "mkeysim mkc unpack:", err)
-		return exitFail
+	if err := writeStdout(stdout, stderr, "mkc unpack", b.Bytes()); err != nil {
+		return int(err.(status))
 	}
 	return 0
 }

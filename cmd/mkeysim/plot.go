@@ -132,7 +132,7 @@ func plotMain(c *cobra.Command, results string, pf *plotFlags) error {
 	}
 	if err := sweep.WriteFiles(dir, []sweep.File{{Name: name, Data: png}}, nil); err != nil {
 		fmt.Fprintln(stderr, me, err)
-		return status(exitFail)
+		return fileStatus(err)
 	}
 	if !pf.noSummary {
 		fmt.Fprintf(stderr, "%s %s against %s, %d line(s)", me, pf.y, lines.X.Name, len(lines.Series))

@@ -44,6 +44,7 @@ kept, and the exit status is 130 (SIGINT) or 143 (SIGTERM).`,
 	f.IntVar(&depth, config.FlagName(p.Name), ref.DefaultConfig().MaxIndirection, p.Help)
 	f.IntVar(&depth, "max-indirection", ref.DefaultConfig().MaxIndirection, "the old name of --klm.max-indirection")
 	f.MarkHidden("max-indirection")
+	f.Bool("quiet", false, "accepted for the same command lines as run and sweep: ref shows no progress bar")
 	f.StringVar(&coverPath, "coverage", "", "write the coverage points the golden model reached as JSON to `FILE` (docs/coverage.md)")
 	return c
 }
@@ -65,20 +66,20 @@ func refMain(c *cobra.Command, depth int, coverPath, file string) error {
 	}
 	// The coverage file is checked (created beside its name) before the
 	// run.
-	var coverFile *atomicFile
 	var cov *cover.Collector
 	var made madeDirs
 	defer made.removeEmpty()
-	if coverPath != "" {
-		if err := made.parent("--coverage", coverPath); err != nil {
-			return fail("%v", err)
-		}
-		f, err := createAtomic(coverPath)
-		if err != nil {
-			return fail("--coverage %q: %v", coverPath, err)
-		}
-		defer f.abort()
-		coverFile, cov = f, cover.New()
+	if err := made.parent("--coverage", coverPath); err != nil {
+		return fail("%v", err)
+	}
+	coverFile, err := createOutput("--coverage", coverPath)
+	if err != nil {
+		fmt.Fprintln(stderr, "mkeysim ref:", err)
+		return fileStatus(err)
+	}
+	if coverFile != nil {
+		defer coverFile.Abort()
+		cov = cover.New()
 	}
 	m := ref.New(ref.Config{MaxIndirection: depth, Coverage: cov, Stop: c.Context().Done()})
 	if err := m.Load(sc); err != nil {
@@ -86,7 +87,10 @@ func refMain(c *cobra.Command, depth int, coverPath, file string) error {
 	}
 	// Each line is written as its operation runs, so memory holds one
 	// result, not the run's.
-	w := bufio.NewWriter(stdout)
+	// A write that fails on standard output ends the command: quietly
+	// when its reader has gone (| head), with the reason otherwise; the
+	// coverage file is then not written.
+	w := bufio.NewWriter(stdoutWriter{stdout})
 	lw := scenario.LineWriter{W: w}
 	for i := range sc.Ops {
 		res := m.Apply(i, &sc.Ops[i])
@@ -94,29 +98,23 @@ func refMain(c *cobra.Command, depth int, coverPath, file string) error {
 		// short (ref.Config.Stop): its line is not written.
 		if err := c.Context().Err(); err != nil {
 			if err := w.Flush(); err != nil {
-				fmt.Fprintln(stderr, "mkeysim ref:", err)
-				return status(exitFail)
+				return stdoutStatus(stderr, "ref", err)
 			}
 			fmt.Fprintf(stderr, "mkeysim ref: interrupted after %d of %d operations; their %d lines are written to standard output\n", i, len(sc.Ops), i)
 			return interruptedStatus(c.Context())
 		}
 		if err := lw.Write(&res); err != nil {
-			fmt.Fprintln(stderr, "mkeysim ref:", err)
-			return status(exitFail)
+			return stdoutStatus(stderr, "ref", err)
 		}
 	}
 	if err := w.Flush(); err != nil {
-		fmt.Fprintln(stderr, "mkeysim ref:", err)
-		return status(exitFail)
+		return stdoutStatus(stderr, "ref", err)
 	}
 	if coverFile != nil {
-		err := cover.NewReport(depth, cov, nil).WriteJSON(coverFile)
-		if err == nil {
-			err = coverFile.commit()
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "mkeysim ref: --coverage %q: %v\n", coverPath, err)
-			return status(exitFail)
+		cover.NewReport(depth, cov, nil).WriteJSON(coverFile)
+		if err := commitOutput("--coverage", coverFile); err != nil {
+			fmt.Fprintln(stderr, "mkeysim ref:", err)
+			return fileStatus(err)
 		}
 	}
 	return nil

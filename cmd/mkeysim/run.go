@@ -7,10 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math/rand/v2"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -201,34 +197,36 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 	}
 	// Every file the run will write is checked (created beside its final
 	// name) before anything runs.
-	var out io.Writer = stdout
-	var outFile, statsFile, coverFile *atomicFile
-	if rf.out != "" {
-		f, err := createAtomic(rf.out)
-		if err != nil {
-			return fail("--out %q: %v", rf.out, err)
-		}
-		defer f.abort()
-		outFile, out = f, f
+	failFile := func(err error) error {
+		fmt.Fprintf(stderr, "mkeysim %s: %v\n", c.Name(), err)
+		return fileStatus(err)
 	}
-	if rf.stats != "" {
-		f, err := createAtomic(rf.stats)
-		if err != nil {
-			return fail("--stats %q: %v", rf.stats, err)
-		}
-		defer f.abort()
-		statsFile = f
+	var out io.Writer = stdoutWriter{stdout}
+	outFile, err := createOutput("--out", rf.out)
+	if err != nil {
+		return failFile(err)
+	}
+	if outFile != nil {
+		defer outFile.Abort()
+		out = outFile
+	}
+	statsFile, err := createOutput("--stats", rf.stats)
+	if err != nil {
+		return failFile(err)
+	}
+	if statsFile != nil {
+		defer statsFile.Abort()
 	}
 	// Coverage: the clocked model's units and, through the scoreboard,
 	// the golden model collect into their own collectors.
 	var goldenCov, clockedCov *cover.Collector
-	if rf.coverage != "" {
-		f, err := createAtomic(rf.coverage)
-		if err != nil {
-			return fail("--coverage %q: %v", rf.coverage, err)
-		}
-		defer f.abort()
-		coverFile, clockedCov = f, cover.New()
+	coverFile, err := createOutput("--coverage", rf.coverage)
+	if err != nil {
+		return failFile(err)
+	}
+	if coverFile != nil {
+		defer coverFile.Abort()
+		clockedCov = cover.New()
 		if rf.check {
 			goldenCov = cover.New()
 		}
@@ -254,17 +252,19 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 	}
 	tlps, err := startTLPCapture(rf.tlpOut, bench, cfg.Model.ClockPS)
 	if err != nil {
-		return fail("%v", err)
+		return failFile(err)
 	}
+	defer tlps.abort()
 	packets, err := startPacketCapture(rf.pcapOut, cfg.Model.ClockPS)
 	if err != nil {
-		return fail("%v", err)
+		return failFile(err)
 	}
+	defer packets.abort()
 	tracer, err := rf.wave.start(bench, cfg, name)
 	if err != nil {
-		fmt.Fprintln(stderr, "mkeysim run:", err)
-		return status(exitFail)
+		return failFile(err)
 	}
+	defer tracer.abort()
 
 	start, making := time.Now(), feed.Making()
 	bar := newProgress(stderr, accesses, "simulating", rf.quiet, rf.progress)
@@ -308,39 +308,54 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 	if err := w.Flush(); err != nil && runErr == nil {
 		runErr = err
 	}
+	// A reader of standard output that went away (mkeysim run | head)
+	// ends the run quietly, and nothing it was writing is kept: the
+	// deferred aborts remove every file.
+	if pipeClosed(runErr) {
+		return status(exitPipe)
+	}
+	if outFile != nil && errors.Is(runErr, outFile.Err()) && outFile.Err() != nil {
+		runErr = flagFile{"--out", runErr}
+	}
+	// kept is what the files on disk hold, said only once each is in
+	// place: the message of an interrupted or failed run is then true
+	// byte for byte.
 	var kept []string
-	if outFile != nil {
-		if err := outFile.commit(); err != nil && runErr == nil {
-			runErr = err
+	keep := func(what string, err error) {
+		switch {
+		case err != nil:
+			fmt.Fprintf(stderr, "mkeysim %s: %v\n", c.Name(), err)
+			code = max(code, exitFail)
+		case what != "":
+			kept = append(kept, what)
 		}
-		kept = append(kept, fmt.Sprintf("%d results in %s", retired, rf.out))
 	}
-	if err := tracer.close(); err != nil {
-		fmt.Fprintln(stderr, "mkeysim run:", err)
-		code = exitFail
-	} else if path := tracer.path(); path != "" {
-		kept = append(kept, "the waveform "+path)
+	resultsOK := runErr == nil || errors.Is(runErr, tb.ErrStopped)
+	if outFile != nil {
+		var err error
+		if resultsOK {
+			err = commitOutput("--out", outFile)
+		} else {
+			outFile.Abort()
+		}
+		if err == nil && resultsOK {
+			keep(fmt.Sprintf("%d results in %s", retired, rf.out), nil)
+		} else {
+			keep("", err)
+		}
+	} else if resultsOK {
+		kept = append(kept, fmt.Sprintf("%d results on standard output", retired))
 	}
-	if what, err := packets.close(); err != nil {
-		fmt.Fprintln(stderr, "mkeysim run:", err)
-		code = exitFail
-	} else if what != "" {
-		kept = append(kept, what)
-	}
-	if what, err := tlps.close(); err != nil {
-		fmt.Fprintln(stderr, "mkeysim run:", err)
-		code = exitFail
-	} else if what != "" {
-		kept = append(kept, what)
-	}
+	keep(tracer.close())
+	keep(packets.close())
+	keep(tlps.close())
 	interrupted := errors.Is(runErr, tb.ErrStopped)
 	switch {
 	case interrupted:
-		code = int(interruptedStatus(c.Context()))
+		code = max(code, int(interruptedStatus(c.Context())))
 	case runErr != nil:
 		fmt.Fprintln(stderr, "mkeysim run:", runErr)
-		fmt.Fprintf(stderr, "mkeysim run: stopped at cycle %d; the %d results retired before the stop are written\n", bench.Eng.Now(), retired)
-		code = exitFail
+		code = max(code, exitFail)
 	}
 	if board != nil && board.Mismatches > 0 {
 		fmt.Fprintf(stderr, "mkeysim run: %d of %d results differ from the golden model\n", board.Mismatches, board.Checked())
@@ -352,12 +367,7 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 	if statsFile != nil {
 		data, _ := json.MarshalIndent(st, "", "  ")
 		statsFile.Write(append(data, '\n'))
-		if err := statsFile.commit(); err != nil {
-			fmt.Fprintf(stderr, "mkeysim run: --stats %q: %v\n", rf.stats, err)
-			code = max(code, exitFail)
-		} else {
-			kept = append(kept, "the statistics "+rf.stats)
-		}
+		keep("the statistics "+rf.stats, commitOutput("--stats", statsFile))
 	}
 	var coverage *cover.Report
 	if coverFile != nil {
@@ -366,16 +376,8 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 			code = max(code, exitFail)
 		}
 		coverage = cover.NewReport(cfg.Model.KLM.MaxIndirection, goldenCov, clockedCov)
-		err := coverage.WriteJSON(coverFile)
-		if err == nil {
-			err = coverFile.commit()
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "mkeysim run: --coverage %q: %v\n", rf.coverage, err)
-			code = max(code, exitFail)
-		} else {
-			kept = append(kept, "the coverage "+rf.coverage)
-		}
+		coverage.WriteJSON(coverFile)
+		keep("the coverage "+rf.coverage, commitOutput("--coverage", coverFile))
 	}
 	if !rf.noSummary {
 		fmt.Fprintf(stderr, "%s: %d operations", name, feed.Made())
@@ -397,11 +399,16 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 			writeCoverageSummary(stderr, coverage)
 		}
 	}
-	if interrupted {
-		if outFile == nil {
-			kept = append([]string{fmt.Sprintf("%d results on standard output", retired)}, kept...)
+	if interrupted || runErr != nil {
+		what := "nothing"
+		if len(kept) > 0 {
+			what = strings.Join(kept, ", ")
 		}
-		fmt.Fprintf(stderr, "mkeysim run: interrupted at cycle %d; kept %s\n", bench.Eng.Now(), strings.Join(kept, ", "))
+		how := "interrupted"
+		if !interrupted {
+			how = "stopped"
+		}
+		fmt.Fprintf(stderr, "mkeysim %s: %s at cycle %d; kept %s\n", c.Name(), how, bench.Eng.Now(), what)
 	}
 	if code != exitOK {
 		return status(code)
@@ -415,76 +422,5 @@ func writeCoverageSummary(w io.Writer, r *cover.Report) {
 	for _, m := range r.Models {
 		t := r.Summary[m]
 		fmt.Fprintf(w, "coverage, %s model: %d of %d points reached (%d of the %d the test suite must reach)\n", m, t.Reached, t.Points, t.RequiredReached, t.Required)
-	}
-}
-
-// atomicFile is an output file written under a temporary name beside its
-// own and renamed over it by commit, so that nothing is ever left written
-// half: creating it checks that the path can be written before a run. A
-// path that is not a regular file (/dev/null, /dev/stdout, a FIFO) is
-// written directly: renaming a file over it would replace the device.
-type atomicFile struct {
-	*os.File
-	path   string
-	direct bool
-	done   bool
-}
-
-func createAtomic(path string) (*atomicFile, error) {
-	if fi, err := os.Stat(path); err == nil {
-		if fi.IsDir() {
-			return nil, fmt.Errorf("%s is a directory", path)
-		}
-		if !fi.Mode().IsRegular() {
-			f, err := os.OpenFile(path, os.O_WRONLY, 0)
-			if err != nil {
-				return nil, unwrapPath(err)
-			}
-			return &atomicFile{File: f, path: path, direct: true}, nil
-		}
-	}
-	f, err := createTemp(path)
-	if err != nil {
-		return nil, fmt.Errorf("cannot write in %s: %v", filepath.Dir(path), unwrapPath(err))
-	}
-	return &atomicFile{File: f, path: path}, nil
-}
-
-// createTemp creates a new file beside path, hidden, named for it
-// (.run.jsonl.123456.tmp). Unlike os.CreateTemp's private 0600 file, it
-// has the mode os.Create gives (0644 under the usual umask), which the
-// rename keeps.
-func createTemp(path string) (*os.File, error) {
-	dir, base := filepath.Split(path)
-	for {
-		name := filepath.Join(dir, "."+base+"."+strconv.FormatUint(uint64(rand.Uint32()), 10)+".tmp")
-		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
-		if !os.IsExist(err) {
-			return f, err
-		}
-	}
-}
-
-// commit closes the file and puts it in place.
-func (f *atomicFile) commit() error {
-	f.done = true
-	if f.direct {
-		return f.File.Close()
-	}
-	if err := f.File.Close(); err != nil {
-		os.Remove(f.File.Name())
-		return err
-	}
-	return os.Rename(f.File.Name(), f.path)
-}
-
-// abort removes the file unless it was committed.
-func (f *atomicFile) abort() {
-	if f.done {
-		return
-	}
-	f.File.Close()
-	if !f.direct {
-		os.Remove(f.File.Name())
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"mkeysim/internal/outfile"
 )
 
 // signalled is the cause of a command's context cancelled by a signal.
@@ -32,9 +34,14 @@ func signalName(s syscall.Signal) string {
 // point, a vector), keeps what it has and exits 128 + the signal's
 // number (130 for SIGINT, 143 for SIGTERM). A second signal exits at once
 // with that status, keeping nothing more: the files being written are
-// left under their temporary names (.NAME.*.tmp beside them).
+// removed (outfile.RemovePending), so that each is absent, never half
+// there.
 func stopOnSignal(stderr io.Writer) context.Context {
 	ctx, cancel := context.WithCancelCause(context.Background())
+	// A closed standard output (mkeysim ref x | head) is then a write
+	// error, which the command ends on quietly, removing the files it was
+	// writing, instead of a SIGPIPE that would leave them behind.
+	signal.Ignore(syscall.SIGPIPE)
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
@@ -42,7 +49,8 @@ func stopOnSignal(stderr io.Writer) context.Context {
 		fmt.Fprintf(stderr, "mkeysim: %s: stopping at the next safe point and keeping what is done (%s again to quit at once)\n", signalName(s), signalName(s))
 		cancel(signalled{s})
 		s = (<-sigs).(syscall.Signal)
-		fmt.Fprintf(stderr, "mkeysim: %s again: quitting at once\n", signalName(s))
+		n := outfile.RemovePending()
+		fmt.Fprintf(stderr, "mkeysim: %s again: quitting at once; the %d files being written are removed\n", signalName(s), n)
 		os.Exit(128 + int(s))
 	}()
 	return ctx

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"mkeysim/internal/outfile"
 	"mkeysim/vectors"
 )
 
@@ -66,6 +67,7 @@ func newVectorsCmd() *cobra.Command {
 	f.StringVar(&vf.unit, "unit", "", "`UNIT`: protcheck, mttwalk, klmwalk, mptcache, top, or all")
 	f.IntVar(&vf.count, "count", d.Count, "vectors per unit (directed ones first, then constrained random)")
 	f.Uint64Var(&vf.seed, "seed", d.Seed, "random seed")
+	f.Bool("quiet", false, "accepted for the same command lines as run and sweep: vectors shows no progress bar")
 	f.StringVar(&vf.out, "out", "", "output `DIR` (created if missing; files are written whole or not at all)")
 	// The MKC cache's geometry: run's parameters, by their names.
 	f.IntVar(&vf.sets, "mkc-cache.sets", d.Sets, "mptcache: sets, a power of two in 1..65536")
@@ -119,8 +121,14 @@ func vectorsMain(ctx context.Context, vf *vectorsFlags, stdout, stderr io.Writer
 	}
 	if err != nil {
 		var fe *vectors.FlagError
-		if errors.As(err, &fe) {
+		var oe *outfile.Error
+		switch {
+		case errors.As(err, &fe):
 			return fail(err)
+		case errors.As(err, &oe):
+			err = flagFile{"--out", err}
+			fmt.Fprintf(stderr, "mkeysim vectors: %v; nothing written to %s (the files are written whole or not at all)\n", err, vf.out)
+			return int(fileStatus(err))
 		}
 		fmt.Fprintln(stderr, "mkeysim vectors:", err)
 		return 1
@@ -131,8 +139,11 @@ func vectorsMain(ctx context.Context, vf *vectorsFlags, stdout, stderr io.Writer
 		fmt.Fprintf(&list, "%s: %d vectors (%d directed) of %d bits in %s/%s, manifest %s/%s.manifest.json\n",
 			m.Unit, m.Count, m.Directed, m.LineWidth, vf.out, m.File, vf.out, m.Unit)
 	}
-	if _, err := stdout.Write(list.Bytes()); err != nil {
-		fmt.Fprintln(stderr, "mkeysim vectors: the files are written, but not their list:", err)
+	if _, err := (stdoutWriter{stdout}).Write(list.Bytes()); err != nil {
+		if pipeClosed(err) {
+			return exitPipe
+		}
+		fmt.Fprintf(stderr, "mkeysim vectors: the files are written, but not their list: %v\n", err)
 		return exitFail
 	}
 	fmt.Fprintf(stderr, "mkeysim vectors: %d unit(s) in %.2fs\n", len(outs), time.Since(start).Seconds())

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"mkeysim/config"
+	"mkeysim/internal/outfile"
 	"mkeysim/tb"
 	"mkeysim/vcd"
 )
@@ -115,14 +116,14 @@ func unwrapPath(err error) error {
 
 // tracer is a started waveform, or nothing.
 type tracer interface {
-	close() error
-	path() string // the waveform written, "" for none
+	close() (string, error) // what it kept ("the waveform FILE"), or why not
+	abort()                 // removes what close did not put in place
 }
 
 type noTracer struct{}
 
-func (noTracer) close() error { return nil }
-func (noTracer) path() string { return "" }
+func (noTracer) close() (string, error) { return "", nil }
+func (noTracer) abort()                 {}
 
 // fileTracer is a tb.Tracer writing files.
 type fileTracer struct {
@@ -133,37 +134,35 @@ type fileTracer struct {
 
 // close ends the waveform where the run stopped; with --fst it turns the
 // VCD into FST (the save file then names it) and removes the VCD.
-func (f fileTracer) close() error {
+func (f fileTracer) close() (string, error) {
 	if err := f.t.Close(); err != nil {
-		return fmt.Errorf("--vcd %q: %v", f.file, err)
+		return "", writeFailed("--vcd", f.file, err)
 	}
 	if !f.fst {
-		return nil
+		return "the waveform " + f.file, nil
 	}
 	fst := fstPath(f.file)
 	out, err := exec.Command("vcd2fst", f.file, fst).CombinedOutput()
 	if st, serr := os.Stat(fst); err != nil || serr != nil || st.Size() == 0 {
 		os.Remove(fst)
-		return fmt.Errorf("--fst: vcd2fst %s %s failed (%v): %s; the VCD is kept", f.file, fst, err, strings.TrimSpace(string(out)))
+		return "", fmt.Errorf("--fst: vcd2fst %s %s failed (%v): %s; the VCD %s is kept", f.file, fst, err, strings.TrimSpace(string(out)), f.file)
 	}
 	gtkw, _ := tb.TracePaths(f.file)
 	save, err := os.ReadFile(gtkw)
 	if err == nil {
 		save = bytes.Replace(save, []byte(`[dumpfile] "`+filepath.Base(f.file)+`"`), []byte(`[dumpfile] "`+filepath.Base(fst)+`"`), 1)
-		err = os.WriteFile(gtkw, save, 0o644)
+		err = outfile.WriteFile(gtkw, save)
 	}
 	if err != nil {
-		return fmt.Errorf("--fst: %v", err)
+		return "", fmt.Errorf("--fst: %v", err)
 	}
-	return os.Remove(f.file)
+	if err := os.Remove(f.file); err != nil {
+		return "", fmt.Errorf("--fst: %v", err)
+	}
+	return "the waveform " + fst, nil
 }
 
-func (f fileTracer) path() string {
-	if f.fst {
-		return fstPath(f.file)
-	}
-	return f.file
-}
+func (f fileTracer) abort() { f.t.Abort() }
 
 // start attaches the tracer to the bench: the VCD is written to FILE.tmp
 // during the run and renamed, with its save file and filters, by close.
@@ -179,7 +178,7 @@ func (w *waveFlags) start(b *tb.Bench, cfg config.Config, name string) (tracer, 
 	}
 	t, err := tb.TraceFile(b, w.file, o)
 	if err != nil {
-		return nil, fmt.Errorf("--vcd %q: %v", w.file, err)
+		return nil, writeFailed("--vcd", w.file, err)
 	}
 	return fileTracer{t: t, file: w.file, fst: w.fst}, nil
 }

@@ -39,21 +39,21 @@ var allowed = map[string][]string{
 
 	// tb knows the top, the host side (rtl/pcie) and rtl/sim, never a
 	// unit: it learns about one through what the unit declares.
-	"tb": {"prm", "scenario", "ref", "vcd", "rtl", "rtl/sim", "rtl/pcie", "tb/wire", "tb/host"},
+	"tb": {"prm", "scenario", "ref", "vcd", "rtl", "rtl/sim", "rtl/pcie", "tb/wire", "tb/host", "internal/outfile"},
 	// The host of the host front: WQEs and CQEs in host memory.
 	"tb/host": {"prm", "scenario", "rtl", "rtl/pcie"},
 	// The wire (RoCEv2 packets as gopacket layers) and the PCIe capture
 	// format stand alone: formats, no model.
-	"tb/wire":   {"prm"},
+	"tb/wire":   {"prm", "internal/outfile"},
 	"tb/tlpcap": {"rtl/pcie"},
-	"vectors":   {"prm", "scenario", "ref", "rtl", "version"},
+	"vectors":   {"prm", "scenario", "ref", "rtl", "version", "internal/outfile"},
 	// The live model for co-simulation: the vectors' oracles and ref
 	// behind handles; the C library exports it and nothing else.
 	"live":             {"prm", "ref", "scenario", "vectors"},
 	"cosim/libmkeysim": {"live", "prm", "ref", "vectors"},
 	"config":           {"rtl", "tb"},
-	"sweep":            {"config", "tb", "ref", "scenario"},
-	"cmd/mkeysim":      {"config", "cover", "prm", "ref", "rtl", "rtl/pcie", "scenario", "sweep", "tb", "tb/tlpcap", "tb/wire", "vcd", "vectors", "version"},
+	"sweep":            {"config", "tb", "ref", "scenario", "internal/outfile"},
+	"cmd/mkeysim":      {"config", "cover", "prm", "ref", "rtl", "rtl/pcie", "scenario", "sweep", "tb", "tb/tlpcap", "tb/wire", "vcd", "vectors", "version", "internal/outfile"},
 
 	"examples":           nil,
 	"scripts":            nil,
@@ -64,6 +64,10 @@ var allowed = map[string][]string{
 	"internal/hugemem":   nil,
 	"internal/memlimit":  nil,
 	"internal/bounded":   nil,
+	// Every file the tool writes goes through outfile; tinyfs is the
+	// full file system of the tests that check it.
+	"internal/outfile":   nil,
+	"internal/tinyfs":    nil,
 	"internal/querytest": {"prm", "scenario", "internal/memlimit"},
 }
 

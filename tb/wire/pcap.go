@@ -14,6 +14,8 @@ import (
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
 	"github.com/google/gopacket/pcapgo"
+
+	"mkeysim/internal/outfile"
 )
 
 // Frame is one Ethernet frame and the time it was on the wire.
@@ -61,23 +63,18 @@ const (
 	pcapFileHdrLen = 24
 )
 
-// WritePcap writes frames to a new pcap file at path (replacing any), as
-// WritePcapTo does.
-func WritePcap(path string, frames []Frame) (err error) {
-	f, err := os.Create(path)
+// WritePcap writes frames to a new pcap file at path (replacing any,
+// whole or not at all: internal/outfile), as WritePcapTo does.
+func WritePcap(path string, frames []Frame) error {
+	f, err := outfile.Create(path)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if cerr := f.Close(); err == nil && cerr != nil {
-			err = cerr
-		}
-	}()
-	w := bufio.NewWriter(f)
-	if err := WritePcapTo(w, path, frames); err != nil {
+	defer f.Abort()
+	if err := WritePcapTo(f, path, frames); err != nil {
 		return err
 	}
-	return w.Flush()
+	return f.Commit()
 }
 
 // WritePcapTo writes frames to w as a pcap file, as a PcapWriter does.

@@ -10,9 +10,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"math"
-
 	"fmt"
+	"math"
 	"math/big"
 	"os"
 	"reflect"
@@ -25,6 +24,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"mkeysim/rtl"
+	"mkeysim/rtl/linecache"
 	"mkeysim/tb"
 )
 
@@ -32,7 +32,8 @@ import (
 // top of the file and of the flag names (clock_ps, mkc_cache.ways), the
 // workload's under workload. (workload.accesses): a parameter's key, dotted,
 // is its name everywhere. The "model" table of files written before is
-// still read (model.mkc_cache.ways is mkc_cache.ways).
+// still read (model.mkc_cache.ways is mkc_cache.ways), with the keys of
+// its time (model.mtt.cache.sets: older).
 type Config struct {
 	Model    rtl.Config  `toml:"model,flat" json:"model"`
 	Workload tb.Workload `toml:"workload" json:"workload"`
@@ -65,18 +66,35 @@ func (c *Config) Validate() error {
 	return c.Workload.Check() // on c's own: a trace workload keeps its file read
 }
 
-// Load reads a TOML file over the defaults. Every error names the file;
-// one about a value names its line, its key as the file spells it
-// (pcie.tags), the value and the range: a value of the wrong type,
-// a negative number for an unsigned parameter or one too wide for it is
-// refused, never wrapped. Unknown keys (spelled in any other case too)
-// are errors naming the key.
-func Load(path string) (Config, error) { return LoadOwning(path, "") }
+// Load reads a TOML file over the defaults and validates it. Every error
+// names the file; one about a value names its line, its key as the file
+// spells it (pcie.tags), the value and the range: a value of the wrong
+// type, a negative number for an unsigned parameter or one too wide for
+// it is refused, never wrapped; an integer written as a float (1e3,
+// 1000.0) is that integer. Unknown keys (spelled in any other case too)
+// are errors naming the line and the key. A file of the older layout,
+// the model's parameters under [model], is read with the keys of its
+// time (older).
+func Load(path string) (Config, error) {
+	c, err := Read(path, "")
+	if err != nil {
+		return c, err
+	}
+	if err := c.Validate(); err != nil {
+		return c, fmt.Errorf("%s: %v", path, err)
+	}
+	return c, nil
+}
 
-// LoadOwning is Load of a file that also holds a top-level table the
-// caller reads itself (own, "" for none: a sweep file's [sweep]): its
-// keys are not parameters, and are not checked here.
-func LoadOwning(path, own string) (Config, error) {
+// Read is Load without Validate: every key, and every value's type and
+// range, is checked as Load checks them, but not the rules between
+// parameters nor a trace workload's file. A sweep reads its base so, for
+// its points are what run: each is validated once its axes' values are
+// set (the base may leave out the workload.trace_file an axis gives).
+// own names a top-level table the caller reads itself ("" for none: a
+// sweep file's [sweep]): its keys are not parameters, and are not
+// checked here.
+func Read(path, own string) (Config, error) {
 	c := Default()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -85,19 +103,18 @@ func LoadOwning(path, own string) (Config, error) {
 	if err := c.decode(string(data), own); err != nil {
 		return c, fmt.Errorf("%s: %v", path, err)
 	}
-	if err := c.Validate(); err != nil {
-		return c, fmt.Errorf("%s: %v", path, err)
-	}
 	return c, nil
 }
 
 // decode sets the parameters that text gives, keys under the top-level
 // table own aside.
 func (c *Config) decode(text, own string) error {
-	// First the syntax and the keys, against the parameters by exact name.
+	// First the syntax and the keys, against the parameters by exact name
+	// (the older layout's own keys among them).
+	var o older
 	params := map[string]Param{}
 	tables := map[string]bool{}
-	for _, p := range c.params(true) {
+	for _, p := range append(c.params(true), o.params()...) {
 		parts := strings.Split(p.Name, ".")
 		params[strings.Join(parts, "\x00")] = p
 		for i := 1; i < len(parts); i++ {
@@ -107,7 +124,7 @@ func (c *Config) decode(text, own string) error {
 	var raw map[string]any
 	md, err := toml.Decode(text, &raw)
 	if err != nil {
-		return tomlError(err, nil, params)
+		return tomlError(err, nil, params, text)
 	}
 	for _, k := range md.Keys() {
 		id := strings.Join(k, "\x00")
@@ -116,34 +133,56 @@ func (c *Config) decode(text, own string) error {
 		}
 		if !tables[id] {
 			if why, ok := Removed(k.String()); ok {
-				return fmt.Errorf("unknown parameter %q: %s", k.String(), why)
+				return fmt.Errorf("%sunknown parameter %q: %s", lineOf(text, k), k.String(), why)
 			}
-			return fmt.Errorf("unknown parameter %q (see 'mkeysim config --defaults')", k.String())
+			return fmt.Errorf("%sunknown parameter %q (see 'mkeysim config --defaults')", lineOf(text, k), k.String())
 		}
 		if v := lookup(raw, k); v != nil {
 			if _, ok := v.(map[string]any); !ok {
-				return fmt.Errorf("%s = %s: want a table of parameters ([%s])", k.String(), tomlValue(v, rtl.Range{}), k.String())
+				return fmt.Errorf("%s%s = %s: want a table of parameters ([%s])", lineOf(text, k), k.String(), tomlValue(v, rtl.Range{}), k.String())
 			}
 		}
 	}
 	// Then the values, each through its parameter's setTOML, so that a
-	// bad one is reported with its line.
-	var l loader
-	m := l.mirror(reflect.ValueOf(c).Elem(), "")
-	if _, err := toml.Decode(text, m.Addr().Interface()); err != nil {
-		return tomlError(err, l.err, params)
+	// bad one is reported with its line: today's parameters (but for the
+	// older layout's keys that they count otherwise), then the older
+	// layout's keys, which set today's parameters last (older.apply).
+	today := loader{skip: map[string]bool{}}
+	for _, p := range o.params() {
+		today.skip[p.Name] = true
 	}
-	return nil
+	var then loader
+	for _, d := range []struct {
+		l *loader
+		v reflect.Value
+	}{{&today, reflect.ValueOf(c).Elem()}, {&then, reflect.ValueOf(&o).Elem()}} {
+		m := d.l.mirror(d.v, "")
+		if _, err := toml.Decode(text, m.Addr().Interface()); err != nil {
+			return tomlError(err, d.l.err, params, text)
+		}
+	}
+	return o.apply(c, md, text)
 }
 
-// tomlError words a decoding error: its line, then the parameter's own
-// error (valueErr) or the parser's message with the key it was at.
-func tomlError(err, valueErr error, params map[string]Param) error {
+// tomlError words a decoding error of text: its line, then the
+// parameter's own error (valueErr) or the parser's message with the key
+// it was at.
+func tomlError(err, valueErr error, params map[string]Param, text string) error {
 	var pe toml.ParseError
 	if !errors.As(err, &pe) {
 		return err
 	}
+	var fe *floatErr
 	switch {
+	case errors.As(valueErr, &fe):
+		// The value as the file writes it (1.50, 15e-1), which the float
+		// read does not keep.
+		if at := pe.Position; at.Start >= 0 && at.Len > 0 && at.Start+at.Len <= len(text) {
+			if lit := strings.TrimSpace(text[at.Start : at.Start+at.Len]); lit != "" && !strings.ContainsAny(lit, "\n=") {
+				fe.value = lit
+			}
+		}
+		return fmt.Errorf("line %d: %v", pe.Position.Line, fe)
 	case valueErr != nil:
 		return fmt.Errorf("line %d: %v", pe.Position.Line, valueErr)
 	case pe.LastKey == "":
@@ -155,6 +194,32 @@ func tomlError(err, valueErr error, params map[string]Param) error {
 	}
 	return fmt.Errorf("line %d: %s: %s", pe.Position.Line, pe.LastKey, pe.Message)
 }
+
+// lineOf is "line N: " for the line of key k in text, "" when it cannot
+// be told (a key inside an array of tables).
+func lineOf(text string, k toml.Key) string {
+	// Decode text into a struct that holds k alone, as a locator: the
+	// decoder's error then gives the line of k's value.
+	t := reflect.TypeOf(locator{})
+	for i := len(k) - 1; i >= 0; i-- {
+		t = reflect.StructOf([]reflect.StructField{{Name: "K", Type: t, Tag: reflect.StructTag(fmt.Sprintf("toml:%q", k[i]))}})
+	}
+	_, err := toml.Decode(text, reflect.New(t).Interface())
+	var pe toml.ParseError
+	if errors.As(err, &pe) && pe.Message == errLocated.Error() && pe.Position.Line > 0 {
+		return fmt.Sprintf("line %d: ", pe.Position.Line)
+	}
+	return ""
+}
+
+// locator finds a key's line (lineOf): decoding it always fails.
+type locator struct{}
+
+// errLocated is locator's error.
+var errLocated = errors.New("located")
+
+// UnmarshalTOML refuses every value, so that the decoder says where it is.
+func (locator) UnmarshalTOML(any) error { return errLocated }
 
 // lookup finds the value at key k in a decoded TOML table.
 func lookup(m map[string]any, k toml.Key) any {
@@ -171,8 +236,12 @@ func lookup(m map[string]any, k toml.Key) any {
 
 // loader builds, for one decoding, a struct shaped like Config whose
 // leaves set the parameters (leaf.UnmarshalTOML), and keeps the first
-// value error.
-type loader struct{ err error }
+// value error. The parameters named in skip get no leaf (the older
+// layout's keys that another struct reads).
+type loader struct {
+	err  error
+	skip map[string]bool
+}
 
 // leaf is a parameter as the TOML decoder sees it.
 type leaf struct {
@@ -213,6 +282,8 @@ func (l *loader) mirror(v reflect.Value, prefix string) reflect.Value {
 			x = l.mirror(v.Field(i), prefix+key+".")
 		} else if f.Type.Kind() == reflect.Struct {
 			x = l.mirror(v.Field(i), prefix+key+".")
+		} else if l.skip[prefix+key] {
+			continue
 		} else {
 			x = reflect.ValueOf(leaf{p: newParam(f, prefix+key, v.Field(i)), l: l})
 		}
@@ -329,18 +400,25 @@ func isUint(k reflect.Kind) bool { return k >= reflect.Uint && k <= reflect.Uint
 
 // Set parses s into the parameter, naming it on error: a value that is not
 // of the parameter's type or too wide for it is refused (whether it is in
-// the parameter's range is Validate's to say).
+// the parameter's range is Validate's to say). An integer parameter takes
+// an integer written as a float too (1e3, 1000.0), not 1.5.
 func (p Param) Set(s string) error {
 	k := p.v.Kind()
 	switch {
 	case isInt(k):
 		n, err := strconv.ParseInt(s, 0, p.v.Type().Bits())
+		if d := integral(s); err != nil && d != "" {
+			n, err = strconv.ParseInt(d, 10, p.v.Type().Bits())
+		}
 		if err != nil {
 			return fmt.Errorf("%s = %s: want an integer in %s", p.Name, rtl.Quote(s), p.Range)
 		}
 		p.v.SetInt(n)
 	case isUint(k):
 		n, err := strconv.ParseUint(s, 0, p.v.Type().Bits())
+		if d := integral(s); err != nil && d != "" {
+			n, err = strconv.ParseUint(d, 10, p.v.Type().Bits())
+		}
 		if err != nil {
 			return fmt.Errorf("%s = %s: want an unsigned integer in %s", p.Name, rtl.Quote(s), p.Range)
 		}
@@ -374,18 +452,30 @@ func (p Param) setTOML(x any) error {
 	k := p.v.Kind()
 	switch {
 	case isInt(k) || isUint(k):
-		n, ok := x.(int64)
-		if !ok {
+		var b *big.Int
+		switch v := x.(type) {
+		case int64:
+			b = big.NewInt(v)
+		case float64:
+			// An integer written as a float (1e3, 1000.0) is that
+			// integer; any other float is refused, as the file writes it.
+			if v != math.Trunc(v) || math.IsInf(v, 0) { // NaN too
+				return &floatErr{p.Name, tomlValue(x, p.Range), "want an integer in " + p.Range.String()}
+			}
+			b, _ = big.NewFloat(v).Int(nil)
+			if !p.Range.ContainsInt(b) {
+				return &floatErr{p.Name, tomlValue(x, p.Range), "want " + p.Range.String()}
+			}
+		default:
 			return fmt.Errorf("%s = %s: want an integer in %s", p.Name, tomlValue(x, p.Range), p.Range)
 		}
-		b := big.NewInt(n)
 		if !p.Range.ContainsInt(b) {
 			return fmt.Errorf("%s = %s: want %s", p.Name, p.Range.FormatInt(b), p.Range)
 		}
 		if isInt(k) {
-			p.v.SetInt(n)
+			p.v.SetInt(b.Int64())
 		} else {
-			p.v.SetUint(uint64(n))
+			p.v.SetUint(b.Uint64())
 		}
 	case k == reflect.Bool:
 		b, ok := x.(bool)
@@ -418,6 +508,39 @@ func (p Param) setTOML(x any) error {
 	}
 	return nil
 }
+
+// integral is s, a float with an integer value (1e3, 1000.0), in decimal
+// digits; "" when s is not one, or is an integer as written (too wide,
+// say: a float would round it).
+func integral(s string) string {
+	if _, ok := new(big.Int).SetString(s, 0); ok {
+		return ""
+	}
+	f, _, err := big.ParseFloat(s, 0, 512, big.ToNearestEven)
+	if err != nil || !f.IsInt() {
+		return ""
+	}
+	// A mantissa that is not 0 with an exponent past big.Float's reads
+	// as 0 (1e-2000000000): not an integer.
+	m := strings.ToLower(strings.TrimLeft(s, "+-"))
+	if strings.HasPrefix(m, "0x") {
+		m, _, _ = strings.Cut(m[2:], "p")
+	} else {
+		m, _, _ = strings.Cut(m, "e")
+	}
+	if f.Sign() == 0 && strings.ContainsAny(m, "123456789abcdef") {
+		return ""
+	}
+	b, _ := f.Int(nil)
+	return b.String()
+}
+
+// floatErr refuses a float for an integer parameter: tomlError shows
+// the value as the file writes it.
+type floatErr struct{ name, value, want string }
+
+// Error reads "NAME = VALUE: WANT".
+func (e *floatErr) Error() string { return e.name + " = " + e.value + ": " + e.want }
 
 // tomlValue shows a decoded TOML value in an error: strings quoted (at
 // most 64 characters), tables and arrays abbreviated.
@@ -565,11 +688,145 @@ var removed = map[string]string{
 	"mtt.cache.sets":           "the MTT cache is sized in entries now: mtt.cache.entries = sets x ways x 8 (mtt.cache.entries_per_line)",
 	"klm.cache.sets":           "the KLM cache is sized in entries now: klm.cache.entries = sets x ways x 4 (klm.cache.entries_per_line)",
 	"pcie.host_latency_cycles": "the host latency is pcie.icm_latency_cycles now (the walks' and the MKC cache's reads), beside pcie.data_latency_cycles (the data path's)",
+	"klm.loop_credits":         "the KLM walker has no loop credits: a child reserves a context one level down, of klm.nested_contexts",
 }
 
 // Removed says what replaced a parameter that no longer exists (name as
-// in a file or a sweep, model. prefix allowed).
+// in a flag, a sweep or a file of today's layout; a model. prefix is
+// dropped: a file of the older layout is read with its keys, older).
 func Removed(name string) (string, bool) {
 	why, ok := removed[strings.TrimPrefix(name, "model.")]
 	return why, ok
+}
+
+// older holds what a file of the older layout gives in the keys whose
+// meaning has changed since. That layout, written by every version
+// before the model's parameters moved to the top of the file, had them
+// under [model] ([model.mkc_cache], [model.mtt.cache], ...); its keys are
+// today's under model., but for these, read with the ranges they had and
+// set as today's parameters (apply):
+//
+//   - model.pcie.host_latency_cycles is pcie.icm_latency_cycles (renamed
+//     when the data path got a latency of its own);
+//   - model.mtt.cache.sets and model.klm.cache.sets, with ways, sized the
+//     MTT and KLM caches in sets x ways lines of 8 MTT or 4 KLM entries:
+//     mtt.cache.entries and klm.cache.entries are that many entries;
+//   - model.mkc_cache.mshrs counted the loop's MSHRs too: mkc_cache.mshrs
+//     is the level-0 ones, mshrs - loop_mshrs.
+type older struct {
+	Model struct {
+		MKCCache struct {
+			MSHRs int `toml:"mshrs" range:"2..1024"`
+		} `toml:"mkc_cache"`
+		MTT struct {
+			Cache olderCache `toml:"cache"`
+		} `toml:"mtt"`
+		KLM struct {
+			Cache olderCache `toml:"cache"`
+		} `toml:"klm"`
+		PCIe struct {
+			HostLatencyCycles int `toml:"host_latency_cycles" range:"1..2^16"`
+		} `toml:"pcie"`
+	} `toml:"model"`
+}
+
+// olderCache is an MTT or KLM cache's key of the older layout.
+type olderCache struct {
+	Sets int `toml:"sets" range:"power of two in 1..2^20"`
+}
+
+// The older layout's defaults that today's parameters count otherwise.
+const (
+	olderMSHRs    = 16 // mkc_cache.mshrs, the loop's 2 among them
+	olderMTTSets  = 64 // mtt.cache.sets, of 4 ways of 8 entries
+	olderKLMSets  = 32 // klm.cache.sets, of 4 ways of 4 entries
+	olderMaxLines = 1 << 20
+)
+
+// params are o's keys, by their names in a file (model.mtt.cache.sets).
+func (o *older) params() []Param {
+	var out []Param
+	walk(reflect.ValueOf(o).Elem(), "", false, &out)
+	return out
+}
+
+// apply sets c's parameters from the older layout's keys that md says
+// the file text gives, after today's keys are read: errors name the key,
+// its line and what it was.
+func (o *older) apply(c *Config, md toml.MetaData, text string) error {
+	m := &o.Model
+	given := func(key string) bool { return md.IsDefined(strings.Split(key, ".")...) }
+	// first is the first of keys that the file gives, "" for none.
+	first := func(keys ...string) string {
+		for _, k := range keys {
+			if given(k) {
+				return k
+			}
+		}
+		return ""
+	}
+	at := func(key string) string { return lineOf(text, strings.Split(key, ".")) }
+	twice := func(old, now string) error {
+		return fmt.Errorf("%s%s and %s: give one (%s is the older [model] layout's key, %s today's)", at(old), old, now, old, now)
+	}
+
+	const host = "model.pcie.host_latency_cycles"
+	if given(host) {
+		if k := first("pcie.icm_latency_cycles", "model.pcie.icm_latency_cycles"); k != "" {
+			return twice(host, k)
+		}
+		c.Model.PCIe.ICMLatencyCycles = m.PCIe.HostLatencyCycles
+	}
+
+	const mshrs, loop = "model.mkc_cache.mshrs", "model.mkc_cache.loop_mshrs"
+	switch {
+	case given(mshrs) && given("mkc_cache.mshrs"):
+		return twice(mshrs, "mkc_cache.mshrs")
+	case given("mkc_cache.mshrs"): // today's count, with the loop's apart
+	case given(mshrs) || given(loop):
+		total, l := olderMSHRs, c.Model.MKCCache.LoopMSHRs
+		if given(mshrs) {
+			total = m.MKCCache.MSHRs
+		}
+		if total <= l {
+			if given(mshrs) {
+				return fmt.Errorf("%s%s = %d: want more than loop_mshrs = %d (in the [model] layout, mshrs counts the loop's MSHRs too)", at(mshrs), mshrs, total, l)
+			}
+			return fmt.Errorf("%s%s = %d: want fewer than mshrs, %d when not given (in the [model] layout, mshrs counts the loop's MSHRs too)", at(loop), loop, l, total)
+		}
+		c.Model.MKCCache.MSHRs = total - l
+	}
+
+	for _, u := range []struct {
+		unit      string
+		sets      int
+		cache     *linecache.Config
+		perLine   int
+		sizesWith int // the older layout's sets when the file gives none
+	}{
+		{"mtt", m.MTT.Cache.Sets, &c.Model.MTT.Cache, 8, olderMTTSets},
+		{"klm", m.KLM.Cache.Sets, &c.Model.KLM.Cache, 4, olderKLMSets},
+	} {
+		sets, ways := "model."+u.unit+".cache.sets", "model."+u.unit+".cache.ways"
+		today := first("model."+u.unit+".cache.entries", "model."+u.unit+".cache.entries_per_line", u.unit+".cache.entries", u.unit+".cache.entries_per_line")
+		switch {
+		case given(sets) && today != "":
+			return twice(sets, today)
+		case today != "" || !given(sets) && !given(ways):
+			continue // today's sizes, or the defaults
+		}
+		n, w := u.sizesWith, u.cache.Ways
+		if given(sets) {
+			n = u.sets
+		}
+		if w < 1 {
+			return fmt.Errorf("%s%s = %d: want 1..64 in the [model] layout, sets x ways lines (0, fully associative, is %s.cache.ways with %s.cache.entries)", at(ways), ways, w, u.unit, u.unit)
+		}
+		if n*w > olderMaxLines {
+			key := first(sets, ways)
+			return fmt.Errorf("%smodel.%s.cache.sets x ways = %d x %d lines: want at most 2^20", at(key), u.unit, n, w)
+		}
+		u.cache.Entries, u.cache.EntriesPerLine = n*w*u.perLine, u.perLine
+	}
+	return nil
 }

@@ -1,7 +1,7 @@
 package config
 
 import (
-	"github.com/spf13/pflag"
+	"fmt"
 	"io"
 	"math/big"
 	"os"
@@ -11,6 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/BurntSushi/toml"
+	"github.com/spf13/pflag"
+
+	"mkeysim/rtl"
 	"mkeysim/rtl/pcie"
 )
 
@@ -430,7 +434,8 @@ func TestUnitBoundsAgree(t *testing.T) {
 
 // TestKeysAreFlags: a parameter's key, dotted, is its name and its flag
 // (with - for _), and a file of the old layout, with the model's
-// parameters under [model], still reads.
+// parameters under [model], still reads (every key of that layout:
+// TestOlderLayout).
 func TestKeysAreFlags(t *testing.T) {
 	c := Default()
 	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
@@ -464,6 +469,368 @@ func TestKeysAreFlags(t *testing.T) {
 	file, _ := Load(f)
 	if err := file.Overlay(fs); err != nil || file.Model.MKCCache.Ways != 8 || file.Model.ClockPS != 2000 {
 		t.Fatalf("overlay: %v, ways %d (want the flag's 8), clock_ps %d (the file's)", err, file.Model.MKCCache.Ways, file.Model.ClockPS)
+	}
+}
+
+// olderDefaults is the defaults file of the older layout, as the last
+// version that wrote it wrote it ('mkeysim config -defaults' at the
+// commit before b6191a5, its comments left out): every key of that
+// layout, the model's under [model].
+const olderDefaults = `[model]
+clock_ps = 4000
+rob_entries = 64
+fifo_depth = 4
+stage_latency = 1
+overlap_invalidate = false
+cmd_latency = 20
+
+[model.mkc_cache]
+sets = 128
+ways = 4
+replacement = "lru"
+seed = 1
+mshrs = 16
+loop_mshrs = 2
+targets = 8
+loop_targets = 1
+icm_base = 0x0
+
+[model.mtt.cache]
+sets = 64
+ways = 4
+
+[model.mtt]
+walkers = 8
+
+[model.klm.cache]
+sets = 32
+ways = 4
+
+[model.klm]
+contexts = 16
+nested_contexts = 8
+max_indirection = 4
+cursors = 16
+
+[model.pcie]
+tags = 32
+max_read_request = 512
+max_payload = 256
+rcb = 64
+split_on_all_rcb = false
+requester_id = 0x0
+completer_id = 0x0
+link_latency_cycles = 75
+link_bytes_per_cycle = 32
+host_latency_cycles = 20
+
+[workload]
+seed = 1
+keys = 1024
+accesses = 100000
+umr_per_mille = 3
+inval_per_mille = 2
+resume_per_mille = 2
+query_per_mille = 1
+bad_per_mille = 50
+hot_keys = 128
+hot_per_mille = 800
+`
+
+// TestOlderLayout (issue 46, item 5): a file of the older layout, the
+// model's parameters under [model] as every version before the flat
+// layout wrote them, reads as the model it described then. Its defaults
+// file is today's defaults, and each of its keys, set alone, sets
+// today's parameter it became: renamed (pcie.host_latency_cycles is
+// pcie.icm_latency_cycles), sized otherwise (the MTT and KLM caches'
+// sets x ways lines of 8 or 4 entries are their entries) or counted
+// otherwise (mkc_cache.mshrs counted the loop's MSHRs too). Today's keys
+// under [model] keep today's meaning. An unknown key, in either layout,
+// is refused naming the file, the line and the key; so is a bad value
+// of an older key, with the range it had, and an older key beside the
+// one that replaced it.
+func TestOlderLayout(t *testing.T) {
+	dir := t.TempDir()
+	load := func(body string) (Config, string, error) {
+		f := filepath.Join(dir, "old.toml")
+		if err := os.WriteFile(f, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c, err := Load(f)
+		return c, f, err
+	}
+	c, _, err := load(olderDefaults)
+	def := Default()
+	if err != nil || string(c.JSON()) != string(def.JSON()) {
+		t.Fatalf("the older layout's defaults: %v\n%s\nwant today's\n%s", err, c.JSON(), def.JSON())
+	}
+
+	cases := []struct {
+		body string
+		want map[string]string // parameters and their values; the others keep their defaults
+	}{
+		{"[model]\nclock_ps = 2000\n", map[string]string{"clock_ps": "2000"}},
+		{"[model]\nrob_entries = 32\n", map[string]string{"rob_entries": "32"}},
+		{"[model]\nfifo_depth = 8\n", map[string]string{"fifo_depth": "8"}},
+		{"[model]\nstage_latency = 2\n", map[string]string{"stage_latency": "2"}},
+		{"[model]\noverlap_invalidate = true\n", map[string]string{"overlap_invalidate": "true"}},
+		{"[model]\ncmd_latency = 40\n", map[string]string{"cmd_latency": "40"}},
+		{"[model.mkc_cache]\nsets = 64\n", map[string]string{"mkc_cache.sets": "64"}},
+		{"[model.mkc_cache]\nways = 8\n", map[string]string{"mkc_cache.ways": "8"}},
+		{"[model.mkc_cache]\nreplacement = \"random\"\n", map[string]string{"mkc_cache.replacement": "random"}},
+		{"[model.mkc_cache]\nseed = 7\n", map[string]string{"mkc_cache.seed": "7"}},
+		// mshrs counted the loop's too: 32 of them, 2 the loop's.
+		{"[model.mkc_cache]\nmshrs = 32\n", map[string]string{"mkc_cache.mshrs": "30", "mkc_cache.loop_mshrs": "2"}},
+		{"[model.mkc_cache]\nloop_mshrs = 4\n", map[string]string{"mkc_cache.mshrs": "12", "mkc_cache.loop_mshrs": "4"}},
+		{"[model.mkc_cache]\nmshrs = 32\nloop_mshrs = 4\n", map[string]string{"mkc_cache.mshrs": "28", "mkc_cache.loop_mshrs": "4"}},
+		{"[model.mkc_cache]\nmshrs = 1024\nloop_mshrs = 1\n", map[string]string{"mkc_cache.mshrs": "1023", "mkc_cache.loop_mshrs": "1"}},
+		{"[model.mkc_cache]\ntargets = 16\n", map[string]string{"mkc_cache.targets": "16"}},
+		{"[model.mkc_cache]\nloop_targets = 2\n", map[string]string{"mkc_cache.loop_targets": "2"}},
+		{"[model.mkc_cache]\nicm_base = 0x40000000\n", map[string]string{"mkc_cache.icm_base": "1073741824"}},
+		// sets x ways lines of 8 MTT entries; 64 sets, 4 ways when not given.
+		{"[model.mtt.cache]\nsets = 128\n", map[string]string{"mtt.cache.entries": "4096", "mtt.cache.entries_per_line": "8", "mtt.cache.ways": "4"}},
+		{"[model.mtt.cache]\nways = 8\n", map[string]string{"mtt.cache.entries": "4096", "mtt.cache.ways": "8"}},
+		{"[model.mtt.cache]\nsets = 16\nways = 2\n", map[string]string{"mtt.cache.entries": "256", "mtt.cache.ways": "2"}},
+		{"[model.mtt.cache]\nsets = 1048576\nways = 1\n", map[string]string{"mtt.cache.entries": "8388608", "mtt.cache.ways": "1"}},
+		{"[model.mtt]\nwalkers = 4\n", map[string]string{"mtt.walkers": "4"}},
+		// ... of 4 KLM entries; 32 sets, 4 ways when not given.
+		{"[model.klm.cache]\nsets = 64\n", map[string]string{"klm.cache.entries": "1024", "klm.cache.entries_per_line": "4", "klm.cache.ways": "4"}},
+		{"[model.klm.cache]\nways = 2\n", map[string]string{"klm.cache.entries": "256", "klm.cache.ways": "2"}},
+		{"[model.klm]\ncontexts = 32\n", map[string]string{"klm.contexts": "32"}},
+		{"[model.klm]\nnested_contexts = 4\n", map[string]string{"klm.nested_contexts": "4"}},
+		{"[model.klm]\nmax_indirection = 2\n", map[string]string{"klm.max_indirection": "2"}},
+		{"[model.klm]\ncursors = 0\n", map[string]string{"klm.cursors": "0"}},
+		{"[model.pcie]\ntags = 64\n", map[string]string{"pcie.tags": "64"}},
+		{"[model.pcie]\nmax_read_request = 256\n", map[string]string{"pcie.max_read_request": "256"}},
+		{"[model.pcie]\nmax_payload = 128\n", map[string]string{"pcie.max_payload": "128"}},
+		{"[model.pcie]\nrcb = 128\n", map[string]string{"pcie.rcb": "128"}},
+		{"[model.pcie]\nsplit_on_all_rcb = true\n", map[string]string{"pcie.split_on_all_rcb": "true"}},
+		{"[model.pcie]\nrequester_id = 0x100\n", map[string]string{"pcie.requester_id": "256"}},
+		{"[model.pcie]\ncompleter_id = 0x8\n", map[string]string{"pcie.completer_id": "8"}},
+		{"[model.pcie]\nlink_latency_cycles = 100\n", map[string]string{"pcie.link_latency_cycles": "100"}},
+		{"[model.pcie]\nlink_bytes_per_cycle = 16\n", map[string]string{"pcie.link_bytes_per_cycle": "16"}},
+		// The host's latency was the ICM reads' (there was no data path).
+		{"[model.pcie]\nhost_latency_cycles = 50\n", map[string]string{"pcie.icm_latency_cycles": "50", "pcie.data_latency_cycles": "20"}},
+		{"[workload]\nseed = 5\n", map[string]string{"workload.seed": "5"}},
+		{"[workload]\nkeys = 512\n", map[string]string{"workload.keys": "512"}},
+		{"[workload]\naccesses = 5000\n", map[string]string{"workload.accesses": "5000"}},
+		{"[workload]\numr_per_mille = 10\n", map[string]string{"workload.umr_per_mille": "10"}},
+		{"[workload]\ninval_per_mille = 5\n", map[string]string{"workload.inval_per_mille": "5"}},
+		{"[workload]\nresume_per_mille = 4\n", map[string]string{"workload.resume_per_mille": "4"}},
+		{"[workload]\nquery_per_mille = 2\n", map[string]string{"workload.query_per_mille": "2"}},
+		{"[workload]\nbad_per_mille = 20\n", map[string]string{"workload.bad_per_mille": "20"}},
+		{"[workload]\nhot_keys = 64\n", map[string]string{"workload.hot_keys": "64"}},
+		{"[workload]\nhot_per_mille = 500\n", map[string]string{"workload.hot_per_mille": "500"}},
+		// Today's keys under [model] mean what they mean today.
+		{"[model.mtt.cache]\nentries = 4096\nways = 8\n", map[string]string{"mtt.cache.entries": "4096", "mtt.cache.ways": "8"}},
+		{"[model.mtt.cache]\nways = 8\n[mtt.cache]\nentries = 1024\n", map[string]string{"mtt.cache.entries": "1024", "mtt.cache.ways": "8"}},
+		{"[model.klm.cache]\nentries_per_line = 8\nways = 0\n", map[string]string{"klm.cache.entries": "512", "klm.cache.entries_per_line": "8", "klm.cache.ways": "0"}},
+		{"[model.mkc_cache]\nloop_mshrs = 4\n[mkc_cache]\nmshrs = 20\n", map[string]string{"mkc_cache.mshrs": "20", "mkc_cache.loop_mshrs": "4"}},
+		{"[model.pcie]\nicm_latency_cycles = 30\ndata_latency_cycles = 40\n", map[string]string{"pcie.icm_latency_cycles": "30", "pcie.data_latency_cycles": "40"}},
+		{"[model.data]\nenabled = true\n", map[string]string{"data.enabled": "true"}},
+	}
+	gives := map[string]bool{} // the keys the cases give
+	for _, tc := range cases {
+		var raw map[string]any
+		md, err := toml.Decode(tc.body, &raw)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.body, err)
+		}
+		for _, k := range md.Keys() {
+			gives[k.String()] = true
+		}
+		c, _, err := load(tc.body)
+		if err != nil {
+			t.Errorf("%q: %v", tc.body, err)
+			continue
+		}
+		for _, p := range c.Params() {
+			want, ok := tc.want[p.Name]
+			if !ok {
+				want = param(t, &def, p.Name).String()
+			}
+			if got := p.String(); got != want {
+				t.Errorf("%q: %s = %s, want %s", tc.body, p.Name, got, want)
+			}
+		}
+	}
+	var raw map[string]any
+	md, _ := toml.Decode(olderDefaults, &raw)
+	for _, k := range md.Keys() {
+		if _, isTable := lookup(raw, k).(map[string]any); !isTable && !gives[k.String()] {
+			t.Errorf("no case sets %s, a key of the older layout", k)
+		}
+	}
+
+	for _, tc := range []struct{ body, want string }{
+		{"[model.mtt.cache]\nsets = 64\nwayz = 4\n", `line 3: unknown parameter "model.mtt.cache.wayz" (see 'mkeysim config --defaults')`},
+		{"[model.pcie]\nhost_latency = 5\n", `line 2: unknown parameter "model.pcie.host_latency" (see 'mkeysim config --defaults')`},
+		{"[model]\n\n[model.mkc_cache]\nways = 2\n[model.mtt]\nwalkerz = 2\n", `line 6: unknown parameter "model.mtt.walkerz" (see 'mkeysim config --defaults')`},
+		{"clock_ps = 1\n[pcie]\ntagz = 1\n", `line 3: unknown parameter "pcie.tagz" (see 'mkeysim config --defaults')`},
+		{"[workload]\naccesses = 5\n[wrkload]\n", `line 3: unknown parameter "wrkload" (see 'mkeysim config --defaults')`},
+		// Today's layout never had the older keys.
+		{"[mtt.cache]\nsets = 64\n", `line 2: unknown parameter "mtt.cache.sets": the MTT cache is sized in entries now: mtt.cache.entries = sets x ways x 8 (mtt.cache.entries_per_line)`},
+		{"[klm.cache]\nsets = 32\n", `line 2: unknown parameter "klm.cache.sets": the KLM cache is sized in entries now`},
+		{"[pcie]\nhost_latency_cycles = 5\n", `line 2: unknown parameter "pcie.host_latency_cycles": the host latency is pcie.icm_latency_cycles now`},
+		{"[model.klm]\nloop_credits = 4\n", `line 2: unknown parameter "model.klm.loop_credits": the KLM walker has no loop credits: a child reserves a context one level down, of klm.nested_contexts`},
+		// The older keys' values, in the ranges they had.
+		{"[model.mtt.cache]\nsets = 48\n", "line 2: model.mtt.cache.sets = 48: want power of two in 1..2^20"},
+		{"[model.klm.cache]\nsets = \"x\"\n", `line 2: model.klm.cache.sets = "x": want an integer in power of two in 1..2^20`},
+		{"[model.pcie]\nhost_latency_cycles = 0\n", "line 2: model.pcie.host_latency_cycles = 0: want 1..2^16"},
+		{"[model.mkc_cache]\nmshrs = 1025\n", "line 2: model.mkc_cache.mshrs = 1025: want 2..1024"},
+		{"[model.mkc_cache]\nmshrs = 4\nloop_mshrs = 4\n", "line 2: model.mkc_cache.mshrs = 4: want more than loop_mshrs = 4 (in the [model] layout, mshrs counts the loop's MSHRs too)"},
+		{"[model.mkc_cache]\nloop_mshrs = 16\n", "line 2: model.mkc_cache.loop_mshrs = 16: want fewer than mshrs, 16 when not given (in the [model] layout, mshrs counts the loop's MSHRs too)"},
+		{"[model.mtt.cache]\nsets = 1048576\nways = 2\n", "line 2: model.mtt.cache.sets x ways = 1048576 x 2 lines: want at most 2^20"},
+		{"[model.klm.cache]\nways = 0\n", "line 2: model.klm.cache.ways = 0: want 1..64 in the [model] layout, sets x ways lines (0, fully associative, is klm.cache.ways with klm.cache.entries)"},
+		// An older key beside the one that replaced it.
+		{"[model.mtt.cache]\nsets = 64\nentries = 2048\n", "line 2: model.mtt.cache.sets and model.mtt.cache.entries: give one (model.mtt.cache.sets is the older [model] layout's key, model.mtt.cache.entries today's)"},
+		{"[klm.cache]\nentries_per_line = 2\n[model.klm.cache]\nsets = 64\n", "line 4: model.klm.cache.sets and klm.cache.entries_per_line: give one"},
+		{"[model.pcie]\nhost_latency_cycles = 30\n[pcie]\nicm_latency_cycles = 30\n", "line 2: model.pcie.host_latency_cycles and pcie.icm_latency_cycles: give one"},
+		{"[model.mkc_cache]\nmshrs = 16\n[mkc_cache]\nmshrs = 14\n", "line 2: model.mkc_cache.mshrs and mkc_cache.mshrs: give one"},
+	} {
+		_, f, err := load(tc.body)
+		if err == nil || !strings.HasPrefix(err.Error(), f+": "+tc.want) {
+			t.Errorf("%q: %v, want %q", tc.body, err, f+": "+tc.want)
+		}
+	}
+}
+
+// TestIntegersWrittenAsFloats (issue 46, item 6): an integer parameter
+// takes an integer written as a float, in a file (1e3, 1000.0, as TOML
+// writes floats) and in a flag, as that integer, checked against its
+// range as any; a float that is not an integer is refused, naming the
+// value as the file writes it. So for every integer parameter.
+func TestIntegersWrittenAsFloats(t *testing.T) {
+	dir := t.TempDir()
+	load := func(body string) (Config, string, error) {
+		f := filepath.Join(dir, "f.toml")
+		if err := os.WriteFile(f, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c, err := Load(f)
+		return c, f, err
+	}
+	for _, tc := range []struct {
+		body, param, want string // want: the parameter's value, or the error after the file's name
+	}{
+		{"[workload]\naccesses = 1e3\n", "workload.accesses", "1000"},
+		{"[workload]\naccesses = 1E3\n", "workload.accesses", "1000"},
+		{"[workload]\naccesses = 1000.0\n", "workload.accesses", "1000"},
+		{"[workload]\naccesses = 2.5e3\n", "workload.accesses", "2500"},
+		{"[workload]\naccesses = 1_000.0\n", "workload.accesses", "1000"},
+		{"[workload]\naccesses = 0.0\n", "workload.accesses", "0"},
+		{"[workload]\naccesses = 1e7\n", "workload.accesses", "10000000"},
+		{"[workload]\nseed = -1e3\n", "workload.seed", "-1000"},
+		{"[mkc_cache]\nseed = 1e19\n", "mkc_cache.seed", "10000000000000000000"},
+		{"[mkc_cache]\nicm_base = 1.073741824e9\n", "mkc_cache.icm_base", "1073741824"},
+		{"[model.pcie]\ntags = 6.4e1\n", "pcie.tags", "64"},
+		{"clock_ps = 2e3\n", "clock_ps", "2000"},
+		{"[workload]\naccesses = 1.5\n", "", "line 2: workload.accesses = 1.5: want an integer in 0..10_000_000"},
+		{"[workload]\naccesses = 1.50\n", "", "line 2: workload.accesses = 1.50: want an integer in 0..10_000_000"},
+		{"[workload]\n\naccesses = 15e-1\n", "", "line 3: workload.accesses = 15e-1: want an integer in 0..10_000_000"},
+		{"[workload]\naccesses = 1e-9\n", "", "line 2: workload.accesses = 1e-9: want an integer in 0..10_000_000"},
+		{"[workload]\naccesses = inf\n", "", "line 2: workload.accesses = inf: want an integer in 0..10_000_000"},
+		{"[workload]\naccesses = nan\n", "", "line 2: workload.accesses = nan: want an integer in 0..10_000_000"},
+		{"[workload]\naccesses = 1e8\n", "", "line 2: workload.accesses = 1e8: want 0..10_000_000"},
+		{"[workload]\naccesses = -1e0\n", "", "line 2: workload.accesses = -1e0: want 0..10_000_000"},
+		{"[pcie]\nrequester_id = 6.5536e4\n", "", "line 2: pcie.requester_id = 6.5536e4: want 0..0xffff"},
+		{"clock_ps = 1e300\n", "", "line 1: clock_ps = 1e300: want 1..1000000"},
+		{"[model.pcie]\ntags = 6.45e1 # a comment\n", "", "line 2: model.pcie.tags = 6.45e1: want an integer in 1..768"},
+		{"[workload]\naccesses = 1e3\nwarmup_accesses = 1e3\n", "", "workload.warmup_accesses = 1000: want fewer than accesses = 1000 (nothing would be measured)"},
+	} {
+		c, f, err := load(tc.body)
+		if tc.param == "" {
+			if err == nil || err.Error() != f+": "+tc.want {
+				t.Errorf("%q: %v, want %q", tc.body, err, f+": "+tc.want)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: %v", tc.body, err)
+		} else if got := param(t, &c, tc.param).String(); got != tc.want {
+			t.Errorf("%q: %s = %s, want %s", tc.body, tc.param, got, tc.want)
+		}
+	}
+
+	// Every integer parameter: its default as a float reads as it; with a
+	// half added, it is refused.
+	def := Default()
+	for _, p := range def.Params() {
+		if k := p.v.Kind(); !isInt(k) && !isUint(k) {
+			continue
+		}
+		sec, key := "", p.Name
+		if i := strings.LastIndex(p.Name, "."); i >= 0 {
+			sec, key = "["+p.Name[:i]+"]\n", p.Name[i+1:]
+		}
+		d := rtl.IntOf(p.v).String()
+		lits := []string{d + ".0", d + "e0"}
+		if d != "0" {
+			lits = append(lits, d+"0e-1")
+		}
+		for _, lit := range lits {
+			c, _, err := load(sec + key + " = " + lit + "\n")
+			if err != nil || param(t, &c, p.Name).String() != p.String() {
+				t.Errorf("%s = %s: %v, %s; want %s", p.Name, lit, err, param(t, &c, p.Name), p)
+			}
+		}
+		_, f, err := load(sec + key + " = " + d + ".5\n")
+		want := fmt.Sprintf("%s: line %d: %s = %s.5: want an integer in %s", f, strings.Count(sec, "\n")+1, p.Name, d, p.Range)
+		if err == nil || err.Error() != want {
+			t.Errorf("%s = %s.5: %v, want %q", p.Name, d, err, want)
+		}
+	}
+
+	// Flags take them as the file does.
+	for _, tc := range []struct {
+		args        []string
+		param, want string
+	}{
+		{[]string{"--workload.accesses", "1e3"}, "workload.accesses", "1000"},
+		{[]string{"--workload.accesses=2.5e3"}, "workload.accesses", "2500"},
+		{[]string{"--workload.seed", "-1e3"}, "workload.seed", "-1000"},
+		{[]string{"--mkc-cache.seed", "1e19"}, "mkc_cache.seed", "10000000000000000000"},
+		{[]string{"--pcie.tags", "0x1p6"}, "pcie.tags", "64"},
+		{[]string{"--workload.accesses", "1.5"}, "", `workload.accesses = "1.5": want an integer in 0..10_000_000`},
+		{[]string{"--workload.accesses", "1e-2000000000"}, "", `workload.accesses = "1e-2000000000": want an integer in 0..10_000_000`},
+		{[]string{"--workload.accesses", "inf"}, "", `workload.accesses = "inf": want an integer in 0..10_000_000`},
+		{[]string{"--pcie.requester-id", "6.5536e4"}, "", `pcie.requester_id = "6.5536e4": want an unsigned integer in 0..0xffff`},
+		{[]string{"--workload.seed", "-9223372036854775809"}, "", `workload.seed = "-9223372036854775809": want an integer`},
+		{[]string{"--workload.seed", "-9.223372036854775809e18"}, "", `workload.seed = "-9.223372036854775809e18": want an integer`},
+	} {
+		c := Default()
+		fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		fs.SetNormalizeFunc(NormalizeFlag)
+		c.RegisterFlags(fs)
+		err := fs.Parse(tc.args)
+		switch {
+		case tc.param == "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%q: %v, want %q", tc.args, err, tc.want)
+		case tc.param != "" && err != nil:
+			t.Errorf("%q: %v", tc.args, err)
+		case tc.param != "" && param(t, &c, tc.param).String() != tc.want:
+			t.Errorf("%q: %s = %s, want %s", tc.args, tc.param, param(t, &c, tc.param), tc.want)
+		}
+	}
+}
+
+// TestReadLeavesRulesToValidate: Read checks a file's keys and values but
+// not the rules between parameters (a sweep's base may leave
+// workload.trace_file to its axis); Load checks them too.
+func TestReadLeavesRulesToValidate(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "trace.toml")
+	os.WriteFile(f, []byte("[workload]\nkind = \"trace\"\n"), 0o644)
+	if c, err := Read(f, ""); err != nil || c.Workload.Kind != "trace" {
+		t.Errorf("Read: %v, kind %q", err, c.Workload.Kind)
+	}
+	want := f + `: workload.trace_file = "": want the path of the trace to replay (workload.kind = trace)`
+	if _, err := Load(f); err == nil || err.Error() != want {
+		t.Errorf("Load: %v, want %q", err, want)
+	}
+	os.WriteFile(f, []byte("[workload]\nkind = \"trace\"\naccesses = 1.5\n"), 0o644)
+	if _, err := Read(f, ""); err == nil || err.Error() != f+": line 3: workload.accesses = 1.5: want an integer in 0..10_000_000" {
+		t.Errorf("Read of a bad value: %v", err)
 	}
 }
 

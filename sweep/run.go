@@ -296,6 +296,34 @@ func (s *Sweep) Validate() error {
 	return nil
 }
 
+// BaseError is the error that every point of the sweep shares with c, a
+// configuration its points are made from (its Base, or the file Base
+// was read from): c's Validate error when the first point, c with the
+// axes' first values set, fails the same way. It is nil when c is valid,
+// and when the axes' values change what is wrong (c leaves out the
+// workload.trace_file an axis gives, say): only the points run, and
+// Validate checks each. A command reports it as the base's error, naming
+// where c came from. Validating c keeps a trace workload's file read in
+// it, for the points to share.
+func (s *Sweep) BaseError(c *config.Config) error {
+	err := c.Validate()
+	if err == nil || Count(s.Axes) == 0 {
+		return err
+	}
+	p := Point{Values: make([]string, len(s.Axes))}
+	for i, a := range s.Axes {
+		p.Values[i] = a.Values[0]
+	}
+	first, aerr := p.Apply(*c, s.Axes)
+	if aerr != nil {
+		return nil // Validate names the point
+	}
+	if ferr := first.Validate(); ferr == nil || ferr.Error() != err.Error() {
+		return nil
+	}
+	return err
+}
+
 // config is the point's configuration, validated.
 func (s *Sweep) config(p Point) (config.Config, error) {
 	c, err := p.Apply(s.Base, s.Axes)

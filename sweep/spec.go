@@ -27,8 +27,11 @@ import (
 // Each vary item is a --vary: the grid is their product, the first
 // varying slowest.
 type Spec struct {
-	Path     string
-	Config   config.Config // the parameters the file sets, over the defaults
+	Path string
+	// Config is the parameters the file sets, over the defaults, read but
+	// not validated (config.Read): the sweep's points are, once their
+	// axes' values are set (Sweep.Validate).
+	Config   config.Config
 	Vary     []string
 	Seeds    int    // 0: not given
 	Out      string // "" when not given; else relative to the working directory
@@ -45,12 +48,13 @@ type sweepTable struct {
 	} `toml:"sweep"`
 }
 
-// ReadSpec reads a sweep file. Errors name the file and the key.
+// ReadSpec reads a sweep file. Errors name the file and the key. Its
+// parameters are read as config.Read reads them, not validated.
 func ReadSpec(path string) (*Spec, error) {
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("%s: %s", path, fmt.Sprintf(format, a...))
 	}
-	cfg, err := config.LoadOwning(path, "sweep")
+	cfg, err := config.Read(path, "sweep")
 	if err != nil {
 		if os.IsNotExist(err) {
 			return nil, bad("no such file")

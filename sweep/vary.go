@@ -37,9 +37,13 @@ const maxRange = 100_000
 
 // ParseVary parses one -vary spec, PARAM=V1,V2,..., where PARAM is a
 // parameter's dotted name with or without the model. prefix and each item
-// is a value or a range: A..B (step 1), A..B+S (step S) or A..B*F (A, A*F,
-// A*F*F, ... up to B; 16..256*2 is 16,32,64,128,256). Every value is
-// checked against the parameter's type; duplicates are errors.
+// is a value or a range of integers: A..B (step 1), A..B+S (step S) or
+// A..B*F (A, A*F, A*F*F, ... up to B; 16..256*2 is 16,32,64,128,256). An
+// item is a range only when it is written so and the parameter is not a
+// string: any other item is a value as written (a path such as
+// ../a.csv; a value of workload.trace_file or workload.kind is never a
+// range). Every value is checked against the parameter's type;
+// duplicates are errors.
 func ParseVary(spec string) (Axis, error) {
 	name, list, ok := strings.Cut(spec, "=")
 	name = strings.TrimSpace(name)
@@ -61,14 +65,16 @@ func ParseVary(spec string) (Axis, error) {
 		if item == "" {
 			return Axis{}, fmt.Errorf("%s: empty value in %q", a.Label(), list)
 		}
-		vals := []string{item}
-		if strings.Contains(item, "..") {
-			if vals, err = expandRange(item); err != nil {
-				return Axis{}, fmt.Errorf("%s: %v", a.Label(), err)
-			}
+		vals, err := itemValues(p, item)
+		if err != nil {
+			return Axis{}, fmt.Errorf("%s: %v", a.Label(), err)
 		}
 		for _, v := range vals {
 			if err := p.Set(v); err != nil {
+				if strings.Contains(v, "..") {
+					// Neither a value nor a range: say how a range is written.
+					return Axis{}, fmt.Errorf("%s: %v", a.Label(), badRange(v))
+				}
 				return Axis{}, fmt.Errorf("%s = %q: %s", a.Label(), v, strings.TrimPrefix(err.Error(), fmt.Sprintf("%s = %q: ", p.Name, v)))
 			}
 			c := p.String()
@@ -83,6 +89,18 @@ func ParseVary(spec string) (Axis, error) {
 		}
 	}
 	return a, nil
+}
+
+// itemValues are the values of one item of p's list: the range's when the
+// item is a range (and p not a string), else the item as written.
+func itemValues(p config.Param, item string) ([]string, error) {
+	if p.Type() == "string" {
+		return []string{item}, nil
+	}
+	if _, _, _, _, ok := rangeParts(item); ok {
+		return expandRange(item)
+	}
+	return []string{item}, nil
 }
 
 // lookupParam finds a parameter of c by its name (or its legacy
@@ -131,19 +149,35 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-// expandRange expands A..B, A..B+S or A..B*F into decimal integers.
-func expandRange(s string) ([]string, error) {
-	lo, rest, _ := strings.Cut(s, "..")
+// rangeParts reads s as a range, A..B, A..B+S or A..B*F, with integers
+// as Go writes them (16, 0x10, -1, 1_000): ok is false when s is not one.
+// op is '+' or '*', and step 1 for A..B.
+func rangeParts(s string) (a, b, step int64, op byte, ok bool) {
+	lo, rest, found := strings.Cut(s, "..")
+	if !found {
+		return 0, 0, 0, 0, false
+	}
 	op, stepStr := byte('+'), "1"
 	if i := strings.IndexAny(rest, "+*"); i >= 0 {
 		op, stepStr, rest = rest[i], rest[i+1:], rest[:i]
 	}
-	bad := fmt.Errorf("range %q: want A..B, A..B+STEP or A..B*FACTOR with integers (like 16..256*2)", s)
-	a, err1 := strconv.ParseInt(strings.TrimSpace(lo), 0, 64)
-	b, err2 := strconv.ParseInt(strings.TrimSpace(rest), 0, 64)
-	st, err3 := strconv.ParseInt(strings.TrimSpace(stepStr), 0, 64)
-	if err1 != nil || err2 != nil || err3 != nil {
-		return nil, bad
+	var err1, err2, err3 error
+	a, err1 = strconv.ParseInt(strings.TrimSpace(lo), 0, 64)
+	b, err2 = strconv.ParseInt(strings.TrimSpace(rest), 0, 64)
+	step, err3 = strconv.ParseInt(strings.TrimSpace(stepStr), 0, 64)
+	return a, b, step, op, err1 == nil && err2 == nil && err3 == nil
+}
+
+// badRange says how a range is written.
+func badRange(s string) error {
+	return fmt.Errorf("range %q: want A..B, A..B+STEP or A..B*FACTOR with integers (like 16..256*2)", s)
+}
+
+// expandRange expands A..B, A..B+S or A..B*F into decimal integers.
+func expandRange(s string) ([]string, error) {
+	a, b, st, op, ok := rangeParts(s)
+	if !ok {
+		return nil, badRange(s)
 	}
 	if a > b {
 		return nil, fmt.Errorf("range %q: start %d is above end %d", s, a, b)

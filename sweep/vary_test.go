@@ -2,9 +2,13 @@ package sweep
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"mkeysim/config"
 )
 
 func TestGridProductAndOrder(t *testing.T) {
@@ -74,6 +78,20 @@ func TestParseVary(t *testing.T) {
 		{"pcie.split_on_all_rcb=false,true", "pcie.split_on_all_rcb", []string{"false", "true"}},
 		{"workload.accesses=1000,2000", "workload.accesses", []string{"1000", "2000"}},
 		{"clock_ps=2000,4000", "clock_ps", []string{"2000", "4000"}},
+		// Ranges as sweep.md writes them, with any integers.
+		{"mtt.walkers=1..8", "mtt.walkers", []string{"1", "2", "3", "4", "5", "6", "7", "8"}},
+		{"mtt.walkers=1..64*2", "mtt.walkers", []string{"1", "2", "4", "8", "16", "32", "64"}},
+		{"mkc_cache.sets=0x10..0x40*2", "mkc_cache.sets", []string{"16", "32", "64"}},
+		{"workload.seed=-2..1", "workload.seed", []string{"-2", "-1", "0", "1"}},
+		{"workload.accesses=1_000..3_000+1_000", "workload.accesses", []string{"1000", "2000", "3000"}},
+		// A path, or any value of a string parameter, is taken as written.
+		{"workload.trace_file=../a.csv", "workload.trace_file", []string{"../a.csv"}},
+		{"workload.trace_file=../a.csv,../../t/b.jsonl", "workload.trace_file", []string{"../a.csv", "../../t/b.jsonl"}},
+		{"workload.trace-file=/data/run..2/t.csv,..", "workload.trace_file", []string{"/data/run..2/t.csv", ".."}},
+		{"workload.trace_file=1..8", "workload.trace_file", []string{"1..8"}},
+		{"workload.trace_file=1..8*2,a.csv", "workload.trace_file", []string{"1..8*2", "a.csv"}},
+		{"workload.kind=uniform,zipf,trace", "workload.kind", []string{"uniform", "zipf", "trace"}},
+		{"workload.access_type=LOCAL_READ,REMOTE_WRITE", "workload.access_type", []string{"LOCAL_READ", "REMOTE_WRITE"}},
 	} {
 		a, err := ParseVary(c.spec)
 		if err != nil {
@@ -109,11 +127,131 @@ func TestParseVaryErrors(t *testing.T) {
 		{"mkc_cache.ways=1..8+0", "step 0: want >= 1"},
 		{"mkc_cache.ways=1..x", `range "1..x": want A..B`},
 		{"mkc_cache.ways=1..8*2..4", `range "1..8*2..4"`},
+		{"mkc_cache.ways=../a.csv", `mkc_cache.ways: range "../a.csv": want A..B, A..B+STEP or A..B*FACTOR with integers`},
+		{"workload.zipf_s=0.5..2", `range "0.5..2": want A..B`},
+		{"pcie.split_on_all_rcb=false..true", `range "false..true": want A..B`},
+		{"workload.trace_file=../a.csv,../a.csv", "value ../a.csv given twice"},
+		{"workload.trace_file=../a.csv,", "empty value"},
 		{"mkc_cache.ways=1..1000000000", "more than 100000 values"},
 	} {
 		_, err := ParseVary(c.spec)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: error %v; want %q", c.spec, err, c.want)
 		}
+	}
+}
+
+// traceDir makes a trace file a.csv and b.jsonl (the example trace, 12
+// accesses) in a temporary directory and makes its subdirectory sub the
+// working directory, so that ../a.csv names a trace.
+func traceDir(t *testing.T) {
+	t.Helper()
+	dir := t.TempDir()
+	for from, to := range map[string]string{"small.csv": "a.csv", "small.jsonl": "b.jsonl"} {
+		data, err := os.ReadFile(filepath.Join("../examples/traces", from))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, to), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(filepath.Join(dir, "sub"))
+}
+
+// TestTraceFileAxis (issue 46, item 3): a trace file is an axis like any
+// parameter, its paths taken as written (../a.csv), and a base that
+// leaves workload.trace_file to the axis is checked as its points: each
+// point's configuration, the axis's value set, not the base alone.
+// BaseError is what every point shares with the base (a command reports
+// it as the base's); what the axes change is Validate's, point by point.
+func TestTraceFileAxis(t *testing.T) {
+	traceDir(t)
+	trace := func(c *config.Config) { c.Workload.Kind, c.Workload.Accesses = "trace", 0 }
+	for _, tc := range []struct {
+		name     string
+		base     func(c *config.Config)
+		vary     []string
+		baseErr  string // "" for none
+		pointErr string // "" for a sweep that runs
+	}{
+		{"file from the axis", trace, []string{"workload.trace_file=../a.csv,../b.jsonl"}, "", ""},
+		{"file from the axis, second", trace, []string{"mkc_cache.ways=1,2", "workload.trace_file=../b.jsonl"}, "", ""},
+		{"file in the base, page size varied", func(c *config.Config) { trace(c); c.Workload.TraceFile = "../a.csv" },
+			[]string{"workload.page_bytes=4096,8192"}, "", ""},
+		{"no file anywhere", trace, []string{"mkc_cache.ways=1,2"},
+			`workload.trace_file = "": want the path of the trace to replay (workload.kind = trace)`, "-"},
+		{"a point's file missing", trace, []string{"workload.trace_file=../a.csv,../none.csv"},
+			"", "point workload.trace_file=../none.csv: workload.trace_file: open ../none.csv: no such file"},
+		{"kind varied, no file", func(c *config.Config) { c.Workload.Accesses = 0 }, []string{"workload.kind=uniform,trace"},
+			"", `point workload.kind=trace: workload.trace_file = "": want the path`},
+		{"the first point fixes the base, another not", func(c *config.Config) { c.Workload.WarmupAccesses = 3000 },
+			[]string{"workload.accesses=4000,2000"}, "", "point workload.accesses=2000: workload.warmup_accesses = 3000: want fewer than accesses = 2000"},
+		{"an error no axis changes", func(c *config.Config) { c.Workload.WarmupAccesses = 3000 },
+			[]string{"mkc_cache.ways=1,2"}, "workload.warmup_accesses = 3000: want fewer than accesses = 2000 (nothing would be measured)", "-"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base := smallConfig()
+			tc.base(&base)
+			s := &Sweep{Base: base, Axes: mustVary(t, tc.vary...)}
+			err := s.BaseError(&s.Base)
+			if tc.baseErr == "" && err != nil || tc.baseErr != "" && (err == nil || err.Error() != tc.baseErr) {
+				t.Fatalf("BaseError: %v, want %q", err, tc.baseErr)
+			}
+			err = s.Validate()
+			switch {
+			case tc.pointErr == "-": // the base's error, every point's too
+				if err == nil || !strings.Contains(err.Error(), tc.baseErr) {
+					t.Errorf("Validate: %v, want every point to say %q", err, tc.baseErr)
+				}
+				return
+			case tc.pointErr != "":
+				if err == nil || !strings.Contains(err.Error(), tc.pointErr) {
+					t.Errorf("Validate: %v, want %q", err, tc.pointErr)
+				}
+				return
+			case err != nil:
+				t.Fatalf("Validate: %v", err)
+			}
+			res, err := s.Run(Options{Workers: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Rows) != Count(s.Axes) {
+				t.Fatalf("%d rows, want %d", len(res.Rows), Count(s.Axes))
+			}
+			for _, r := range res.Rows {
+				if r.Operations != 12 {
+					t.Errorf("point %d (%v): %d operations, want the trace's 12", r.Point, r.Params, r.Operations)
+				}
+			}
+			if tc.vary[0] == "workload.trace_file=../a.csv,../b.jsonl" && (res.Rows[0].Params[0].Text != "../a.csv" || res.Rows[1].Params[0].Text != "../b.jsonl") {
+				t.Errorf("rows name %v, %v; want ../a.csv, ../b.jsonl", res.Rows[0].Params, res.Rows[1].Params)
+			}
+		})
+	}
+}
+
+// TestSpecLeavesTheBaseToItsPoints: a sweep file may leave
+// workload.trace_file to its axis: ReadSpec reads its parameters without
+// validating them, and its points validate.
+func TestSpecLeavesTheBaseToItsPoints(t *testing.T) {
+	traceDir(t)
+	if err := os.WriteFile("s.toml", []byte("[workload]\nkind = \"trace\"\naccesses = 0\n[sweep]\nvary = [\"workload.trace_file=../a.csv,../b.jsonl\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec, err := ReadSpec("s.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Sweep{Base: spec.Config, Axes: mustVary(t, spec.Vary...)}
+	if err := s.BaseError(&s.Base); err != nil {
+		t.Errorf("BaseError: %v", err)
+	}
+	if err := s.Validate(); err != nil {
+		t.Errorf("Validate: %v", err)
 	}
 }

@@ -110,3 +110,58 @@ func TestStatsReportWhatRan(t *testing.T) {
 		}
 	}
 }
+
+// TestRunConfigFiles (issue 46, items 5 and 6): run reads a configuration
+// file of the older layout, the model's parameters under [model], with
+// the keys of its time, and an integer written as a float (1e3) as that
+// integer, as the statistics' config echo shows; it refuses a float that
+// is not an integer and an unknown key with exit status 2, naming the
+// file, the line, the key and the value as written.
+func TestRunConfigFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, body string
+		args       []string
+		want       map[string]float64 // in the statistics' config
+		err        string             // after "mkeysim run: --config: FILE: "
+	}{
+		{"the issue's", "[model]\nclock_ps = 2000\n[model.mtt.cache]\nsets = 64\nways = 4\n[workload]\naccesses = 300\n", []string{"--workload.keys", "64"}, map[string]float64{
+			"clock_ps": 2000, "mtt.cache.entries": 2048, "mtt.cache.ways": 4, "workload.keys": 64}, ""},
+		{"older keys", "[model.mkc_cache]\nmshrs = 16\nloop_mshrs = 4\n[model.mtt.cache]\nsets = 16\nways = 2\n[model.klm.cache]\nsets = 8\n[model.pcie]\nhost_latency_cycles = 30\n[workload]\naccesses = 300\n", nil, map[string]float64{
+			"mkc_cache.mshrs": 12, "mkc_cache.loop_mshrs": 4, "mtt.cache.entries": 256, "mtt.cache.ways": 2, "klm.cache.entries": 128, "pcie.icm_latency_cycles": 30, "pcie.data_latency_cycles": 20}, ""},
+		{"floats", "[workload]\naccesses = 3e2\nkeys = 1.28e2\nseed = 7.0\n", nil, map[string]float64{"workload.accesses": 300, "workload.keys": 128, "workload.seed": 7}, ""},
+		{"the issue's float", "[workload]\naccesses = 1e3\n", nil, map[string]float64{"workload.accesses": 1000}, ""},
+		{"not an integer", "[workload]\naccesses = 1.5\n", nil, nil, "line 2: workload.accesses = 1.5: want an integer in 0..10_000_000"},
+		{"out of range", "[workload]\naccesses = 1e8\n", nil, nil, "line 2: workload.accesses = 1e8: want 0..10_000_000"},
+		{"unknown older key", "[model.mtt.cache]\nsets = 64\nwayz = 4\n", nil, nil, `line 3: unknown parameter "model.mtt.cache.wayz" (see 'mkeysim config --defaults')`},
+		{"unknown key", "[mtt.cache]\nentries = 1024\nsets = 64\n", nil, nil, `line 3: unknown parameter "mtt.cache.sets": the MTT cache is sized in entries now`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".toml")
+			os.WriteFile(f, []byte(tc.body), 0o644)
+			st := filepath.Join(dir, "st.json")
+			os.Remove(st)
+			args := append([]string{"run", "--config", f, "--quiet", "--no-summary", "--stats", st, "--out", filepath.Join(dir, "r.jsonl")}, tc.args...)
+			code, out, errs := runCLI(args...)
+			if tc.err != "" {
+				want := "mkeysim run: --config: " + f + ": " + tc.err
+				if code != exitUsage || out != "" || !strings.HasPrefix(errs, want) {
+					t.Errorf("exit %d, stdout %q, stderr %q; want exit 2, nothing, and %q", code, out, errs, want)
+				}
+				return
+			}
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			var doc struct {
+				Config map[string]any `json:"config"`
+			}
+			readJSON(t, st, &doc)
+			for k, want := range tc.want {
+				if got, _ := doc.Config[k].(float64); got != want {
+					t.Errorf("config %s = %v, want %v", k, doc.Config[k], want)
+				}
+			}
+		})
+	}
+}

@@ -39,9 +39,11 @@ replaces its axes, a parameter flag its value (examples/sweeps).
 
 PARAM is a parameter of 'mkeysim config --defaults' (mkc_cache.ways,
 pcie.link_latency_cycles, workload.hot_keys; - for _ works too). Values are
-a comma-separated list; an item may be a range: A..B (step 1), A..B+S (step
-S) or A..B*F (16..256*2 is 16,32,64,128,256). The grid is the product of
-every list, the first --vary varying slowest.
+a comma-separated list; an item may be a range of integers: A..B (step 1),
+A..B+S (step S) or A..B*F (16..256*2 is 16,32,64,128,256). Any other item,
+and any value of a string parameter, is taken as written (a path such as
+../t.csv). The grid is the product of every list, the first --vary varying
+slowest.
 
 Every point runs the workload (workload.*, regenerated from its seed, so all
 points see the same operations unless a workload parameter is varied) or
@@ -150,6 +152,7 @@ func sweepMain(c *cobra.Command, sf *sweepFlags, cfg config.Config) error {
 		return status(exitUsage)
 	}
 	vary := "--vary" // where the axes come from, for errors
+	var base sweepBase
 	if sf.file != "" {
 		// The file is the configuration and the sweep; flags win over it.
 		if sf.config != "" {
@@ -159,6 +162,7 @@ func sweepMain(c *cobra.Command, sf *sweepFlags, cfg config.Config) error {
 		if err != nil {
 			return fail("%v", err)
 		}
+		base.keep(sf.file, spec.Config)
 		fl := c.Flags()
 		if err := spec.Config.Overlay(fl); err != nil {
 			return fail("%v", err)
@@ -177,7 +181,7 @@ func sweepMain(c *cobra.Command, sf *sweepFlags, cfg config.Config) error {
 			sf.scenario = spec.Scenario
 		}
 	}
-	cfg, err := effectiveConfig(c.Flags(), sf.config, cfg)
+	cfg, err := base.read(c.Flags(), sf.config, cfg)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -199,6 +203,9 @@ func sweepMain(c *cobra.Command, sf *sweepFlags, cfg config.Config) error {
 			return fail("%s %q: %s has no effect with --scenario %s", vary, v, a.Label(), sf.scenario)
 		}
 		s.Axes = append(s.Axes, a)
+	}
+	if err := base.check(s); err != nil {
+		return fail("%v", err)
 	}
 	if n, err := strconv.Atoi(strings.TrimSpace(sf.seeds)); err != nil || n < 1 {
 		return fail("--seeds %q: want a whole number of seeds, at least 1", sf.seeds)
@@ -297,8 +304,8 @@ func sweepMain(c *cobra.Command, sf *sweepFlags, cfg config.Config) error {
 		files := []sweep.File{{Name: "sweep.csv", Data: res.CSV()}, {Name: "sweep.json", Data: res.JSON()}, {Name: "sweep.md", Data: res.Markdown()}}
 		if err := sweep.WriteFiles(sf.out, files, sweep.PlotFiles); err != nil {
 			cleanup()
-			fmt.Fprintln(stderr, me, err)
-			return status(exitFail)
+			fmt.Fprintf(stderr, "%s %v; nothing written to %s\n", me, err, sf.out)
+			return fileStatus(err)
 		}
 		fmt.Fprintf(stderr, "%s interrupted: kept the %d finished points of %d in %s (sweep.csv, sweep.json, sweep.md; no plots)\n", me, len(res.Rows), total, sf.out)
 		return interruptedStatus(c.Context())
@@ -334,12 +341,11 @@ func sweepMain(c *cobra.Command, sf *sweepFlags, cfg config.Config) error {
 	}
 	if err := sweep.WriteFiles(sf.out, files, sweep.PlotFiles); err != nil {
 		cleanup()
-		fmt.Fprintln(stderr, me, err)
-		return status(exitFail)
+		fmt.Fprintf(stderr, "%s %v; nothing written to %s\n", me, err, sf.out)
+		return fileStatus(err)
 	}
-	if _, err := stdout.Write(res.Markdown()); err != nil {
-		fmt.Fprintln(stderr, me, err)
-		return status(exitFail)
+	if err := writeStdout(stdout, stderr, "sweep", res.Markdown()); err != nil {
+		return err
 	}
 	if !sf.noSummary {
 		var names []string
@@ -427,8 +433,8 @@ func emitSlurm(c *cobra.Command, sf *sweepFlags, s *sweep.Sweep) error {
 		if created {
 			os.Remove(dir)
 		}
-		fmt.Fprintln(stderr, me, err)
-		return status(exitFail)
+		fmt.Fprintf(stderr, "%s %v; nothing written to %s\n", me, err, sf.emitSlurm)
+		return fileStatus(err)
 	}
 	for _, name := range sweep.SlurmFiles {
 		os.Chmod(filepath.Join(dir, name), 0o755)
@@ -438,4 +444,50 @@ func emitSlurm(c *cobra.Command, sf *sweepFlags, s *sweep.Sweep) error {
 			me, tasks, points, sf.emitSlurm, filepath.Join(sf.emitSlurm, "sweep.sbatch"), sf.out, filepath.Join(sf.emitSlurm, "merge.sh"))
 	}
 	return nil
+}
+
+// sweepBase is where a sweep's base configuration comes from. The base
+// is read (every key, every value's type and range checked) before the
+// axes are known, and validated after, as its points see it (check): a
+// parameter an axis gives need not be given, or valid, in the base.
+type sweepBase struct {
+	file *config.Config // the file's parameters alone, nil for none
+	name string         // the file, as errors name it
+}
+
+// keep notes c, the parameters of the file that errors call name.
+func (b *sweepBase) keep(name string, c config.Config) { b.file, b.name = &c, name }
+
+// read is effectiveConfig without the validation: cfg or, with --config
+// FILE, the file with the parameter flags over it.
+func (b *sweepBase) read(flags *pflag.FlagSet, file string, cfg config.Config) (config.Config, error) {
+	if file == "" {
+		return cfg, nil
+	}
+	fromFile, err := config.Read(file, "")
+	if err != nil {
+		return cfg, fmt.Errorf("--config: %v", err)
+	}
+	b.keep("--config: "+file, fromFile)
+	if err := fromFile.Overlay(flags); err != nil {
+		return cfg, err
+	}
+	return fromFile, nil
+}
+
+// check refuses s's base when every point would share its error
+// (sweep.BaseError), naming the file when the file's own parameters have
+// that error too, as run names it. An error that the axes' values change
+// is s.Validate's to report, for the points that have it.
+func (b *sweepBase) check(s *sweep.Sweep) error {
+	err := s.BaseError(&s.Base)
+	if err == nil {
+		return nil
+	}
+	if b.file != nil {
+		if ferr := s.BaseError(b.file); ferr != nil && ferr.Error() == err.Error() {
+			return fmt.Errorf("%s: %v", b.name, err)
+		}
+	}
+	return err
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -95,7 +96,7 @@ func TestTraceWorkloadBadFile(t *testing.T) {
 
 // TestTraceWorkloadSweep: workload.trace_file is a sweep axis like any
 // parameter: one row per trace, here the same accesses in either format.
-// (The paths are absolute: --vary reads an item with ".." as a range.)
+// (Relative paths, and no base trace file: TestTraceSweepPaths.)
 func TestTraceWorkloadSweep(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "sw")
 	a, err := filepath.Abs("../../examples/traces/small.csv")
@@ -124,5 +125,81 @@ func TestTraceWorkloadSweep(t *testing.T) {
 		if h := recs[0][i]; h != "wall_seconds" && h != "cycles_per_second" && recs[1][i] != recs[2][i] {
 			t.Errorf("%s: %s for the CSV trace, %s for the same in JSON lines", h, recs[1][i], recs[2][i])
 		}
+	}
+}
+
+// TestTraceSweepPaths (issue 46, item 3): a sweep varies the trace file
+// by paths as written, .. and all, and needs no trace file in its base
+// when its axis gives one: through flags, --config and a sweep file.
+// Each point is checked, the axis's value set: a point whose file is
+// missing is refused naming it, and a base with no trace file that no
+// axis gives is refused naming the file that leaves it out.
+func TestTraceSweepPaths(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for from, to := range map[string]string{"small.csv": "a.csv", "small.jsonl": "b.jsonl"} {
+		data, err := os.ReadFile(filepath.Join("../../examples/traces", from))
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(to, string(data))
+	}
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const trace = "[workload]\nkind = \"trace\"\naccesses = 0\n"
+	write("sub/trace.toml", trace)
+	write("sub/sweep.toml", trace+"[sweep]\nvary = [\"workload.trace_file=../a.csv,../b.jsonl\"]\n")
+	write("sub/nofile.toml", trace+"[sweep]\nvary = [\"mkc_cache.ways=1,2\"]\n")
+	t.Chdir(filepath.Join(dir, "sub"))
+	const vary = "workload.trace_file=../a.csv,../b.jsonl"
+	const none = `workload.trace_file = "": want the path of the trace to replay (workload.kind = trace)`
+	for _, tc := range []struct {
+		name string
+		args []string
+		rows []string // the first axis's values, row by row; nil for a refusal
+		err  string   // standard error of a refusal
+	}{
+		{"flags", []string{"--workload.kind", "trace", "--workload.accesses", "0", "--vary", vary}, []string{"../a.csv", "../b.jsonl"}, ""},
+		{"the issue's", []string{"--workload.kind", "trace", "--workload.accesses", "0", "--vary", "workload.trace_file=../a.csv"}, []string{"../a.csv"}, ""},
+		{"--config", []string{"--config", "trace.toml", "--vary", vary}, []string{"../a.csv", "../b.jsonl"}, ""},
+		{"sweep file", []string{"sweep.toml"}, []string{"../a.csv", "../b.jsonl"}, ""},
+		{"a flag gives the file", []string{"--config", "trace.toml", "--workload.trace-file", "../b.jsonl", "--vary", "mkc_cache.ways=1,2"}, []string{"1", "2"}, ""},
+		{"two axes", []string{"nofile.toml", "--vary", "mkc_cache.ways=1,2", "--vary", "workload.trace_file=../b.jsonl"}, []string{"1", "2"}, ""},
+		{"a point's file missing", []string{"--workload.kind", "trace", "--vary", "workload.trace_file=../a.csv,../none.csv"}, nil,
+			"mkeysim sweep: --vary: point workload.trace_file=../none.csv: workload.trace_file: open ../none.csv: no such file or directory\n"},
+		{"no file: flags", []string{"--workload.kind", "trace", "--vary", "mkc_cache.ways=1,2"}, nil, "mkeysim sweep: " + none + "\n"},
+		{"no file: --config", []string{"--config", "trace.toml", "--vary", "mkc_cache.ways=1,2"}, nil, "mkeysim sweep: --config: trace.toml: " + none + "\n"},
+		{"no file: sweep file", []string{"nofile.toml"}, nil, "mkeysim sweep: nofile.toml: " + none + "\n"},
+		{"kind varied, no file", []string{"--workload.accesses", "0", "--vary", "workload.kind=uniform,trace"}, nil,
+			"mkeysim sweep: --vary: point workload.kind=trace: " + none + "\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			code, stdout, stderr := runSweep(append(tc.args, "--quiet", "--no-summary", "--out", out)...)
+			if tc.rows == nil {
+				if code != exitUsage || stdout != "" || stderr != tc.err {
+					t.Errorf("exit %d, stdout %q, stderr %q; want exit 2, nothing, and %q", code, stdout, stderr, tc.err)
+				}
+				return
+			}
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			recs := readCSVFile(t, filepath.Join(out, "sweep.csv"))
+			if len(recs) != len(tc.rows)+1 {
+				t.Fatalf("%d rows, want %d: %v", len(recs)-1, len(tc.rows), recs)
+			}
+			ops := slices.Index(recs[0], "operations")
+			for i, want := range tc.rows {
+				if r := recs[i+1]; ops < 0 || r[1] != want || r[ops] != "12" {
+					t.Errorf("row %d: %s = %s, %v operations; want %s, the trace's 12", i+1, recs[0][1], r[1], r[max(ops, 0)], want)
+				}
+			}
+		})
 	}
 }

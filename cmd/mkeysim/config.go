@@ -43,7 +43,10 @@ with - for _: mkc_cache.ways is --mkc-cache.ways.`,
 // the parameter.
 func effectiveConfig(flags *pflag.FlagSet, file string, cfg config.Config) (config.Config, error) {
 	if file != "" {
-		fromFile, err := config.Load(file)
+		// Read, not Load: the rules between parameters and a trace's
+		// file are checked once the flags are over the file (a file of
+		// kind = "trace" with --workload.trace-file given as a flag).
+		fromFile, err := config.Read(file, "")
 		if err != nil {
 			return cfg, fmt.Errorf("--config: %v", err)
 		}

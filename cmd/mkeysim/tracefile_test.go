@@ -203,3 +203,23 @@ func TestTraceSweepPaths(t *testing.T) {
 		})
 	}
 }
+
+// TestRunConfigTraceFileFlag: a configuration file of kind "trace" whose
+// trace file is given as a flag runs (the rules between parameters are
+// checked once the flags are over the file, not on the file alone).
+func TestRunConfigTraceFileFlag(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "trace.toml")
+	os.WriteFile(cfg, []byte("[workload]\nkind = \"trace\"\naccesses = 50\n"), 0o644)
+	var so, se bytes.Buffer
+	code := run([]string{"run", "--config", cfg, "--workload.trace-file", filepath.Join(repoRoot, "examples/traces/small.csv"), "--quiet", "--no-summary"}, &so, &se)
+	if code != 0 || bytes.Count(so.Bytes(), []byte("\n")) != 50 {
+		t.Fatalf("exit %d, %d lines: %s", code, bytes.Count(so.Bytes(), []byte("\n")), se.String())
+	}
+	// Without the flag the file alone is refused, naming the parameter.
+	so.Reset()
+	se.Reset()
+	if code := run([]string{"run", "--config", cfg, "--quiet"}, &so, &se); code != 2 || !strings.Contains(se.String(), `workload.trace_file = ""`) {
+		t.Fatalf("without a trace file: exit %d, %s", code, se.String())
+	}
+}

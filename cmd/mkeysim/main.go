@@ -37,6 +37,8 @@ const (
 	exitFail        = 1   // results differ, or a run or a write failed
 	exitUsage       = 2   // bad input: arguments, a scenario, a config
 	exitInterrupted = 130 // SIGINT (128 + 2); SIGTERM exits 143 (interruptedStatus)
+	// exitPipe (141, files.go) ends a command whose standard output was
+	// closed by its reader.
 )
 
 func main() {
@@ -107,8 +109,11 @@ Flags are GNU-style (--out FILE, --out=FILE), before or after the
 arguments; every model parameter of 'mkeysim config --defaults' is a flag
 named by its key, dotted, with - for _ (mkc_cache.ways is
 --mkc-cache.ways; either spelling works). Exit status: 0 success, 1 results
-differ or a run failed, 2 bad input, 130 interrupted by SIGINT (Ctrl-C),
-143 by SIGTERM; a second signal quits at once.`,
+differ or a run or a write failed, 2 bad input (an output path that
+cannot be used too), 130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM
+(a second signal quits at once), 141 when the reader of standard output
+went away. Every file is written whole or not at all: under a temporary
+name, every write, sync and close checked, then renamed into place.`,
 		Example: `  mkeysim run                                  # the default workload, checked
   mkeysim ref examples/klm-nested.json         # the golden model on a scenario
   mkeysim run examples/klm-nested.json --vcd out/klm.vcd

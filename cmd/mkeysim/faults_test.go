@@ -471,3 +471,41 @@ func replayInputs(t *testing.T, dir string) {
 		t.Fatalf("making the capture: %s", r.String())
 	}
 }
+
+// TestFaultSecondSignal: a second SIGINT right after the first quits at
+// once and removes the files being written: none is left half, and no
+// temporary is left.
+func TestFaultSecondSignal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: sends signals to a run of a second")
+	}
+	for _, gap := range []time.Duration{time.Millisecond, 30 * time.Millisecond} {
+		t.Run(gap.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			faultTally.cases.Add(1)
+			cmd := bounded.Command(binary(t), "run", "--workload.accesses", "1000000", "--quiet", "--out", "r.jsonl", "--stats", "s.json",
+				"--vcd", "w.vcd", "--vcd-scope", "top.tb", "--tlp-out", "tlp.pcap")
+			cmd.Dir = dir
+			cmd.Deadline = time.Minute
+			cmd.FileSize = 256 << 20
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(700 * time.Millisecond)
+			cmd.Signal(syscall.SIGINT)
+			time.Sleep(gap)
+			cmd.Signal(syscall.SIGINT)
+			r := cmd.Wait()
+			if r.ExitCode != 130 {
+				t.Fatalf("%s", r.String())
+			}
+			checkLeft(t, dir)
+			// A millisecond is far less than the run needs to put its
+			// files in place: the second signal finds them unwritten.
+			errs := string(r.Stderr)
+			if gap == time.Millisecond && !regexp.MustCompile(`SIGINT again: quitting at once; the [1-9]\d* files being written are removed`).MatchString(errs) {
+				t.Errorf("the second signal does not say what it removed:\n%s", errs)
+			}
+		})
+	}
+}

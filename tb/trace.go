@@ -597,6 +597,11 @@ func (t *Tracer) writer() {
 	}
 }
 
+// Failed reports whether a TraceFile tracer's file has met a write
+// error (a full disk): the waveform cannot be whole, and a run may stop
+// instead of simulating for nothing. Safe to call while the tracer writes.
+func (t *Tracer) Failed() bool { return t.file != nil && t.file.f.Failed() }
+
 // Abort stops the tracer without finishing its files: a TraceFile
 // tracer removes what it was writing. After Close it does nothing, so
 // that "defer t.Abort()" covers every early return.

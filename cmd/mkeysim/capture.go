@@ -71,6 +71,9 @@ func (c *tlpCapture) close() (string, error) {
 	return fmt.Sprintf("%d TLPs in %s", c.n, c.path), nil
 }
 
+// failed reports whether a write failed (close says why).
+func (c *tlpCapture) failed() bool { return c != nil && (c.err != nil || c.f.Failed()) }
+
 // abort removes the file unless close put it in place; a nil capture
 // does nothing.
 func (c *tlpCapture) abort() {
@@ -176,6 +179,9 @@ func (c *packetCapture) close() (string, error) {
 	}
 	return fmt.Sprintf("%d packets in %s", c.pw.Written(), c.path), nil
 }
+
+// failed reports whether a write failed (close says why).
+func (c *packetCapture) failed() bool { return c != nil && (c.err != nil || c.f.Failed()) }
 
 // abort removes the file unless close put it in place; a nil capture
 // does nothing.

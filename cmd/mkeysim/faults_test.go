@@ -262,12 +262,17 @@ func TestFaultFullFileSystem(t *testing.T) {
 		args []string
 		want string
 		kept bool // the command says what it kept
+		// within, if not 0, is how soon the command must give up: a
+		// run whose waveform no longer fits stops instead of
+		// simulating its three million accesses (about 30 s here).
+		within time.Duration
 	}{
-		{"run, every file", []string{"run", "--workload.accesses", "20000", "--quiet", "--out", "{}/r.jsonl", "--stats", "{}/s.json", "--coverage", "{}/c.json", "--vcd", "{}/w.vcd", "--tlp-out", "{}/tlp.pcap"}, "write failed: no space left on device", true},
-		{"run, results first", []string{"run", "--workload.accesses", "20000", "--quiet", "--out", "{}/r.jsonl", "--stats", "{}/s.json"}, "--out {}/r.jsonl: write failed: no space left on device", true},
-		{"ref --coverage", []string{"ref", example(t, "klm-nested.json"), "--coverage", "{}/c.json"}, "--coverage {}/c.json: write failed: no space left on device", false},
-		{"sweep", []string{"sweep", "--vary", "mkc_cache.ways=1,2", "--workload.accesses", "3000", "--quiet", "--out", "{}/sweep"}, "write failed: no space left on device; nothing written to {}/sweep", false},
-		{"vectors", []string{"vectors", "--unit", "all", "--count", "512", "--examples", "", "--out", "{}/vec"}, "write failed: no space left on device; nothing written to {}/vec", false},
+		{"run stops when its waveform fails", []string{"run", "--workload.accesses", "3000000", "--quiet", "--out", "/dev/null", "--stats", "{}/s.json", "--vcd", "{}/w.vcd"}, "--vcd {}/w.vcd: write failed: no space left on device", true, 5 * time.Second},
+		{"run, every file", []string{"run", "--workload.accesses", "20000", "--quiet", "--out", "{}/r.jsonl", "--stats", "{}/s.json", "--coverage", "{}/c.json", "--vcd", "{}/w.vcd", "--tlp-out", "{}/tlp.pcap"}, "write failed: no space left on device", true, 0},
+		{"run, results first", []string{"run", "--workload.accesses", "20000", "--quiet", "--out", "{}/r.jsonl", "--stats", "{}/s.json"}, "--out {}/r.jsonl: write failed: no space left on device", true, 0},
+		{"ref --coverage", []string{"ref", example(t, "klm-nested.json"), "--coverage", "{}/c.json"}, "--coverage {}/c.json: write failed: no space left on device", false, 0},
+		{"sweep", []string{"sweep", "--vary", "mkc_cache.ways=1,2", "--workload.accesses", "3000", "--quiet", "--out", "{}/sweep"}, "write failed: no space left on device; nothing written to {}/sweep", false, 0},
+		{"vectors", []string{"vectors", "--unit", "all", "--count", "512", "--examples", "", "--out", "{}/vec"}, "write failed: no space left on device; nothing written to {}/vec", false, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := filepath.Join(fsys, strconv.Itoa(i))
@@ -283,6 +288,9 @@ func TestFaultFullFileSystem(t *testing.T) {
 			want := strings.ReplaceAll(c.want, "{}", dir)
 			if r.ExitCode != 1 || !strings.Contains(string(r.Stderr), want) {
 				t.Fatalf("%v: %s\nwant exit 1 and %q", args, r.String(), want)
+			}
+			if c.within > 0 && r.Elapsed > c.within {
+				t.Errorf("gave up after %.1f s, want within %v", r.Elapsed.Seconds(), c.within)
 			}
 			left := checkLeft(t, dir)
 			if c.kept {

@@ -280,6 +280,12 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 				fmt.Fprintln(stderr, "mkeysim run: clocked model differs from the golden model:", d)
 			}
 		}
+		// A waveform or a capture that can no longer be written (a
+		// full disk) stops the run: simulating on would only make a
+		// file that is then removed. Each file says why as it closes.
+		if retired%1024 == 0 && (tracer.failed() || tlps.failed() || packets.failed()) {
+			return errOutputFailed
+		}
 		return lw.Write(r)
 	}
 	opt := tb.RunOptions{OnResult: onResult, Progress: func(int) { bar.set(bench.Accesses()) }, Stop: c.Context().Done()}
@@ -353,6 +359,8 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 	switch {
 	case interrupted:
 		code = max(code, int(interruptedStatus(c.Context())))
+	case errors.Is(runErr, errOutputFailed):
+		code = max(code, exitFail) // the file said why as it closed
 	case runErr != nil:
 		fmt.Fprintln(stderr, "mkeysim run:", runErr)
 		code = max(code, exitFail)
@@ -424,3 +432,7 @@ func writeCoverageSummary(w io.Writer, r *cover.Report) {
 		fmt.Fprintf(w, "coverage, %s model: %d of %d points reached (%d of the %d the test suite must reach)\n", m, t.Reached, t.Points, t.RequiredReached, t.Required)
 	}
 }
+
+// errOutputFailed stops a run whose waveform or capture could not be
+// written.
+var errOutputFailed = errors.New("an output file could not be written")

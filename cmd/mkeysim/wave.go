@@ -118,12 +118,14 @@ func unwrapPath(err error) error {
 type tracer interface {
 	close() (string, error) // what it kept ("the waveform FILE"), or why not
 	abort()                 // removes what close did not put in place
+	failed() bool           // a write failed (close says why)
 }
 
 type noTracer struct{}
 
 func (noTracer) close() (string, error) { return "", nil }
 func (noTracer) abort()                 {}
+func (noTracer) failed() bool           { return false }
 
 // fileTracer is a tb.Tracer writing files.
 type fileTracer struct {
@@ -162,7 +164,8 @@ func (f fileTracer) close() (string, error) {
 	return "the waveform " + fst, nil
 }
 
-func (f fileTracer) abort() { f.t.Abort() }
+func (f fileTracer) abort()       { f.t.Abort() }
+func (f fileTracer) failed() bool { return f.t.Failed() }
 
 // start attaches the tracer to the bench: the VCD is written to FILE.tmp
 // during the run and renamed, with its save file and filters, by close.

@@ -27,6 +27,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -88,6 +89,7 @@ type File struct {
 	f      *os.File
 	w      *bufio.Writer
 	err    error
+	failed atomic.Bool // err is set: readable from any goroutine
 	done   bool
 	direct bool
 }
@@ -178,11 +180,22 @@ func (f *File) Write(p []byte) (int, error) {
 	}
 	n, err := f.w.Write(p)
 	if err != nil {
-		f.err = &Error{f.path, "write", reason(err)}
+		f.fail(&Error{f.path, "write", reason(err)})
 		return n, f.err
 	}
 	return n, nil
 }
+
+// fail makes err the file's sticky error.
+func (f *File) fail(err error) {
+	f.err = err
+	f.failed.Store(true)
+}
+
+// Failed reports whether a write has failed. Unlike Err it may be called
+// from another goroutine than the writer's, so that a program can stop
+// early (a run whose waveform no longer fits on the disk).
+func (f *File) Failed() bool { return f.failed.Load() }
 
 // WriteString writes s as Write does.
 func (f *File) WriteString(s string) (int, error) {
@@ -191,7 +204,7 @@ func (f *File) WriteString(s string) (int, error) {
 	}
 	n, err := f.w.WriteString(s)
 	if err != nil {
-		f.err = &Error{f.path, "write", reason(err)}
+		f.fail(&Error{f.path, "write", reason(err)})
 		return n, f.err
 	}
 	return n, nil
@@ -234,7 +247,9 @@ func (f *File) Commit() error {
 	if !f.direct {
 		pending.remove(f.tmp)
 	}
-	f.err = err
+	if err != nil {
+		f.fail(err)
+	}
 	return err
 }
 
@@ -350,12 +365,12 @@ func WriteDir(path string, files []Named) (err error) {
 func (f *File) ready() error {
 	if f.err == nil {
 		if err := f.w.Flush(); err != nil {
-			f.err = &Error{f.path, "write", reason(err)}
+			f.fail(&Error{f.path, "write", reason(err)})
 		}
 	}
 	if f.err == nil {
 		if err := f.f.Sync(); err != nil && !(f.direct && unsyncable(err)) {
-			f.err = &Error{f.path, "sync", reason(err)}
+			f.fail(&Error{f.path, "sync", reason(err)})
 		}
 	}
 	return f.err

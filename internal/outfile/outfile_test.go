@@ -119,7 +119,13 @@ func TestDeviceFull(t *testing.T) {
 			t.Fatal(err)
 		}
 		f.Write(make([]byte, size))
+		if want := size > bufSize; f.Failed() != want {
+			t.Errorf("%d bytes written: Failed() = %v before Commit, want %v (the buffer holds %d)", size, f.Failed(), want, bufSize)
+		}
 		err = f.Commit()
+		if !f.Failed() {
+			t.Errorf("%d bytes: Failed() = false after Commit failed", size)
+		}
 		var e *Error
 		if !errors.As(err, &e) || e.Op != "write" || !errors.Is(err, syscall.ENOSPC) || e.BadPath() {
 			t.Errorf("%d bytes to /dev/full: Commit = %v, want a write error with ENOSPC", size, err)

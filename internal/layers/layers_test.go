@@ -51,9 +51,11 @@ var allowed = map[string][]string{
 	// behind handles; the C library exports it and nothing else.
 	"live":             {"prm", "ref", "scenario", "vectors"},
 	"cosim/libmkeysim": {"live", "prm", "ref", "vectors"},
-	"config":           {"rtl", "tb"},
-	"sweep":            {"config", "tb", "ref", "scenario", "internal/outfile"},
-	"cmd/mkeysim":      {"config", "cover", "prm", "ref", "rtl", "rtl/pcie", "scenario", "sweep", "tb", "tb/tlpcap", "tb/wire", "vcd", "vectors", "version", "internal/outfile"},
+	// config reads the older layout's cache sizes into the walkers'
+	// line caches' own configuration (rtl/linecache).
+	"config":      {"rtl", "tb", "rtl/linecache"},
+	"sweep":       {"config", "tb", "ref", "scenario", "internal/outfile"},
+	"cmd/mkeysim": {"config", "cover", "prm", "ref", "rtl", "rtl/pcie", "scenario", "sweep", "tb", "tb/tlpcap", "tb/wire", "vcd", "vectors", "version", "internal/outfile"},
 
 	"examples":           nil,
 	"scripts":            nil,

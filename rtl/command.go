@@ -27,6 +27,19 @@ const (
 	cmdDone           // result waiting for the output
 )
 
+// cmdPath is the command path's state: the command being run and where
+// it is.
+type cmdPath struct {
+	state  cmdState
+	cur    Op
+	res    scenario.Result
+	bad    string          // the current command's WQE could not be run: why
+	wait   uint64          // cycle at which the firmware finishes
+	acks   int             // acknowledgements still awaited
+	rerun  []stalledAccess // a resume's accesses not yet issued
+	nextID uint32          // the last invalidation's ID
+}
+
 // CmdStateNames names the command path's states for waveforms.
 func CmdStateNames() map[uint64]string {
 	return map[uint64]string{0: "IDLE", 1: "DRAIN", 2: "EXEC", 3: "INVAL", 4: "RERUN", 5: "DONE"}
@@ -34,46 +47,46 @@ func CmdStateNames() map[uint64]string {
 
 // command advances the command path.
 func (t *Top) command(now uint64) {
-	switch t.cmd {
+	switch t.cmd.state {
 	case cmdDrain:
-		k := t.cur.Op.Kind
+		k := t.cmd.cur.Op.Kind
 		overlap := t.cfg.OverlapInvalidate && (k == scenario.OpLocalInvalidate || k == scenario.OpSendWithInvalidate)
-		if t.count == 0 || overlap {
-			t.cmd, t.wait = cmdExec, now+uint64(t.cfg.CmdLatency)
+		if t.rob.count == 0 || overlap {
+			t.cmd.state, t.cmd.wait = cmdExec, now+uint64(t.cfg.CmdLatency)
 		}
 	case cmdExec:
 		// The command runs when its invalidations can leave at once.
-		if now >= t.wait && t.ctrlCache.Ready() && t.ctrlMTT.Ready() && t.ctrlKLM.Ready() {
+		if now >= t.cmd.wait && t.ctrlCache.Ready() && t.ctrlMTT.Ready() && t.ctrlKLM.Ready() {
 			t.execute(now)
 		}
 	case cmdInval:
-		if t.acks == 0 {
-			t.cmd = cmdDone
+		if t.cmd.acks == 0 {
+			t.cmd.state = cmdDone
 		}
 	case cmdRerun:
 		t.rerun(now)
 	case cmdDone:
 		if t.Out.Ready() {
-			res := t.curRes
+			res := t.cmd.res
 			res.Cycle, res.HasCycle = now, true
 			t.Out.Push(Result{&res})
-			t.sqEnd(res.Seq, res.Status, 0)
+			t.sq.end(res.Seq, res.Status, 0)
 			t.stats.Commands++
-			t.cov.Command(cover.Command(t.cur.Op.Kind), res.Status)
-			t.cmd = cmdIdle
+			t.cov.Command(cover.Command(t.cmd.cur.Op.Kind), res.Status)
+			t.cmd.state = cmdIdle
 		}
 	}
 }
 
 // execute runs the firmware's part of the current command.
 func (t *Top) execute(now uint64) {
-	op := t.cur.Op
-	res := &t.curRes
+	op := t.cmd.cur.Op
+	res := &t.cmd.res
 	var iv *inval
 	var r *refusal
 	switch {
-	case t.curBad != "":
-		r = bad("%s", t.curBad)
+	case t.cmd.bad != "":
+		r = bad("%s", t.cmd.bad)
 	case op.Kind == scenario.OpCreateMKey:
 		var idx uint32
 		idx, iv, r = t.fw.create(op.Create)
@@ -96,33 +109,33 @@ func (t *Top) execute(now uint64) {
 	}
 	if r != nil {
 		res.Status, res.Reason = r.st, r.reason
-		t.cmd = cmdDone
+		t.cmd.state = cmdDone
 		if t.fwLog.IsDebug() {
-			t.fwLog.Debug("command refused", "cycle", now, "seq", t.cur.Seq, "op", op.Kind, "status", r.st, "reason", r.reason)
+			t.fwLog.Debug("command refused", "cycle", now, "seq", t.cmd.cur.Seq, "op", op.Kind, "status", r.st, "reason", r.reason)
 		}
 		return
 	}
 	res.Status = prm.OK
 	if t.fwLog.IsDebug() {
-		t.fwLog.Debug("command done", "cycle", now, "seq", t.cur.Seq, "op", op.Kind)
+		t.fwLog.Debug("command done", "cycle", now, "seq", t.cmd.cur.Seq, "op", op.Kind)
 	}
 	if iv == nil {
-		t.cmd = cmdDone
+		t.cmd.state = cmdDone
 		return
 	}
-	t.nextID++
-	t.ctrlCache.Push(bus.Inval{ID: t.nextID, Index: iv.index})
-	t.ctrlMTT.Push(bus.Inval{ID: t.nextID, Lo: iv.lo, Hi: iv.hi})
-	t.ctrlKLM.Push(bus.Inval{ID: t.nextID, Lo: iv.lo, Hi: iv.hi})
-	t.acks += 3
-	t.cmd = cmdInval
+	t.cmd.nextID++
+	t.ctrlCache.Push(bus.Inval{ID: t.cmd.nextID, Index: iv.index})
+	t.ctrlMTT.Push(bus.Inval{ID: t.cmd.nextID, Lo: iv.lo, Hi: iv.hi})
+	t.ctrlKLM.Push(bus.Inval{ID: t.cmd.nextID, Lo: iv.lo, Hi: iv.hi})
+	t.cmd.acks += 3
+	t.cmd.state = cmdInval
 }
 
 // resume starts PAGE_FAULT_RESUME: the accesses stalled on the key run
 // again (ok) or end with PAGE_ACCESS (error).
 func (t *Top) resume(now uint64) {
-	op := t.cur.Op
-	res := &t.curRes
+	op := t.cmd.cur.Op
+	res := &t.cmd.res
 	var mine []stalledAccess
 	rest := t.fw.stalled[:0]
 	for _, s := range t.fw.stalled {
@@ -135,7 +148,7 @@ func (t *Top) resume(now uint64) {
 	t.fw.stalled = rest
 	if len(mine) == 0 {
 		res.Status, res.Reason = prm.BadParam, "no stalled access"
-		t.cmd = cmdDone
+		t.cmd.state = cmdDone
 		return
 	}
 	res.Status = prm.OK
@@ -148,35 +161,34 @@ func (t *Top) resume(now uint64) {
 				Status: prm.PageAccess, Level: s.level, Offset: s.offset})
 			t.cov.Hit(cover.ResumeError)
 			t.cov.Result(s.acc.Type, s.acc.Len, prm.PageAccess, s.level)
-			t.sqEnd(s.seq, prm.PageAccess, s.acc.Len)
+			t.sq.end(s.seq, prm.PageAccess, s.acc.Len)
 		}
-		t.cmd = cmdDone
+		t.cmd.state = cmdDone
 		return
 	}
-	t.pendingRerun = mine
-	t.cmd = cmdRerun
+	t.cmd.rerun = mine
+	t.cmd.state = cmdRerun
 }
 
 // rerun gathers the results of re-run accesses in order as they finish
 // and issues the remaining stalled accesses as the ROB makes room.
 func (t *Top) rerun(now uint64) {
-	for t.count > 0 && t.rob[t.head].done() {
-		e := &t.rob[t.head]
+	for e := t.rob.oldest(); e != nil && e.done(); e = t.rob.oldest() {
 		res := e.result(t.fw.odp)
 		t.note(e, &res, now)
-		t.curRes.Resumed = append(t.curRes.Resumed, res)
-		t.free()
+		t.cmd.res.Resumed = append(t.cmd.res.Resumed, res)
+		t.rob.free()
 	}
-	if len(t.pendingRerun) > 0 {
-		s := t.pendingRerun[0]
+	if len(t.cmd.rerun) > 0 {
+		s := t.cmd.rerun[0]
 		if t.issue(s.seq, &s.acc, true, now) {
-			t.pendingRerun = t.pendingRerun[1:]
+			t.cmd.rerun = t.cmd.rerun[1:]
 		}
 		return
 	}
-	if t.count == 0 {
+	if t.rob.count == 0 {
 		sort.SliceStable(t.fw.stalled, func(i, j int) bool { return t.fw.stalled[i].seq < t.fw.stalled[j].seq })
-		t.cmd = cmdDone
+		t.cmd.state = cmdDone
 	}
 }
 

@@ -87,5 +87,5 @@ func (r *Result) FieldValues(vs []uint64) {
 func (t *Top) Describe() sim.Description {
 	return sim.Description{Scope: "core",
 		Signals: []sim.Signal{{Name: "cmd_state", Enum: CmdStateEnum}, {Name: "rob_count", Width: sim.WidthFor(t.cfg.ROBEntries)}},
-		Sample:  func(vs []uint64) { vs[0], vs[1] = uint64(t.cmd), uint64(t.count) }}
+		Sample:  func(vs []uint64) { vs[0], vs[1] = uint64(t.cmd.state), uint64(t.rob.count) }}
 }

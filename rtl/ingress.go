@@ -7,7 +7,6 @@ package rtl
 import (
 	"mkeysim/prm"
 	"mkeysim/rtl/bus"
-	"mkeysim/rtl/sim"
 	"mkeysim/scenario"
 )
 
@@ -22,45 +21,45 @@ func (t *Top) ingress(now uint64) {
 	if op.SQ {
 		// The operation is the next WQE of its QP's send queue.
 		sqQP = op.Op.QP()
-		q := t.sqBuf[sqQP]
+		q := t.sq.buf[sqQP]
 		if len(q) == 0 {
 			return
 		}
 		// Decoded once: an access that waits for the reorder buffer is
 		// looked at again next cycle.
-		if t.sqDec.op == nil || t.sqDec.seq != op.Seq {
-			t.sqDec.seq = op.Seq
-			t.sqDec.op, t.sqDec.bad = t.wqeOp(&q[0])
-			t.sqStart(op.Seq, &q[0])
+		if t.sq.dec.op == nil || t.sq.dec.seq != op.Seq {
+			t.sq.dec.seq = op.Seq
+			t.sq.dec.op, t.sq.dec.bad = t.wqeOp(&q[0])
+			t.sq.start(op.Seq, &q[0])
 		}
-		sqOp, bad := t.sqDec.op, t.sqDec.bad
+		sqOp, bad := t.sq.dec.op, t.sq.dec.bad
 		if bad != "" {
 			// Run as the command the host meant, refused with the reason
 			// (an access too: the command path answers it).
-			t.sqTake(sqQP)
+			t.sq.take(sqQP)
 			t.In.Pop()
-			t.cur, t.cmd, t.curBad = op, cmdDrain, bad
-			t.curRes = scenario.Result{Seq: op.Seq, Op: op.Op.Kind}
+			t.cmd.cur, t.cmd.state, t.cmd.bad = op, cmdDrain, bad
+			t.cmd.res = scenario.Result{Seq: op.Seq, Op: op.Op.Kind}
 			t.log.Error("send queue", "seq", op.Seq, "error", bad)
 			return
 		}
 		op.Op = sqOp
 	}
 	if op.Recv {
-		t.sqWQE[op.Seq] = bus.Completion{QPN: op.Op.QPN, Recv: true, Key: op.Op.Key}
+		t.sq.recv(op.Seq, op.Op)
 	}
 	if op.Op.Kind != scenario.OpAccess {
 		if op.SQ {
-			t.sqTake(sqQP)
+			t.sq.take(sqQP)
 		}
 		t.In.Pop()
-		t.cur, t.cmd, t.curBad = op, cmdDrain, ""
-		t.curRes = scenario.Result{Seq: op.Seq, Op: op.Op.Kind}
+		t.cmd.cur, t.cmd.state, t.cmd.bad = op, cmdDrain, ""
+		t.cmd.res = scenario.Result{Seq: op.Seq, Op: op.Op.Kind}
 		return
 	}
 	if t.issue(op.Seq, &op.Op.Access, false, now) {
 		if op.SQ {
-			t.sqTake(sqQP)
+			t.sq.take(sqQP)
 		}
 		t.In.Pop()
 	}
@@ -68,7 +67,7 @@ func (t *Top) ingress(now uint64) {
 
 // issue allocates a ROB entry for an access and sends its level-0 piece.
 func (t *Top) issue(seq int, a *scenario.Access, resume bool, now uint64) bool {
-	if t.count == len(t.rob) {
+	if t.rob.full() {
 		return false
 	}
 	zero := a.Len == 0
@@ -76,22 +75,15 @@ func (t *Top) issue(seq int, a *scenario.Access, resume bool, now uint64) bool {
 		return false
 	}
 	qp, ok := t.fw.qps[a.QPN]
-	tag := sim.Wrap(t.head+t.count, len(t.rob))
-	e := &t.rob[tag]
-	// Field by field: the failure (fail) is read only once failed is
-	// set, so the entry's largest field is not cleared for every access.
-	e.used, e.seq, e.acc, e.start, e.covered, e.segs = true, seq, *a, now, 0, e.segs[:0]
-	e.failed, e.resume, e.gen, e.cutAt, e.cutQueued = false, resume, e.gen+1, ^uint64(0), false
-	e.mvSeg, e.moved, e.counted, e.more, e.moreSum, e.keepTo = 0, false, false, 0, 0, 0
-	t.count++
+	e, tag := t.rob.alloc(seq, a, resume, now)
 	switch {
 	case zero:
 	case !ok:
-		e.add(&bus.Outcome{Tag: uint16(tag), Len: uint64(a.Len), Status: prm.BadParam})
+		e.add(&bus.Outcome{Tag: tag, Len: uint64(a.Len), Status: prm.BadParam})
 	default:
-		t.toCache.Push(bus.Piece{Tag: uint16(tag), Gen: e.gen, Type: a.Type, Key: a.Key, Addr: a.Addr, Len: uint64(a.Len),
+		t.toCache.Push(bus.Piece{Tag: tag, Gen: e.gen, Type: a.Type, Key: a.Key, Addr: a.Addr, Len: uint64(a.Len),
 			QPN: a.QPN, PD: qp.PD})
 	}
-	t.noteDone(e)
+	t.rob.noteDone(e)
 	return true
 }

@@ -13,30 +13,20 @@ package rtl
 import (
 	"mkeysim/prm"
 	"mkeysim/rtl/bus"
-	"mkeysim/rtl/sim"
 )
 
 // moved takes the data path's answer: request Tag's bytes have moved.
 func (t *Top) moved() {
-	if !t.data || !t.doneDMA.Valid() {
+	if !t.rob.data || !t.doneDMA.Valid() {
 		return
 	}
-	t.rob[t.doneDMA.Peek().Tag].moved = true
+	t.rob.at(t.doneDMA.Peek().Tag).moved = true
 	t.doneDMA.Pop()
-}
-
-// next is the request whose data goes next, or nil.
-func (t *Top) next() (*robEntry, uint16) {
-	if !t.data || t.moveN >= t.count {
-		return nil, 0
-	}
-	tag := sim.Wrap(t.head+t.moveN, len(t.rob))
-	return &t.rob[tag], uint16(tag)
 }
 
 // canMove reports whether a request is ready for the data path.
 func (t *Top) canMove() bool {
-	e, _ := t.next()
+	e, _ := t.rob.nextMove()
 	return e != nil && e.done() && t.toDMA.Ready()
 }
 
@@ -44,7 +34,7 @@ func (t *Top) canMove() bool {
 // data has not gone; requests that move nothing are passed over.
 func (t *Top) move() {
 	for {
-		e, tag := t.next()
+		e, tag := t.rob.nextMove()
 		if e == nil || !e.done() {
 			return
 		}
@@ -54,7 +44,7 @@ func (t *Top) move() {
 		i := e.nextDMA(e.mvSeg)
 		if e.failed || e.resume || i < 0 {
 			e.moved, e.mvSeg = true, 0
-			t.moveN++
+			t.rob.moveN++
 			continue
 		}
 		if !t.toDMA.Ready() {
@@ -66,7 +56,7 @@ func (t *Top) move() {
 		e.mvSeg = i + 1
 		if last {
 			e.mvSeg = 0
-			t.moveN++
+			t.rob.moveN++
 		}
 		return
 	}

@@ -153,20 +153,143 @@ func (e *robEntry) sortSegs() {
 	}
 }
 
-// collect takes one outcome from a unit. A failure below every other of
-// its request queues a cut for the walkers.
+// rob is the reorder buffer: the entries of the requests in flight, a
+// ring from the oldest (head) on, with what it counts of them. It owns
+// its state; the top moves outcomes in and results out.
+type rob struct {
+	entries []robEntry
+	head    int // oldest entry
+	count   int // entries in use
+	// data: the data path is on, so a request retires only once its
+	// bytes have moved; moveN counts the entries from the head whose
+	// data went (or needs none): the next to go is moveN places on.
+	data  bool
+	moveN int
+	doneN int      // whole requests in the buffer (noteDone)
+	cutQ  []uint16 // tags whose walkers must hear of a lower failure
+}
+
+// newROB makes a reorder buffer of n entries.
+func newROB(n int, data bool) rob { return rob{entries: make([]robEntry, n), data: data} }
+
+// full reports whether no entry is free.
+func (r *rob) full() bool { return r.count == len(r.entries) }
+
+// at is the entry of tag.
+func (r *rob) at(tag uint16) *robEntry { return &r.entries[tag] }
+
+// oldest is the head entry, or nil when the buffer is empty.
+func (r *rob) oldest() *robEntry {
+	if r.count == 0 {
+		return nil
+	}
+	return &r.entries[r.head]
+}
+
+// alloc takes the next entry for access a, operation seq, issued at now
+// (resume: a re-run inside page_fault_resume), and returns it with its
+// tag. The caller has checked that the buffer is not full.
+func (r *rob) alloc(seq int, a *scenario.Access, resume bool, now uint64) (*robEntry, uint16) {
+	tag := sim.Wrap(r.head+r.count, len(r.entries))
+	e := &r.entries[tag]
+	// Field by field: the failure (fail) is read only once failed is
+	// set, so the entry's largest field is not cleared for every access.
+	e.used, e.seq, e.acc, e.start, e.covered, e.segs = true, seq, *a, now, 0, e.segs[:0]
+	e.failed, e.resume, e.gen, e.cutAt, e.cutQueued = false, resume, e.gen+1, ^uint64(0), false
+	e.mvSeg, e.moved, e.counted, e.more, e.moreSum, e.keepTo = 0, false, false, 0, 0, 0
+	r.count++
+	return e, uint16(tag)
+}
+
+// collect takes one outcome. A failure below every other of its request
+// queues a cut for the walkers.
+func (r *rob) collect(o *bus.Outcome) {
+	e := &r.entries[o.Tag]
+	e.add(o)
+	r.noteDone(e)
+	if e.needsCut() && !e.cutQueued {
+		e.cutQueued = true
+		r.cutQ = append(r.cutQ, o.Tag)
+	}
+}
+
+// nextCut takes from the queue the next cut still needed (the walkers
+// are ready for it), dropping those that are no longer.
+func (r *rob) nextCut() (bus.Cut, bool) {
+	for len(r.cutQ) > 0 {
+		tag := r.cutQ[0]
+		r.cutQ = r.cutQ[1:]
+		e := &r.entries[tag]
+		if !e.cutQueued {
+			continue
+		}
+		e.cutQueued = false
+		if !e.used || !e.needsCut() {
+			continue
+		}
+		e.cutAt = e.fail.Offset
+		return bus.Cut{Tag: tag, Gen: e.gen, Offset: e.fail.Offset}, true
+	}
+	return bus.Cut{}, false
+}
+
+// retirable reports whether the oldest request can retire: it is whole,
+// and its bytes have moved when the data path is on.
+func (r *rob) retirable() bool {
+	e := r.oldest()
+	return e != nil && e.done() && (!r.data || e.moved)
+}
+
+// noteDone counts e among the whole requests once it is whole (a page-
+// fault re-run aside: the command path gathers it).
+func (r *rob) noteDone(e *robEntry) {
+	if e.done() && !e.counted && !e.resume {
+		e.counted = true
+		r.doneN++
+	}
+}
+
+// orderWaits is the number of whole requests that wait for an older one
+// to retire first: the whole ones but the head.
+func (r *rob) orderWaits() uint64 {
+	if r.count > 0 && r.entries[r.head].counted {
+		return uint64(r.doneN - 1)
+	}
+	return uint64(r.doneN)
+}
+
+// free retires the head entry.
+func (r *rob) free() {
+	if r.data {
+		r.moveN-- // the head's data went before it retired
+	}
+	e := &r.entries[r.head]
+	if e.counted {
+		r.doneN--
+	}
+	e.used, e.segs, e.cutQueued = false, e.segs[:0], false
+	if cap(e.segs) > 4096 {
+		e.segs = nil // an access of many segments: its memory goes with it
+	}
+	r.head = sim.Wrap(r.head+1, len(r.entries))
+	r.count--
+}
+
+// nextMove is the request whose data goes next, or nil.
+func (r *rob) nextMove() (*robEntry, uint16) {
+	if !r.data || r.moveN >= r.count {
+		return nil, 0
+	}
+	tag := sim.Wrap(r.head+r.moveN, len(r.entries))
+	return &r.entries[tag], uint16(tag)
+}
+
+// collect takes one outcome from a unit into the reorder buffer.
 func (t *Top) collect(c *sim.Chan[bus.Outcome]) {
 	if !c.Valid() {
 		return
 	}
-	o := c.Peek()
-	e := &t.rob[o.Tag]
-	e.add(o)
-	t.noteDone(e)
-	if e.needsCut() && !e.cutQueued {
-		e.cutQueued = true
-		t.cutQ = append(t.cutQ, o.Tag)
-	}
+	t.rob.collect(c.Peek())
 	c.Pop()
 }
 
@@ -176,35 +299,22 @@ func (t *Top) collect(c *sim.Chan[bus.Outcome]) {
 // piece fails ends at once, as in the golden model, rather than walking a
 // million entries).
 func (t *Top) sendCut() {
-	for len(t.cutQ) > 0 && t.cutMTT.Ready() && t.cutKLM.Ready() {
-		tag := t.cutQ[0]
-		t.cutQ = t.cutQ[1:]
-		e := &t.rob[tag]
-		if !e.cutQueued {
-			continue
-		}
-		e.cutQueued = false
-		if !e.used || !e.needsCut() {
-			continue
-		}
-		c := bus.Cut{Tag: tag, Gen: e.gen, Offset: e.fail.Offset}
+	if !t.cutMTT.Ready() || !t.cutKLM.Ready() {
+		return
+	}
+	if c, ok := t.rob.nextCut(); ok {
 		t.cutMTT.Push(c)
 		t.cutKLM.Push(c)
-		e.cutAt = e.fail.Offset
-		return
 	}
 }
 
 // retire sends the oldest request's result when it is whole.
 func (t *Top) retire(now uint64) {
-	if t.count == 0 {
-		return
-	}
-	e := &t.rob[t.head]
-	if !e.done() || e.resume {
+	e := t.rob.oldest()
+	if e == nil || !e.done() || e.resume {
 		return // resumed runs are gathered by the command path
 	}
-	if t.data && !e.moved || !t.Out.Ready() {
+	if t.rob.data && !e.moved || !t.Out.Ready() {
 		return
 	}
 	// The result is built in the next slot of the output ring, reused
@@ -219,7 +329,7 @@ func (t *Top) retire(now uint64) {
 		t.log.Trace("retire", "cycle", now, "seq", res.Seq, "status", res.Status, "segments", len(res.Segments), "latency", now-e.start)
 	}
 	t.Out.Push(Result{res})
-	t.free()
+	t.rob.free()
 }
 
 // note records statistics and stalls of a finished access.
@@ -239,49 +349,5 @@ func (t *Top) note(e *robEntry, res *scenario.Result, now uint64) {
 		t.fw.stalled = append(t.fw.stalled, stalledAccess{seq: e.seq, acc: e.acc, faultKey: res.FaultKey,
 			level: res.Level, offset: res.Offset})
 	}
-	t.sqEnd(e.seq, res.Status, e.acc.Len)
-}
-
-// retirable reports whether the oldest request can retire: it is whole,
-// and its bytes have moved when the data path is on.
-func (t *Top) retirable() bool {
-	if t.count == 0 {
-		return false
-	}
-	e := &t.rob[t.head]
-	return e.done() && (!t.data || e.moved)
-}
-
-// noteDone counts e among the whole requests once it is whole (a page-
-// fault re-run aside: the command path gathers it).
-func (t *Top) noteDone(e *robEntry) {
-	if e.done() && !e.counted && !e.resume {
-		e.counted = true
-		t.doneN++
-	}
-}
-
-// orderWaits is the number of whole requests that wait for an older one
-// to retire first: the whole ones but the head.
-func (t *Top) orderWaits() uint64 {
-	if t.count > 0 && t.rob[t.head].counted {
-		return uint64(t.doneN - 1)
-	}
-	return uint64(t.doneN)
-}
-
-func (t *Top) free() {
-	if t.data {
-		t.moveN-- // the head's data went before it retired
-	}
-	if t.rob[t.head].counted {
-		t.doneN--
-	}
-	e := &t.rob[t.head]
-	e.used, e.segs, e.cutQueued = false, e.segs[:0], false
-	if cap(e.segs) > 4096 {
-		e.segs = nil // an access of many segments: its memory goes with it
-	}
-	t.head = sim.Wrap(t.head+1, len(t.rob))
-	t.count--
+	t.sq.end(e.seq, res.Status, e.acc.Len)
 }

@@ -12,6 +12,7 @@ import (
 
 	"mkeysim/prm"
 	"mkeysim/rtl/bus"
+	"mkeysim/rtl/sim"
 	"mkeysim/rtl/sq"
 	"mkeysim/scenario"
 )
@@ -88,32 +89,83 @@ func (t *Top) wqeOp(w *bus.WQE) (*scenario.Op, string) {
 	return nil, fmt.Sprintf("WQE at index %d: opcode %v is not one the model runs", c.WQEIndex, c.Opcode)
 }
 
-// sqStart records that operation seq came as the work request w.
-func (t *Top) sqStart(seq int, w *bus.WQE) {
-	t.sqWQE[seq] = bus.Completion{QPN: w.Ctrl.QPN, WQEIndex: w.Ctrl.WQEIndex, Opcode: w.Ctrl.Opcode}
+// sqFront is the top's side of the send-queue front (rtl/sq): the WQEs
+// it delivered, by send queue, and the ends of the work requests it
+// must write completions for.
+type sqFront struct {
+	from *sim.Chan[bus.WQE]        // the WQEs the front fetched
+	to   *sim.Chan[bus.Completion] // the ends of its work requests
+	// buf holds, by send queue, the WQEs the front delivered that the
+	// input has not asked for yet (the front serves QPs in its own order).
+	buf map[uint32][]bus.WQE
+	// dec is the operation decoded from the WQE of the operation at the
+	// head of the input (seq), or why it could not be (bad).
+	dec struct {
+		seq int
+		op  *scenario.Op
+		bad string
+	}
+	// wqe is, by operation number, the work request each operation from
+	// the send queue came as, until its end is queued in ends.
+	wqe  map[int]bus.Completion
+	ends []bus.Completion
 }
 
-// sqEnd queues the end of operation seq, if it came from the send queue,
+// newSQFront makes the top's side of the front on its two channels.
+func newSQFront(from *sim.Chan[bus.WQE], to *sim.Chan[bus.Completion]) sqFront {
+	return sqFront{from: from, to: to, buf: map[uint32][]bus.WQE{}, wqe: map[int]bus.Completion{}}
+}
+
+// accept takes the WQE the front delivers, if any, into its queue's
+// buffer.
+func (f *sqFront) accept() {
+	if f.from.Valid() {
+		w := f.from.Peek()
+		f.buf[w.SQ] = append(f.buf[w.SQ], *w)
+		f.from.Pop()
+	}
+}
+
+// sendEnd sends the oldest end queued, when the front takes it.
+func (f *sqFront) sendEnd() {
+	if len(f.ends) > 0 && f.to.Ready() {
+		f.to.Push(f.ends[0])
+		f.ends = f.ends[1:]
+	}
+}
+
+// start records that operation seq came as the work request w.
+func (f *sqFront) start(seq int, w *bus.WQE) {
+	f.wqe[seq] = bus.Completion{QPN: w.Ctrl.QPN, WQEIndex: w.Ctrl.WQEIndex, Opcode: w.Ctrl.Opcode}
+}
+
+// recv records that operation seq is a SEND with invalidate from the
+// wire, whose end is a receive CQE.
+func (f *sqFront) recv(seq int, op *scenario.Op) {
+	f.wqe[seq] = bus.Completion{QPN: op.QPN, Recv: true, Key: op.Key}
+}
+
+// end queues the end of operation seq, if it came from the send queue,
 // with its status: the send-queue front writes its CQE. An access that
 // faults is not at its end: it ends when page_fault_resume runs it again.
-func (t *Top) sqEnd(seq int, st prm.Status, n uint32) {
-	c, ok := t.sqWQE[seq]
+func (f *sqFront) end(seq int, st prm.Status, n uint32) {
+	c, ok := f.wqe[seq]
 	if !ok || st == prm.PageFault {
 		return
 	}
-	delete(t.sqWQE, seq)
+	delete(f.wqe, seq)
 	c.Status, c.Bytes = st, n
-	t.sqEnds = append(t.sqEnds, c)
+	f.ends = append(f.ends, c)
 }
 
-// sqTake drops the WQE at the head of QP qpn's buffer: its operation
+// take drops the WQE at the head of QP qpn's buffer: its operation
 // entered the model.
-func (t *Top) sqTake(qpn uint32) {
-	q := t.sqBuf[qpn]
+func (f *sqFront) take(qpn uint32) {
+	q := f.buf[qpn]
 	q[0] = bus.WQE{}
 	if len(q) == 1 {
-		delete(t.sqBuf, qpn)
+		delete(f.buf, qpn)
 		return
 	}
-	t.sqBuf[qpn] = q[1:]
+	f.buf[qpn] = q[1:]
 }

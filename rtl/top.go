@@ -51,28 +51,13 @@ type Top struct {
 	MTT   *mttwalk.Unit
 	KLM   *klmwalk.Unit
 	Req   *pcie.Requester
-	// DMA is the data path; it moves data only when data.enabled (data).
-	DMA  *dma.Unit
-	data bool
+	// DMA is the data path; it moves data only when data.enabled.
+	DMA *dma.Unit
 	// SQ is the send-queue front: it fetches the WQEs the host's
-	// doorbells announce (operations In marks SQ).
-	SQ     *sq.Unit
-	fromSQ *sim.Chan[bus.WQE]
-	// sqBuf holds, by send queue, the WQEs the front delivered that the
-	// input has not asked for yet (the front serves QPs in its own order).
-	sqBuf map[uint32][]bus.WQE
-	// sqDec is the operation decoded from the WQE of the operation at the
-	// head of In (seq), or why it could not be (bad).
-	sqDec struct {
-		seq int
-		op  *scenario.Op
-		bad string
-	}
-	toSQ *sim.Chan[bus.Completion] // the ends of its work requests
-	// sqWQE is, by operation number, the work request each operation
-	// from the send queue came as, until its end is queued in sqEnds.
-	sqWQE  map[int]bus.Completion
-	sqEnds []bus.Completion
+	// doorbells announce (operations In marks SQ); sq is the top's side
+	// of it.
+	SQ *sq.Unit
+	sq sqFront
 
 	toCache                  *sim.Chan[bus.Piece]
 	doneCheck, doneMTT       *sim.Chan[bus.Outcome]
@@ -81,29 +66,14 @@ type Top struct {
 	ctrlKLM                  *sim.Chan[bus.Inval]
 	ackCheck, ackMTT, ackKLM *sim.Chan[bus.Ack]
 	cutMTT, cutKLM           *sim.Chan[bus.Cut]
-	cutQ                     []uint16 // tags whose walkers must hear of a lower failure
 	toDMA                    *sim.Chan[bus.Move]
 	doneDMA                  *sim.Chan[bus.Moved]
-	// moveN counts the entries from the head whose data went (or needs
-	// none): the next to go is moveN places after the head.
-	moveN int
 
-	log    hclog.Logger // named "top"; the firmware logs as "top.firmware"
-	fwLog  hclog.Logger
-	fw     *firmware
-	rob    []robEntry
-	head   int // oldest entry
-	count  int // entries in use
-	nextID uint32
-
-	// command path
-	cmd          cmdState
-	cur          Op
-	curRes       scenario.Result
-	curBad       string          // the current command's WQE could not be run: why
-	wait         uint64          // cycle at which firmware finishes
-	acks         int             // acknowledgements still awaited
-	pendingRerun []stalledAccess // a resume's accesses not yet issued
+	log   hclog.Logger // named "top"; the firmware logs as "top.firmware"
+	fwLog hclog.Logger
+	fw    *firmware
+	rob   rob
+	cmd   cmdPath
 
 	// outRing holds the results on their way out: Out's depth, one being
 	// built and one the sink is handing on. A slot is reused only after
@@ -116,7 +86,6 @@ type Top struct {
 	stats   Stats
 	occ     sim.Occupancy    // Stats.ROBCycles
 	order   sim.Stalls       // Stats.OrderStalls
-	doneN   int              // whole requests in the ROB (noteDone)
 	cov     *cover.Collector // nil: coverage off
 }
 
@@ -197,7 +166,7 @@ func New(cfg Config, e *sim.Engine, icm ICM, log hclog.Logger) (*Top, error) {
 	if log == nil {
 		log = hclog.NewNullLogger()
 	}
-	t := &Top{cfg: cfg, eng: e, fw: newFirmware(icm, cfg.MKCCache.ICMBase), rob: make([]robEntry, cfg.ROBEntries),
+	t := &Top{cfg: cfg, eng: e, fw: newFirmware(icm, cfg.MKCCache.ICMBase), rob: newROB(cfg.ROBEntries, cfg.Data.Enabled),
 		log: log.Named("top")}
 	t.fwLog = t.log.Named("firmware")
 	t.In = sim.NewChan[Op](e, "top.in", d, 1)
@@ -256,7 +225,6 @@ func New(cfg Config, e *sim.Engine, icm ICM, log hclog.Logger) (*Top, error) {
 
 	// The data path is always there, so that its counters are in every
 	// run's statistics; it sees traffic only when data.enabled.
-	t.data = cfg.Data.Enabled
 	t.toDMA = sim.NewChan[bus.Move](e, "dma.in", d, l)
 	t.doneDMA = sim.NewChan[bus.Moved](e, "dma.done", d, 1)
 	dReq := sim.NewChan[pcie.ReadReq](e, "dma.mem_req", d, 1)
@@ -267,13 +235,12 @@ func New(cfg Config, e *sim.Engine, icm ICM, log hclog.Logger) (*Top, error) {
 	// The send-queue front reads WQEs as an ICM client does; the
 	// requester hands it the host's doorbells (MWr TLPs on Rx).
 	doorbell := sim.NewChan[pcie.TLP](e, "sq.doorbell", d, 1)
-	t.fromSQ = sim.NewChan[bus.WQE](e, "sq.out", d, l)
+	// (Channels are made in the order the waveform lists them.)
+	fromSQ := sim.NewChan[bus.WQE](e, "sq.out", d, l)
 	sReq := sim.NewChan[pcie.ReadReq](e, "sq.mem_req", d, 1)
 	sResp := sim.NewChan[pcie.ReadResp](e, "sq.mem_resp", d, 1)
-	t.toSQ = sim.NewChan[bus.Completion](e, "sq.done", d, 1)
-	t.sqWQE = map[int]bus.Completion{}
-	t.sqBuf = map[uint32][]bus.WQE{}
-	t.SQ = sq.New("sq", sq.Ports{Doorbell: doorbell, Out: t.fromSQ, Done: t.toSQ, MemReq: sReq, MemResp: sResp})
+	t.sq = newSQFront(fromSQ, sim.NewChan[bus.Completion](e, "sq.done", d, 1))
+	t.SQ = sq.New("sq", sq.Ports{Doorbell: doorbell, Out: t.sq.from, Done: t.sq.to, MemReq: sReq, MemResp: sResp})
 	t.Req.AddClient(sReq, sResp)
 	t.Req.SetTarget(doorbell)
 	e.Add(t, t.Cache, t.Check, t.MTT, t.KLM, t.Req, t.DMA, t.SQ)
@@ -287,8 +254,8 @@ func (t *Top) Name() string { return "top" }
 // acknowledgements) and pushes (results, pieces, invalidations, cuts)
 // (sim.Connected).
 func (t *Top) Connections() (in, out []sim.Port) {
-	return []sim.Port{t.In, t.doneCheck, t.doneMTT, t.doneKLM, t.ackCheck, t.ackMTT, t.ackKLM, t.doneDMA, t.fromSQ},
-		[]sim.Port{t.Out, t.toCache, t.ctrlCache, t.ctrlMTT, t.ctrlKLM, t.cutMTT, t.cutKLM, t.toDMA, t.toSQ}
+	return []sim.Port{t.In, t.doneCheck, t.doneMTT, t.doneKLM, t.ackCheck, t.ackMTT, t.ackKLM, t.doneDMA, t.sq.from},
+		[]sim.Port{t.Out, t.toCache, t.ctrlCache, t.ctrlMTT, t.ctrlKLM, t.cutMTT, t.cutKLM, t.toDMA, t.sq.to}
 }
 
 // Config returns the model's parameters.
@@ -312,26 +279,22 @@ func (t *Top) Create(k *scenario.MKey) (uint32, error) {
 }
 
 // InFlight is the number of requests in the reorder buffer.
-func (t *Top) InFlight() int { return t.count }
+func (t *Top) InFlight() int { return t.rob.count }
 
 // CmdState is the command path's state, for waveforms.
-func (t *Top) CmdState() uint8 { return uint8(t.cmd) }
+func (t *Top) CmdState() uint8 { return uint8(t.cmd.state) }
 
 // Idle reports whether nothing is in flight and no command runs.
-func (t *Top) Idle() bool { return t.count == 0 && t.cmd == cmdIdle }
+func (t *Top) Idle() bool { return t.rob.count == 0 && t.cmd.state == cmdIdle }
 
 // Eval runs the ingress, the ROB and the command path for one cycle.
 func (t *Top) Eval(now uint64) bool {
 	moves := t.Handshakes()
-	if t.fromSQ.Valid() {
-		w := t.fromSQ.Peek()
-		t.sqBuf[w.SQ] = append(t.sqBuf[w.SQ], *w)
-		t.fromSQ.Pop()
-	}
+	t.sq.accept()
 	t.collect(t.doneCheck)
 	t.collect(t.doneMTT)
 	t.collect(t.doneKLM)
-	if t.acks > 0 { // an invalidation's acknowledgements are awaited
+	if t.cmd.acks > 0 { // an invalidation's acknowledgements are awaited
 		t.ack(t.ackCheck)
 		t.ack(t.ackMTT)
 		t.ack(t.ackKLM)
@@ -341,32 +304,29 @@ func (t *Top) Eval(now uint64) bool {
 	t.move()
 	t.command(now)
 	t.sendCut()
-	if t.cmd == cmdIdle {
+	if t.cmd.state == cmdIdle {
 		t.ingress(now)
 	}
-	if len(t.sqEnds) > 0 && t.toSQ.Ready() {
-		t.toSQ.Push(t.sqEnds[0])
-		t.sqEnds = t.sqEnds[1:]
-	}
+	t.sq.sendEnd()
 	// The firmware's timer wakes the engine at its end; work that needs no
 	// input: a result to send, a finished request to retire, re-runs to
 	// issue. Everything else waits on a channel, which wakes the engine.
-	if t.cmd == cmdExec {
-		t.WakeAt(t.wait)
+	if t.cmd.state == cmdExec {
+		t.WakeAt(t.cmd.wait)
 	}
 	// A cycle that moved anything may let the command path or the
 	// ingress go on (the pipeline drained, a slot freed): look again.
-	t.occ.NoteN(now, uint64(t.count))
-	t.order.NoteN(now, t.orderWaits())
-	return t.cmd == cmdDone || len(t.pendingRerun) > 0 || len(t.sqEnds) > 0 ||
-		t.retirable() || t.canMove() || t.Handshakes() != moves
+	t.occ.NoteN(now, uint64(t.rob.count))
+	t.order.NoteN(now, t.rob.orderWaits())
+	return t.cmd.state == cmdDone || len(t.cmd.rerun) > 0 || len(t.sq.ends) > 0 ||
+		t.rob.retirable() || t.canMove() || t.Handshakes() != moves
 }
 
 // ack takes an acknowledgement of the invalidation in progress from a.
 func (t *Top) ack(a *sim.Chan[bus.Ack]) {
 	if a.Valid() {
 		a.Pop()
-		t.acks--
+		t.cmd.acks--
 	}
 }
 

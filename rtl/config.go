@@ -23,9 +23,9 @@ import (
 // of what values it may take, which Validate enforces and which the flags'
 // help and the commented defaults file show.
 type Config struct {
-	ClockPS    uint64 `toml:"clock_ps" json:"clock_ps" range:"1..1000000" help:"clock period in picoseconds (4000 = 250 MHz): the time figures (throughput_maps, latency_ns) and the VCD timescale"` // clock period in picoseconds
-	ROBEntries int    `toml:"rob_entries" json:"rob_entries" range:"1..65536" help:"reorder buffer entries: requests in flight at once"`                                                             // requests in flight
-	FIFODepth  int    `toml:"fifo_depth" json:"fifo_depth" range:"1..4096" help:"depth of the channels between units"`                                                                               // depth of the channels between units
+	ClockPS    uint64 `toml:"clock_ps" json:"clock_ps" range:"1..1000000" help:"clock period in picoseconds (4000 = 250 MHz): the time figures (throughput_maps, latency_ns) and the VCD timescale"`                                                     // clock period in picoseconds
+	ROBEntries int    `toml:"rob_entries" json:"rob_entries" range:"1..128" help:"reorder buffer entries: requests in flight at once (each may hold a result's window of 65,536 segments, so 128 entries bound the model's memory to well under 1 GiB)"` // requests in flight
+	FIFODepth  int    `toml:"fifo_depth" json:"fifo_depth" range:"1..4096" help:"depth of the channels between units"`                                                                                                                                   // depth of the channels between units
 	StageLat   int    `toml:"stage_latency" json:"stage_latency" range:"1..4096" help:"latency in cycles of the channels between pipeline stages"`
 	// OverlapInvalidate lets invalidations run while earlier accesses are
 	// still in flight, as hardware does; scenario order (the default)

@@ -82,10 +82,24 @@ func (e *robEntry) add(o *bus.Outcome) {
 		e.leaveOut(o.Offset, o.Seg)
 		return
 	}
+	if len(e.segs) == cap(e.segs) {
+		e.grow()
+	}
 	e.segs = append(e.segs, segAt{o.Offset, o.Seg})
 	if len(e.segs) >= keepMax {
 		e.trim()
 	}
+}
+
+// grow doubles the room for segments, but never past keepMax: append's
+// own growth would round a list of 81,920 segments up to 131,072, and
+// an entry's memory is what bounds the reorder buffer's (rob_entries x
+// keepMax x 40 bytes at most).
+func (e *robEntry) grow() {
+	n := min(max(2*cap(e.segs), 8), keepMax)
+	segs := make([]segAt, len(e.segs), n)
+	copy(segs, e.segs)
+	e.segs = segs
 }
 
 // trim keeps the first scenario.MaxSegments segments in request order

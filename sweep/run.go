@@ -37,6 +37,9 @@ type Sweep struct {
 	// every point once. A scenario has no seed: Validate refuses Seeds
 	// above 1 with a Scenario.
 	Seeds int
+	// Stop, if not nil, stops Validate when it closes (ErrStopped):
+	// checking a grid of --max-points points takes seconds.
+	Stop <-chan struct{}
 }
 
 // Options are how to run a sweep; they change no result.
@@ -288,12 +291,25 @@ func (s *Sweep) Validate() error {
 			return err
 		}
 	}
-	for _, p := range Grid(s.Axes) {
+	for i, p := range Grid(s.Axes) {
+		if i%1024 == 1023 && s.stopped() {
+			return ErrStopped
+		}
 		if _, err := s.config(p); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// stopped reports whether s.Stop has closed.
+func (s *Sweep) stopped() bool {
+	select {
+	case <-s.Stop:
+		return true
+	default:
+		return false
+	}
 }
 
 // BaseError is the error that every point of the sweep shares with c, a

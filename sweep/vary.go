@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"math/bits"
 	"strconv"
 	"strings"
@@ -224,6 +225,22 @@ type Point struct {
 
 // DefaultMaxPoints bounds a sweep unless --max-points says otherwise.
 const DefaultMaxPoints = 1000
+
+// MaxPoints is the most --max-points may allow: a sweep makes its grid
+// in memory (Grid, about 100 bytes a point) and checks every point's
+// configuration before it runs (about a quarter of a millisecond a
+// point): 100,000 points take about 10 MB and half a minute.
+const MaxPoints = 100_000
+
+// CountText is the number of points of the grid in decimal, exactly,
+// however large (Count saturates).
+func CountText(axes []Axis) string {
+	n := big.NewInt(1)
+	for _, a := range axes {
+		n.Mul(n, big.NewInt(int64(len(a.Values))))
+	}
+	return n.String()
+}
 
 // Count is the number of points of the grid, saturating at math.MaxInt.
 func Count(axes []Axis) int {

@@ -113,7 +113,7 @@ func smallConfigs() map[string]rtl.Config {
 	out["tiny"] = c
 	c = rtl.DefaultConfig()
 	c.MKCCache.Replacement = "random"
-	c.ROBEntries, c.StageLat = 256, 3
+	c.ROBEntries, c.StageLat = 128, 3
 	out["wide-random"] = c
 	return out
 }

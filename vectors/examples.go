@@ -36,7 +36,10 @@ func exampleFiles(dir string) ([]string, error) {
 // model and calls f before each access is applied, in file and op order.
 // It returns the base names of the files that gave vectors: those during
 // whose accesses taken (the caller's count of vectors) grew.
-func eachExampleAccess(dir string, taken func() int, f func(a *exampleAccess) error) ([]string, error) {
+//
+// stop, when it closes, ends the walk with ErrStopped within one
+// operation: the golden model looks at it inside a long translation too.
+func eachExampleAccess(dir string, stop <-chan struct{}, taken func() int, f func(a *exampleAccess) error) ([]string, error) {
 	files, err := exampleFiles(dir)
 	if err != nil {
 		return nil, err
@@ -48,7 +51,9 @@ func eachExampleAccess(dir string, taken func() int, f func(a *exampleAccess) er
 		if err != nil {
 			return nil, &FlagError{"examples", dir, err.Error()}
 		}
-		m := ref.New(ref.DefaultConfig())
+		cfg := ref.DefaultConfig()
+		cfg.Stop = stop
+		m := ref.New(cfg)
 		if err := m.Load(sc); err != nil {
 			return nil, &FlagError{"examples", dir, fmt.Sprintf("%s: %v", path, err)}
 		}
@@ -66,6 +71,9 @@ func eachExampleAccess(dir string, taken func() int, f func(a *exampleAccess) er
 				version++
 			}
 			m.Apply(i, op)
+			if m.Stopped() {
+				return nil, ErrStopped
+			}
 		}
 		if taken() > before {
 			names = append(names, filepath.Base(path))

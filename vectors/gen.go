@@ -19,10 +19,11 @@ import (
 func Units() []string { return []string{"protcheck", "mttwalk", "klmwalk", "mptcache", "top"} }
 
 // MaxCount bounds --count. A unit's vectors are made in memory and
-// written at the end, all or nothing: a million of them take at most 10 s
-// and 650 MB (top; klmwalk 570 MB, measured 2026-12-07), and the files
-// are tens to hundreds of MB.
-const MaxCount = 1 << 20
+// written at the end, all or nothing: 2^17 of every unit at once (--unit
+// all) take 4 s and 525 MB (measured 2026-12-07; 2^20 took 4.4 GB, and
+// top's alone 1.1 GB, over the 1 GiB every input is held to), and the
+// files are tens of MB.
+const MaxCount = 1 << 17
 
 // ErrStopped is the error of a generation stopped by Options.Stop;
 // nothing is written.

@@ -325,7 +325,7 @@ func genKLMWalk(o *Options) (*unitResult, error) {
 		Description: Timing("combinational") + " entry_index, lower_key, lower_addr and piece_len are compared only when the expected status is OK.",
 		Ports:       ports(l)}
 	var vs []KLMWalkVector
-	sources, err := eachExampleAccess(o.Examples, func() int { return len(vs) }, func(a *exampleAccess) error {
+	sources, err := eachExampleAccess(o.Examples, o.Stop, func() int { return len(vs) }, func(a *exampleAccess) error {
 		obj := a.m.Object(a.access.Key.Index())
 		qp, ok := a.m.QP(a.access.QPN)
 		if obj == nil || !ok || !obj.MKC.AccessMode.UsesKLMList() || a.access.Len == 0 || len(vs) >= o.Count {

@@ -290,7 +290,7 @@ func genMTTWalk(o *Options) (*unitResult, error) {
 		Description: Timing("combinational") + " page_index, entry_addr, page_offset and piece_len are compared only when the expected status is OK. Page rights (rd_en/wr_en) are not part of this step.",
 		Ports:       ports(l)}
 	var vs []MTTWalkVector
-	sources, err := eachExampleAccess(o.Examples, func() int { return len(vs) }, func(a *exampleAccess) error {
+	sources, err := eachExampleAccess(o.Examples, o.Stop, func() int { return len(vs) }, func(a *exampleAccess) error {
 		obj := a.m.Object(a.access.Key.Index())
 		qp, ok := a.m.QP(a.access.QPN)
 		if obj == nil || !ok || obj.MKC.AccessMode != prm.ModeMTT || a.access.Len == 0 {

@@ -307,7 +307,7 @@ func genProtcheck(o *Options) (*unitResult, error) {
 		Description: Timing("combinational") + " Check 1 (INDIRECTION_DEPTH) is the caller's and is not part of this unit.",
 		Ports:       ports(l)}
 	var vs []ProtcheckVector
-	sources, err := eachExampleAccess(o.Examples, func() int { return len(vs) }, func(a *exampleAccess) error {
+	sources, err := eachExampleAccess(o.Examples, o.Stop, func() int { return len(vs) }, func(a *exampleAccess) error {
 		qp, ok := a.m.QP(a.access.QPN)
 		if !ok || a.access.Len == 0 || len(vs) >= o.Count {
 			return nil

@@ -634,7 +634,7 @@ func genTop(o *Options) (*unitResult, error) {
 	var vs []TopVector
 	world, lastVersion := -1, -1
 	var buf []prm.Segment
-	sources, err := eachExampleAccess(o.Examples, func() int { return len(vs) }, func(a *exampleAccess) error {
+	sources, err := eachExampleAccess(o.Examples, o.Stop, func() int { return len(vs) }, func(a *exampleAccess) error {
 		if len(vs) >= o.Count {
 			return nil
 		}

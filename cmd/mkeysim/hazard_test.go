@@ -188,6 +188,14 @@ func TestSignalStopsLongWork(t *testing.T) {
 	}
 	bin := binary(t)
 	seg := manySegments(t, 16)
+	// The same access as an example the vectors take directed vectors
+	// from: the golden model walks it before any vector is made.
+	exdir := t.TempDir()
+	if data, err := os.ReadFile(seg); err != nil {
+		t.Fatal(err)
+	} else if err := os.WriteFile(filepath.Join(exdir, "many.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name  string
 		args  []string
@@ -202,6 +210,8 @@ func TestSignalStopsLongWork(t *testing.T) {
 		{"run SIGINT", []string{"run", "--quiet", "--workload.accesses", "10000000"}, []syscall.Signal{syscall.SIGINT}, 130, time.Second, "kept"},
 		{"run SIGINT twice", []string{"run", "--quiet", "--workload.accesses", "10000000"}, []syscall.Signal{syscall.SIGINT, syscall.SIGINT}, 130, time.Second, "SIGINT"},
 		{"run SIGTERM, the 2^28 check", []string{"run", "--quiet", seg}, []syscall.Signal{syscall.SIGTERM}, 143, 1500 * time.Millisecond, "kept"},
+		{"vectors SIGTERM, an example of 2^28 segments", []string{"vectors", "--unit", "top", "--count", "16", "--examples", exdir, "--out", filepath.Join(exdir, "vec")},
+			[]syscall.Signal{syscall.SIGTERM}, 143, 1500 * time.Millisecond, "nothing written"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cmd := bounded.Command(bin, c.args...)

@@ -130,7 +130,7 @@ func newSweepCmd() *cobra.Command {
 	f.StringVar(&sf.scenario, "scenario", "", "run this scenario `FILE.json` at every point instead of the workload")
 	f.StringVar(&sf.out, "out", "", "`DIR` for sweep.csv, sweep.json, sweep.md and the plots (created if missing)")
 	f.IntVar(&sf.workers, "workers", runtime.GOMAXPROCS(0), "points run at once")
-	f.IntVar(&sf.maxPoints, "max-points", sweep.DefaultMaxPoints, "refuse sweeps of more points than this")
+	f.IntVar(&sf.maxPoints, "max-points", sweep.DefaultMaxPoints, fmt.Sprintf("refuse sweeps of more points than this (at most %d)", sweep.MaxPoints))
 	f.BoolVar(&sf.check, "check", true, "check every result against the golden model")
 	f.BoolVar(&sf.quiet, "quiet", false, "no progress bar, even on a terminal")
 	f.BoolVar(&sf.noSummary, "no-summary", false, "no summary lines on standard error")
@@ -204,6 +204,18 @@ func sweepMain(c *cobra.Command, sf *sweepFlags, cfg config.Config) error {
 		}
 		s.Axes = append(s.Axes, a)
 	}
+	// The grid's size is checked before any point is made: each point
+	// checked below is made in memory.
+	if sf.maxPoints < 1 || sf.maxPoints > sweep.MaxPoints {
+		return fail("--max-points %d: want 1..%d (a sweep's points are made in memory before it runs)", sf.maxPoints, sweep.MaxPoints)
+	}
+	if n := sweep.Count(s.Axes); n > sf.maxPoints {
+		var sizes []string
+		for _, a := range s.Axes {
+			sizes = append(sizes, fmt.Sprintf("%s: %d", a.Label(), len(a.Values)))
+		}
+		return fail("%s: %s points (%s) is more than --max-points %d", vary, sweep.CountText(s.Axes), strings.Join(sizes, " × "), sf.maxPoints)
+	}
 	if err := base.check(s); err != nil {
 		return fail("%v", err)
 	}
@@ -216,16 +228,6 @@ func sweepMain(c *cobra.Command, sf *sweepFlags, cfg config.Config) error {
 	}
 	if sf.workers < 1 {
 		return fail("--workers %d: want at least 1", sf.workers)
-	}
-	if sf.maxPoints < 1 {
-		return fail("--max-points %d: want at least 1", sf.maxPoints)
-	}
-	if n := sweep.Count(s.Axes); n > sf.maxPoints {
-		var sizes []string
-		for _, a := range s.Axes {
-			sizes = append(sizes, fmt.Sprintf("%s: %d", a.Label(), len(a.Values)))
-		}
-		return fail("%s: %d points (%s) is more than --max-points %d", vary, n, strings.Join(sizes, " × "), sf.maxPoints)
 	}
 	if c.Flags().Changed("shard") {
 		sh, err := sweep.ParseShard(sf.shard)
@@ -247,7 +249,12 @@ func sweepMain(c *cobra.Command, sf *sweepFlags, cfg config.Config) error {
 		}
 		s.Scenario, s.ScenarioName = data, sf.scenario
 	}
+	s.Stop = c.Context().Done()
 	if err := s.Validate(); err != nil {
+		if errors.Is(err, sweep.ErrStopped) {
+			fmt.Fprintln(stderr, me, "interrupted while checking the grid: nothing written")
+			return interruptedStatus(c.Context())
+		}
 		if sf.scenario != "" && !strings.HasPrefix(err.Error(), "point ") {
 			return fail("--scenario %v", err)
 		}

@@ -28,8 +28,9 @@ geometry is set by the parameters of 'mkeysim run' of the same names
 (--mkc-cache.sets and so on), but its default here is a small cache of 16
 sets of 4 ways, whose replacements a few thousand vectors exercise.
 
---count is at most 1048576 a unit: the vectors are made in memory and
-written whole at the end (a million take up to 10 s and 650 MB). SIGINT
+--count is at most 131072 a unit: the vectors are made in memory and
+written whole at the end (that many of every unit, --unit all, take
+about 4 s and 525 MB). SIGINT
 or SIGTERM stops the generation within a thousand vectors and writes
 nothing; the exit status is 130 (SIGINT) or 143 (SIGTERM).`
 

@@ -12,6 +12,7 @@ import (
 	"mkeysim/ref"
 	"mkeysim/rtl"
 	"mkeysim/scenario"
+	"mkeysim/tb/wire"
 )
 
 // TestFeedOf: a feed of a slice numbers it from its base, holds it whole
@@ -286,10 +287,10 @@ func TestStreamWireFeed(t *testing.T) {
 	answers := func(r *scenario.Result) int {
 		op := &sc.Ops[r.Seq]
 		switch {
-		case !WireCarries(op):
+		case !wire.Carries(op):
 			return 0
 		case r.Status == prm.OK && op.Kind == scenario.OpAccess && op.Access.Type == prm.RemoteRead:
-			return int(packets(op.Access.Len))
+			return int(wire.MessagePackets(op.Access.Len))
 		}
 		return 1
 	}

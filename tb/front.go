@@ -17,7 +17,7 @@ type Front string
 const (
 	// FrontDirect hands every operation to the model's input as it is.
 	FrontDirect Front = "direct"
-	// FrontWire sends the operations a wire carries (WireCarries) as
+	// FrontWire sends the operations a wire carries (wire.Carries) as
 	// RoCEv2 packets, which the responder parses into what the model
 	// runs; the others go to the model directly.
 	FrontWire Front = "wire"
@@ -88,18 +88,18 @@ func (b *Bench) StreamWire(ops []scenario.Op, opt RunOptions, wo WireOptions) (W
 // is an error naming it; the run ends before the chunk of f that holds
 // it (Feed.Map), so a slice's operations do not run at all.
 func (b *Bench) StreamWireFeed(f *Feed, opt RunOptions, wo WireOptions) (WireStats, error) {
-	req, resp := NewRequester(), NewResponder()
+	req, resp := wire.NewRequester(), wire.NewResponder()
 	var st WireStats
 	w := newWireRun(b, wo.Frames != nil)
 	run := f.Map(func(seq int, op *scenario.Op) (scenario.Op, error) {
-		if !WireCarries(op) {
+		if !wire.Carries(op) {
 			return *op, nil
 		}
 		frames, err := req.Send(op)
 		if err != nil {
 			return scenario.Op{}, fmt.Errorf("operation %d: %v", seq, err)
 		}
-		var msg *Message
+		var msg *wire.Message
 		for _, fr := range frames {
 			s, err := wire.Decode(fr)
 			if err == nil && !s.ICRCOK {
@@ -148,7 +148,7 @@ type wireRun struct {
 // wireMsg is one operation's message and, until its operation is taken
 // by the model's input, its request frames (to report).
 type wireMsg struct {
-	m      *Message
+	m      *wire.Message
 	frames [][]byte
 }
 
@@ -161,7 +161,7 @@ func newWireRun(b *Bench, keepFrames bool) *wireRun {
 // add notes that operation seq came as message m in frames. A SEND with
 // invalidate from the wire ends with a receive CQE, which the host checks
 // after the run.
-func (w *wireRun) add(seq int, m *Message, frames [][]byte) {
+func (w *wireRun) add(seq int, m *wire.Message, frames [][]byte) {
 	if m.Op.Kind == scenario.OpSendWithInvalidate {
 		w.h.ExpectRecv(seq, m.Op.QPN, m.Op.Key)
 	}
@@ -188,7 +188,7 @@ func (w *wireRun) late(seq int, frame []byte) {
 // streamMessages streams run, where w holds the message each operation
 // that travelled as packets came in; it answers every message's result
 // through resp.
-func (b *Bench) streamMessages(run *Feed, w *wireRun, resp *Responder, opt RunOptions, wo WireOptions, st *WireStats) error {
+func (b *Bench) streamMessages(run *Feed, w *wireRun, resp *wire.Responder, opt RunOptions, wo WireOptions, st *WireStats) error {
 	h := w.h
 	b.src.recv = true
 	defer func() { b.src.recv = false }()

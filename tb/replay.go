@@ -27,7 +27,7 @@ type Replay struct {
 	ops  []scenario.Op // the scenario's
 	open func() (Packets, error)
 	// Messages and Skipped count the capture's packets that started a
-	// message and those that started none (Responder.Skipped); Requests
+	// message and those that started none (wire.Responder.Skipped); Requests
 	// counts the packets of the messages (the rest of a WRITE too).
 	Messages, Skipped, Requests int
 	// Ops is how many operations run, and Accesses how many of them are
@@ -79,7 +79,7 @@ func NewReplay(ops []scenario.Op, open func() (Packets, error)) (*Replay, error)
 	places := 0
 	for i := range ops {
 		switch {
-		case WireCarries(&ops[i]):
+		case wire.Carries(&ops[i]):
 			places++
 		case ops[i].Kind == scenario.OpAccess:
 			r.Accesses++
@@ -98,7 +98,7 @@ func (r *Replay) reader() (*replayReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &replayReader{pk: pk, resp: NewResponder(), lastOn: map[uint32]*replayMsg{}, w: r.w}, nil
+	return &replayReader{pk: pk, resp: wire.NewResponder(), lastOn: map[uint32]*replayMsg{}, w: r.w}, nil
 }
 
 // Feed returns the run's operations, numbered from 0, read from the
@@ -141,7 +141,7 @@ func (r *Replay) Feed() *Feed {
 		in := r.in
 		out := spare
 		for f.made+len(out) < r.Ops && (len(out) < chunk || in.open > 0 && len(out) < 4*chunk) {
-			if len(r.ops) > 0 && !WireCarries(&r.ops[next]) {
+			if len(r.ops) > 0 && !wire.Carries(&r.ops[next]) {
 				out = append(out, r.ops[next])
 				next++
 				continue
@@ -174,7 +174,7 @@ var ErrCaptureChanged = errors.New("the capture changed after it was checked")
 // replayMsg is a message read from the capture: its first packet and the
 // rest of a WRITE.
 type replayMsg struct {
-	m      *Message
+	m      *wire.Message
 	frames [][]byte
 	seq    int  // its operation's number once placed in a chunk, else -1
 	open   bool // a WRITE whose LAST is still to come
@@ -183,7 +183,7 @@ type replayMsg struct {
 // replayReader reads a capture's messages in file order.
 type replayReader struct {
 	pk   Packets
-	resp *Responder
+	resp *wire.Responder
 	// lastOn is the message each QP's packets continue.
 	lastOn   map[uint32]*replayMsg
 	requests int
@@ -311,7 +311,7 @@ func (b *Bench) StreamReplay(r *Replay, opt RunOptions, wo WireOptions) (WireSta
 		r.in.runIn(w)
 	}
 	w.now, w.report = b.Eng.Now, wo.Frames
-	err := b.streamMessages(f, w, NewResponder(), opt, wo, &st)
+	err := b.streamMessages(f, w, wire.NewResponder(), opt, wo, &st)
 	if r.in != nil {
 		r.in.close()
 	}

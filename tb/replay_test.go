@@ -158,11 +158,11 @@ func interleaved(t *testing.T, n int) (*scenario.Scenario, []wire.Captured) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := NewRequester()
+	req := wire.NewRequester()
 	var each [][][]byte
 	for q := 1; q <= n; q++ {
 		op := scenario.Op{Kind: scenario.OpAccess, Access: scenario.Access{QPN: uint32(q), Key: 0x102a,
-			Addr: 0x7f0000000000 + uint64(q)*64, Len: 2*PathMTU + 100, Type: prm.RemoteWrite}}
+			Addr: 0x7f0000000000 + uint64(q)*64, Len: 2*wire.PathMTU + 100, Type: prm.RemoteWrite}}
 		f, err := req.Send(&op)
 		if err != nil || len(f) != 3 {
 			t.Fatalf("WRITE on QP %d: %d packets, %v", q, len(f), err)
@@ -252,7 +252,7 @@ func TestReplayChanged(t *testing.T) {
 // wire-carried operations of a generated workload.
 type generatedCapture struct {
 	g    *Generator
-	req  *Requester
+	req  *wire.Requester
 	ops  []scenario.Op
 	held []wire.Captured
 	n    int
@@ -267,7 +267,7 @@ func (c *generatedCapture) Next() (*wire.Captured, error) {
 		}
 		op := &c.ops[0]
 		c.ops = c.ops[1:]
-		if !WireCarries(op) {
+		if !wire.Carries(op) {
 			continue
 		}
 		frames, err := c.req.Send(op)
@@ -301,7 +301,7 @@ func TestReplayMemory(t *testing.T) {
 		r, err := NewReplay(nil, func() (Packets, error) {
 			g := NewGenerator(w)
 			g.Setup()
-			return &generatedCapture{g: g, req: NewRequester()}, nil
+			return &generatedCapture{g: g, req: wire.NewRequester()}, nil
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -341,7 +341,7 @@ func FuzzReplayFeed(f *testing.F) {
 		if len(data) == 0 || len(data) > 200 {
 			return
 		}
-		req := NewRequester()
+		req := wire.NewRequester()
 		held := make([][][]byte, 4) // each QP's packets not yet in the capture
 		var frames [][]byte
 		for _, b := range data[1:] {
@@ -349,7 +349,7 @@ func FuzzReplayFeed(f *testing.F) {
 			op := scenario.Op{Kind: scenario.OpAccess, Access: scenario.Access{QPN: uint32(q + 1), Key: 0x102a, Addr: 0x7f0000000000}}
 			switch k := b >> 2 & 7; k {
 			case 0, 1, 2:
-				op.Access.Type, op.Access.Len = prm.RemoteWrite, uint32(k)*PathMTU+64
+				op.Access.Type, op.Access.Len = prm.RemoteWrite, uint32(k)*wire.PathMTU+64
 			case 3:
 				op.Access.Type, op.Access.Len = prm.RemoteRead, 4096
 			case 4:

@@ -38,7 +38,7 @@ func captureExamples(t *testing.T) []string {
 			t.Fatal(err)
 		}
 		for i := range sc.Ops {
-			if tb.WireCarries(&sc.Ops[i]) {
+			if wire.Carries(&sc.Ops[i]) {
 				out = append(out, f)
 				break
 			}
@@ -280,7 +280,7 @@ func TestPcapOutTshark(t *testing.T) {
 		sc, _ := scenario.ReadFile(f)
 		var want []scenario.Op
 		for i := range sc.Ops {
-			if tb.WireCarries(&sc.Ops[i]) {
+			if wire.Carries(&sc.Ops[i]) {
 				want = append(want, sc.Ops[i])
 			}
 		}

@@ -42,9 +42,10 @@ var allowed = map[string][]string{
 	"tb": {"prm", "scenario", "ref", "vcd", "rtl", "rtl/sim", "rtl/pcie", "tb/wire", "tb/host", "internal/outfile"},
 	// The host of the host front: WQEs and CQEs in host memory.
 	"tb/host": {"prm", "scenario", "rtl", "rtl/pcie"},
-	// The wire (RoCEv2 packets as gopacket layers) and the PCIe capture
-	// format stand alone: formats, no model.
-	"tb/wire":   {"prm", "internal/outfile"},
+	// The wire (RoCEv2 packets as gopacket layers, and the requester and
+	// responder that turn scenario operations into them and back) and the
+	// PCIe capture format stand alone: formats, no model.
+	"tb/wire":   {"prm", "scenario", "internal/outfile"},
 	"tb/tlpcap": {"rtl/pcie"},
 	"vectors":   {"prm", "scenario", "ref", "rtl", "version", "internal/outfile"},
 	// The live model for co-simulation: the vectors' oracles and ref

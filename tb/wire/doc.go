@@ -53,6 +53,18 @@
 // on the wire. Decode and Summarize give the Packet back, with the ICRC
 // and whether it is right, as a Summary.
 //
+// # The two ends
+//
+// A Requester is the remote end of the testbench's wire front: Send
+// makes the frames of the request message that carries a scenario
+// operation a wire can carry (Carries: a remote read, write or atomic, a
+// SEND with invalidate), advancing its QP's PSN. A Responder is the
+// model's end: Receive parses a decoded packet back into the operation a
+// message's first packet asks for (a Message), skipping the rest of a
+// WRITE and retransmissions, and Answer makes the acknowledgement, read
+// responses, RNR NAK or NAK (NAKFor) of its result. Their addresses,
+// PSNs and payloads are docs/wire.md's.
+//
 // # Capture files
 //
 // WritePcap and WritePcapTo write frames with their times as a pcap file

@@ -1,4 +1,4 @@
-package tb
+package wire
 
 import (
 	"fmt"
@@ -7,15 +7,15 @@ import (
 
 	"mkeysim/prm"
 	"mkeysim/scenario"
-	"mkeysim/tb/wire"
 )
 
-// This file is the RoCEv2 side of the bench (docs/wire.md): a remote
-// requester that sends the operations a wire can carry as packets, and
-// the responder in front of the model that parses them into the
-// translations and invalidations the model handles and answers each with
-// the acknowledgement, read response or NAK the InfiniBand specification
-// gives it.
+// This file is the two RoCEv2 ends of the testbench's wire front
+// (docs/wire.md, tb.FrontWire), which turn scenario operations into
+// packets and back: a remote requester that sends the operations a wire
+// can carry as packets, and the responder in front of the model that
+// parses them into the translations and invalidations the model handles
+// and answers each with the acknowledgement, read response or NAK the
+// InfiniBand specification gives it.
 
 // The two ends' addresses (docs/wire.md): the remote requester's and
 // the model's (the responder's), locally administered MACs and
@@ -27,8 +27,8 @@ var (
 	nicIP   = netip.AddrFrom4([4]byte{192, 0, 2, 2})
 )
 
-// mac makes a hardware address of its own from a.
-func mac(a [6]byte) net.HardwareAddr { return net.HardwareAddr(a[:]) }
+// hwAddr makes a hardware address of its own from a.
+func hwAddr(a [6]byte) net.HardwareAddr { return net.HardwareAddr(a[:]) }
 
 // The wire's parameters: the path MTU, and the largest message the wire
 // front carries (a larger one is sent to the model directly: its packets
@@ -36,9 +36,9 @@ func mac(a [6]byte) net.HardwareAddr { return net.HardwareAddr(a[:]) }
 const (
 	// PathMTU is the payload bytes of one packet of a message.
 	PathMTU = 4096
-	// MaxWireMessage is the largest message length the wire front sends
+	// MaxMessage is the largest message length the wire front sends
 	// as packets (256 packets of PathMTU).
-	MaxWireMessage = 1 << 20
+	MaxMessage = 1 << 20
 	// peerQPFlip makes the requester's QPN from the responder's: the
 	// responses carry it as their destination QP.
 	peerQPFlip = 0x800000
@@ -50,10 +50,10 @@ const (
 	credits = 0x1f
 )
 
-// WireCarries reports whether a wire can carry op: a remote read, write or
+// Carries reports whether a wire can carry op: a remote read, write or
 // atomic access (an atomic of 8 bytes, the only length an AtomicETH
-// names) of at most MaxWireMessage bytes, or a SEND with invalidate.
-func WireCarries(op *scenario.Op) bool {
+// names) of at most MaxMessage bytes, or a SEND with invalidate.
+func Carries(op *scenario.Op) bool {
 	switch op.Kind {
 	case scenario.OpSendWithInvalidate:
 		return true
@@ -61,7 +61,7 @@ func WireCarries(op *scenario.Op) bool {
 		a := &op.Access
 		switch a.Type {
 		case prm.RemoteRead, prm.RemoteWrite:
-			return a.Len <= MaxWireMessage
+			return a.Len <= MaxMessage
 		case prm.RemoteAtomic:
 			return a.Len == 8
 		}
@@ -71,11 +71,12 @@ func WireCarries(op *scenario.Op) bool {
 
 // zeroPayload is the data of every packet the requester and the
 // responder send: the model moves no data, so a packet carries zeros.
-// wire.Build copies it and nothing writes it.
+// Build copies it and nothing writes it.
 var zeroPayload [PathMTU]byte
 
-// packets is the number of packets of a message of n payload bytes.
-func packets(n uint32) uint32 { return max(1, (n+PathMTU-1)/PathMTU) }
+// MessagePackets is the number of packets of a message of n payload
+// bytes: the PSNs a WRITE or a READ's responses take.
+func MessagePackets(n uint32) uint32 { return max(1, (n+PathMTU-1)/PathMTU) }
 
 // Requester is the remote end that sends requests to the model's QPs.
 type Requester struct {
@@ -86,44 +87,44 @@ type Requester struct {
 func NewRequester() *Requester { return &Requester{psn: map[uint32]uint32{}} }
 
 // Send returns the frames of the request message that carries op (which
-// WireCarries), and advances the QP's PSN by the packets the message
+// Carries), and advances the QP's PSN by the packets the message
 // takes (a read request: by its response packets).
 func (r *Requester) Send(op *scenario.Op) ([][]byte, error) {
-	if !WireCarries(op) {
+	if !Carries(op) {
 		return nil, fmt.Errorf("wire: a %s cannot travel as RoCEv2 packets", op.Kind)
 	}
 	qpn := op.QP()
-	p := wire.Packet{SrcMAC: mac(peerMAC), DstMAC: mac(nicMAC), SrcIP: peerIP, DstIP: nicIP, TTL: 64,
+	p := Packet{SrcMAC: hwAddr(peerMAC), DstMAC: hwAddr(nicMAC), SrcIP: peerIP, DstIP: nicIP, TTL: 64,
 		SrcPort: 0xc000 | uint16(qpn&0x3fff), PKey: 0xffff, DestQP: qpn, PSN: r.psn[qpn]}
 	var out [][]byte
-	emit := func(p *wire.Packet) error {
-		f, err := wire.Build(p)
+	emit := func(p *Packet) error {
+		f, err := Build(p)
 		out = append(out, f)
 		return err
 	}
 	n := uint32(1)
 	switch {
 	case op.Kind == scenario.OpSendWithInvalidate:
-		p.Opcode, p.AckReq, p.InvalidateKey = wire.OpSendOnlyInvalidate, true, op.Key
+		p.Opcode, p.AckReq, p.InvalidateKey = OpSendOnlyInvalidate, true, op.Key
 		if err := emit(&p); err != nil {
 			return nil, err
 		}
 	case op.Access.Type == prm.RemoteRead:
 		a := &op.Access
-		p.Opcode, p.AckReq, p.VA, p.RKey, p.DMALength = wire.OpRDMAReadRequest, true, a.Addr, a.Key, a.Len
+		p.Opcode, p.AckReq, p.VA, p.RKey, p.DMALength = OpRDMAReadRequest, true, a.Addr, a.Key, a.Len
 		if err := emit(&p); err != nil {
 			return nil, err
 		}
-		n = packets(a.Len)
+		n = MessagePackets(a.Len)
 	case op.Access.Type == prm.RemoteAtomic:
 		a := &op.Access
-		p.Opcode, p.AckReq, p.VA, p.RKey, p.SwapAdd = wire.OpFetchAdd, true, a.Addr, a.Key, 1
+		p.Opcode, p.AckReq, p.VA, p.RKey, p.SwapAdd = OpFetchAdd, true, a.Addr, a.Key, 1
 		if err := emit(&p); err != nil {
 			return nil, err
 		}
 	default: // RDMA WRITE: FIRST (with the RETH), MIDDLE..., LAST, or ONLY
 		a := &op.Access
-		n = packets(a.Len)
+		n = MessagePackets(a.Len)
 		left := a.Len
 		for i := uint32(0); i < n; i++ {
 			q := p
@@ -132,13 +133,13 @@ func (r *Requester) Send(op *scenario.Op) ([][]byte, error) {
 			left -= uint32(len(q.Payload))
 			switch {
 			case n == 1:
-				q.Opcode = wire.OpRDMAWriteOnly
+				q.Opcode = OpRDMAWriteOnly
 			case i == 0:
-				q.Opcode = wire.OpRDMAWriteFirst
+				q.Opcode = OpRDMAWriteFirst
 			case i == n-1:
-				q.Opcode = wire.OpRDMAWriteLast
+				q.Opcode = OpRDMAWriteLast
 			default:
-				q.Opcode = wire.OpRDMAWriteMiddle
+				q.Opcode = OpRDMAWriteMiddle
 			}
 			if i == 0 {
 				q.VA, q.RKey, q.DMALength = a.Addr, a.Key, a.Len
@@ -157,9 +158,9 @@ func (r *Requester) Send(op *scenario.Op) ([][]byte, error) {
 // packet: the operation it asks of the model and what the answer needs.
 type Message struct {
 	Op      scenario.Op
-	Opcode  wire.Opcode // the first packet's
-	PSN     uint32      // the first packet's
-	Packets uint32      // the PSNs the message takes (a read: its responses)
+	Opcode  Opcode // the first packet's
+	PSN     uint32 // the first packet's
+	Packets uint32 // the PSNs the message takes (a read: its responses)
 }
 
 // Responder is the model's side of the wire: it parses request packets
@@ -186,25 +187,25 @@ func NewResponder() *Responder {
 // Skipped). A request whose first packet is malformed for its opcode (an
 // RDMA WRITE longer than its DMA length says, a DMA length beyond 32
 // bits) is an error.
-func (r *Responder) Receive(s *wire.Summary) (*Message, error) {
+func (r *Responder) Receive(s *Summary) (*Message, error) {
 	qpn := s.DestQP
 	m := &Message{Opcode: s.Opcode, PSN: s.PSN, Packets: 1}
 	acc := func(t prm.AccessType, n uint32) {
 		m.Op = scenario.Op{Kind: scenario.OpAccess, Access: scenario.Access{QPN: qpn, Key: s.RKey, Addr: s.VA, Len: n, Type: t}}
 	}
 	switch s.Opcode {
-	case wire.OpRDMAWriteFirst, wire.OpRDMAWriteOnly, wire.OpRDMAWriteOnlyImm:
+	case OpRDMAWriteFirst, OpRDMAWriteOnly, OpRDMAWriteOnlyImm:
 		acc(prm.RemoteWrite, s.DMALength)
-		m.Packets = packets(s.DMALength)
-		if s.Opcode != wire.OpRDMAWriteFirst && uint32(len(s.Payload)) != s.DMALength {
+		m.Packets = MessagePackets(s.DMALength)
+		if s.Opcode != OpRDMAWriteFirst && uint32(len(s.Payload)) != s.DMALength {
 			return nil, fmt.Errorf("%v to QP 0x%x, PSN %d: %d payload bytes, the RETH's DMA length is %d", s.Opcode, qpn, s.PSN, len(s.Payload), s.DMALength)
 		}
-	case wire.OpRDMAReadRequest:
+	case OpRDMAReadRequest:
 		acc(prm.RemoteRead, s.DMALength)
-		m.Packets = packets(s.DMALength)
-	case wire.OpFetchAdd, wire.OpCompareSwap:
+		m.Packets = MessagePackets(s.DMALength)
+	case OpFetchAdd, OpCompareSwap:
 		acc(prm.RemoteAtomic, 8)
-	case wire.OpSendOnlyInvalidate, wire.OpSendLastInvalidate:
+	case OpSendOnlyInvalidate, OpSendLastInvalidate:
 		m.Op = scenario.Op{Kind: scenario.OpSendWithInvalidate, QPN: qpn, Key: s.InvalidateKey}
 	default:
 		r.Skipped++
@@ -225,25 +226,25 @@ func (r *Responder) Receive(s *wire.Summary) (*Message, error) {
 // NAK of NAKFor.
 func (r *Responder) Answer(m *Message, res *scenario.Result) ([][]byte, error) {
 	qpn := m.Op.QP()
-	p := wire.Packet{SrcMAC: mac(nicMAC), DstMAC: mac(peerMAC), SrcIP: nicIP, DstIP: peerIP, TTL: 64,
+	p := Packet{SrcMAC: hwAddr(nicMAC), DstMAC: hwAddr(peerMAC), SrcIP: nicIP, DstIP: peerIP, TTL: 64,
 		SrcPort: 0xc000 | uint16(qpn&0x3fff), PKey: 0xffff, DestQP: qpn ^ peerQPFlip, PSN: m.PSN,
-		Opcode: wire.OpAcknowledge, MSN: r.msn[qpn]}
+		Opcode: OpAcknowledge, MSN: r.msn[qpn]}
 	one := func() ([][]byte, error) {
-		f, err := wire.Build(&p)
+		f, err := Build(&p)
 		return [][]byte{f}, err
 	}
 	switch {
 	case res.Status == prm.PageFault:
-		p.Syndrome = wire.RNRNAK(rnrTimer)
+		p.Syndrome = RNRNAK(rnrTimer)
 		return one()
 	case res.Status != prm.OK:
-		p.Syndrome = wire.NAK(NAKFor(m.Op.Kind, res.Status))
+		p.Syndrome = NAK(NAKFor(m.Op.Kind, res.Status))
 		return one()
 	}
 	r.msn[qpn] = (r.msn[qpn] + 1) & 0xffffff
-	p.MSN, p.Syndrome = r.msn[qpn], wire.ACK(credits)
+	p.MSN, p.Syndrome = r.msn[qpn], ACK(credits)
 	switch m.Opcode {
-	case wire.OpRDMAReadRequest:
+	case OpRDMAReadRequest:
 		var out [][]byte
 		left := m.Op.Access.Len
 		for i := uint32(0); i < m.Packets; i++ {
@@ -253,24 +254,24 @@ func (r *Responder) Answer(m *Message, res *scenario.Result) ([][]byte, error) {
 			left -= uint32(len(q.Payload))
 			switch {
 			case m.Packets == 1:
-				q.Opcode = wire.OpRDMAReadResponseOnly
+				q.Opcode = OpRDMAReadResponseOnly
 			case i == 0:
-				q.Opcode = wire.OpRDMAReadResponseFirst
+				q.Opcode = OpRDMAReadResponseFirst
 			case i == m.Packets-1:
-				q.Opcode = wire.OpRDMAReadResponseLast
+				q.Opcode = OpRDMAReadResponseLast
 			default:
-				q.Opcode = wire.OpRDMAReadResponseMiddle
+				q.Opcode = OpRDMAReadResponseMiddle
 				q.Syndrome, q.MSN = 0, 0 // a middle response has no AETH
 			}
-			f, err := wire.Build(&q)
+			f, err := Build(&q)
 			if err != nil {
 				return nil, err
 			}
 			out = append(out, f)
 		}
 		return out, nil
-	case wire.OpFetchAdd, wire.OpCompareSwap:
-		p.Opcode = wire.OpAtomicAcknowledge
+	case OpFetchAdd, OpCompareSwap:
+		p.Opcode = OpAtomicAcknowledge
 	default:
 		p.PSN = (m.PSN + m.Packets - 1) & 0xffffff // the last packet's
 	}
@@ -284,14 +285,14 @@ func (r *Responder) Answer(m *Message, res *scenario.Result) ([][]byte, error) {
 // protection, range, rights or translation failure is a Remote Access
 // Error; anything else (a request the responder cannot serve, as one to
 // an unknown QP) a Remote Operational Error.
-func NAKFor(k scenario.OpKind, st prm.Status) wire.NAKCode {
+func NAKFor(k scenario.OpKind, st prm.Status) NAKCode {
 	switch {
 	case k == scenario.OpSendWithInvalidate:
-		return wire.NAKInvalidRequest
+		return NAKInvalidRequest
 	case st == prm.MisalignedAtomic:
-		return wire.NAKInvalidRequest
+		return NAKInvalidRequest
 	case st == prm.BadParam:
-		return wire.NAKRemoteOperationalError
+		return NAKRemoteOperationalError
 	}
-	return wire.NAKRemoteAccessError
+	return NAKRemoteAccessError
 }

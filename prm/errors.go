@@ -37,3 +37,17 @@ type SizeError struct {
 func (e *SizeError) Error() string {
 	return fmt.Sprintf("%s: need %d bytes, got %d", e.Format, e.Want, e.Got)
 }
+
+// FieldError reports a field whose value the format does not allow, or
+// that contradicts the rest of the bytes. The value returned beside it is
+// parsed as far as the bytes allow.
+type FieldError struct {
+	Format string
+	Field  string
+	Value  uint64
+	Reason string
+}
+
+func (e *FieldError) Error() string {
+	return fmt.Sprintf("%s: %s %#x: %s", e.Format, e.Field, e.Value, e.Reason)
+}

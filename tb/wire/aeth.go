@@ -20,25 +20,12 @@ type AETH struct {
 	MSN      uint32   // message sequence number (24 bits)
 }
 
-// LayerType is LayerTypeAETH.
-func (a *AETH) LayerType() gopacket.LayerType { return LayerTypeAETH }
-
-// CanDecode is LayerTypeAETH.
-func (a *AETH) CanDecode() gopacket.LayerClass { return LayerTypeAETH }
-
-// NextLayerType is gopacket.LayerTypePayload: without the opcode an AETH
-// cannot know that an AtomicAckETH follows it (ATOMIC_ACKNOWLEDGE).
-func (a *AETH) NextLayerType() gopacket.LayerType { return gopacket.LayerTypePayload }
-
 // DecodeFromBytes reads the 4 header bytes; the payload is the rest.
 func (a *AETH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
-	if err := need("AETH", data, AETHLen, df); err != nil {
-		return err
-	}
-	a.Syndrome = Syndrome(data[0])
-	a.MSN = binary.BigEndian.Uint32(data[0:4]) & 0xFFFFFF
-	a.BaseLayer = layers.BaseLayer{Contents: data[:AETHLen], Payload: data[AETHLen:]}
-	return nil
+	return decodeFixed(&a.BaseLayer, "AETH", AETHLen, data, df, func(h []byte) {
+		a.Syndrome = Syndrome(h[0])
+		a.MSN = binary.BigEndian.Uint32(h[0:4]) & 0xFFFFFF
+	})
 }
 
 // SerializeTo prepends the 4 header bytes; an MSN wider than 24 bits is an
@@ -47,13 +34,10 @@ func (a *AETH) SerializeTo(b gopacket.SerializeBuffer, opts gopacket.SerializeOp
 	if err := checkBits("AETH", "MSN", uint64(a.MSN), 24); err != nil {
 		return err
 	}
-	d, err := b.PrependBytes(AETHLen)
-	if err != nil {
-		return err
-	}
-	binary.BigEndian.PutUint32(d, a.MSN)
-	d[0] = uint8(a.Syndrome)
-	return nil
+	return serializeFixed(b, AETHLen, func(d []byte) {
+		binary.BigEndian.PutUint32(d, a.MSN)
+		d[0] = uint8(a.Syndrome)
+	})
 }
 
 // Syndrome is the AETH syndrome byte: bit 7 reserved (0), bits 6:5 the

@@ -19,37 +19,21 @@ type ICRCTrailer struct {
 	Value uint32 // the CRC, stored least significant byte first
 }
 
-// LayerType is LayerTypeICRC.
-func (c *ICRCTrailer) LayerType() gopacket.LayerType { return LayerTypeICRC }
-
-// CanDecode is LayerTypeICRC.
-func (c *ICRCTrailer) CanDecode() gopacket.LayerClass { return LayerTypeICRC }
-
-// NextLayerType is gopacket.LayerTypeZero: nothing of the packet follows
-// the ICRC.
-func (c *ICRCTrailer) NextLayerType() gopacket.LayerType { return gopacket.LayerTypeZero }
-
 // DecodeFromBytes reads the 4 trailer bytes; anything after them is the
 // payload (Ethernet padding, if data runs to the end of the frame).
 func (c *ICRCTrailer) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
-	if err := need("ICRC", data, ICRCLen, df); err != nil {
-		return err
-	}
-	c.Value = binary.LittleEndian.Uint32(data[:ICRCLen])
-	c.BaseLayer = layers.BaseLayer{Contents: data[:ICRCLen], Payload: data[ICRCLen:]}
-	return nil
+	return decodeFixed(&c.BaseLayer, "ICRC", ICRCLen, data, df, func(h []byte) {
+		c.Value = binary.LittleEndian.Uint32(h)
+	})
 }
 
 // SerializeTo prepends Value as the 4 trailer bytes. It cannot compute the
 // CRC, which covers the headers serialised after it: Build does, once the
 // whole frame is there.
 func (c *ICRCTrailer) SerializeTo(b gopacket.SerializeBuffer, opts gopacket.SerializeOptions) error {
-	d, err := b.PrependBytes(ICRCLen)
-	if err != nil {
-		return err
-	}
-	binary.LittleEndian.PutUint32(d, c.Value)
-	return nil
+	return serializeFixed(b, ICRCLen, func(d []byte) {
+		binary.LittleEndian.PutUint32(d, c.Value)
+	})
 }
 
 // NotRoCEv2Error reports a frame that is not RoCEv2 at all (another

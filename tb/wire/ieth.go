@@ -21,31 +21,16 @@ type IETH struct {
 	RKey prm.Key // the remote key to invalidate
 }
 
-// LayerType is LayerTypeIETH.
-func (e *IETH) LayerType() gopacket.LayerType { return LayerTypeIETH }
-
-// CanDecode is LayerTypeIETH.
-func (e *IETH) CanDecode() gopacket.LayerClass { return LayerTypeIETH }
-
-// NextLayerType is gopacket.LayerTypePayload: the send's data follows.
-func (e *IETH) NextLayerType() gopacket.LayerType { return gopacket.LayerTypePayload }
-
 // DecodeFromBytes reads the 4 header bytes; the payload is the rest.
 func (e *IETH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
-	if err := need("IETH", data, IETHLen, df); err != nil {
-		return err
-	}
-	e.RKey = prm.Key(binary.BigEndian.Uint32(data[0:4]))
-	e.BaseLayer = layers.BaseLayer{Contents: data[:IETHLen], Payload: data[IETHLen:]}
-	return nil
+	return decodeFixed(&e.BaseLayer, "IETH", IETHLen, data, df, func(h []byte) {
+		e.RKey = prm.Key(binary.BigEndian.Uint32(h[0:4]))
+	})
 }
 
 // SerializeTo prepends the 4 header bytes.
 func (e *IETH) SerializeTo(b gopacket.SerializeBuffer, opts gopacket.SerializeOptions) error {
-	d, err := b.PrependBytes(IETHLen)
-	if err != nil {
-		return err
-	}
-	binary.BigEndian.PutUint32(d, uint32(e.RKey))
-	return nil
+	return serializeFixed(b, IETHLen, func(d []byte) {
+		binary.BigEndian.PutUint32(d, uint32(e.RKey))
+	})
 }

@@ -14,11 +14,7 @@ type KLMEntry struct {
 }
 
 // Put packs e into b[:16].
-func (e KLMEntry) Put(b []byte) {
-	binary.BigEndian.PutUint32(b[0:], e.ByteCount)
-	binary.BigEndian.PutUint32(b[4:], uint32(e.MKey))
-	binary.BigEndian.PutUint64(b[8:], e.Address)
-}
+func (e KLMEntry) Put(b []byte) { putCountKeyAddr(b, e.ByteCount, e.MKey, e.Address) }
 
 // Append appends the 16-byte entry to b.
 func (e KLMEntry) Append(b []byte) []byte { return appendPut(b, KLMEntrySize, e) }
@@ -33,9 +29,22 @@ func ParseKLMEntry(b []byte) (KLMEntry, error) {
 
 // DecodeKLMEntry reads an entry from b[:16].
 func DecodeKLMEntry(b []byte) KLMEntry {
-	return KLMEntry{
-		ByteCount: binary.BigEndian.Uint32(b[0:]),
-		MKey:      Key(binary.BigEndian.Uint32(b[4:])),
-		Address:   binary.BigEndian.Uint64(b[8:]),
-	}
+	n, k, a := countKeyAddr(b)
+	return KLMEntry{ByteCount: n, MKey: k, Address: a}
+}
+
+// A KLM entry and a data segment (DataSeg) are one 16-byte layout, the
+// kernel's struct mlx5_klm and struct mlx5_wqe_data_seg: 00h byte_count,
+// 04h key, 08h address[63:0], no reserved bits.
+
+// putCountKeyAddr packs the layout into b[:16].
+func putCountKeyAddr(b []byte, count uint32, key Key, addr uint64) {
+	binary.BigEndian.PutUint32(b[0:], count)
+	binary.BigEndian.PutUint32(b[4:], uint32(key))
+	binary.BigEndian.PutUint64(b[8:], addr)
+}
+
+// countKeyAddr reads the layout from b[:16].
+func countKeyAddr(b []byte) (count uint32, key Key, addr uint64) {
+	return binary.BigEndian.Uint32(b[0:]), Key(binary.BigEndian.Uint32(b[4:])), binary.BigEndian.Uint64(b[8:])
 }

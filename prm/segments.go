@@ -90,13 +90,8 @@ type DataSeg struct {
 	Addr      uint64
 }
 
-// Put packs s into b[:16].
-func (s DataSeg) Put(b []byte) {
-	b = b[:DataSegSize]
-	binary.BigEndian.PutUint32(b[0:], s.ByteCount)
-	binary.BigEndian.PutUint32(b[4:], uint32(s.LKey))
-	binary.BigEndian.PutUint64(b[8:], s.Addr)
-}
+// Put packs s into b[:16], the layout of a KLM entry (putCountKeyAddr).
+func (s DataSeg) Put(b []byte) { putCountKeyAddr(b[:DataSegSize], s.ByteCount, s.LKey, s.Addr) }
 
 // Append appends the 16-byte segment to b.
 func (s DataSeg) Append(b []byte) []byte { return appendPut(b, DataSegSize, s) }
@@ -110,11 +105,8 @@ func ParseDataSeg(b []byte) (DataSeg, error) {
 }
 
 func decodeData(b []byte) DataSeg {
-	return DataSeg{
-		ByteCount: binary.BigEndian.Uint32(b[0:]),
-		LKey:      Key(binary.BigEndian.Uint32(b[4:])),
-		Addr:      binary.BigEndian.Uint64(b[8:]),
-	}
+	n, k, a := countKeyAddr(b)
+	return DataSeg{ByteCount: n, LKey: k, Addr: a}
 }
 
 // Inline reports whether byte_count carries InlineSegFlag, which makes the

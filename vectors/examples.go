@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"mkeysim/prm"
 	"mkeysim/ref"
 	"mkeysim/scenario"
 )
@@ -17,6 +18,22 @@ type exampleAccess struct {
 	m       *ref.Model
 	access  scenario.Access
 	version int // changes whenever a command may have changed the model
+}
+
+// checkedMKC is the MKC of the access's key when a walker meets the
+// access: the key's object and the QP exist, the access moves bytes, and
+// the key passes the level-0 checks (ref.Check). It is nil otherwise.
+func (a *exampleAccess) checkedMKC() *prm.MKC {
+	obj := a.m.Object(a.access.Key.Index())
+	qp, ok := a.m.QP(a.access.QPN)
+	if obj == nil || !ok || a.access.Len == 0 {
+		return nil
+	}
+	mk := &obj.MKC
+	if ref.Check(mk, a.access.Key, 0, a.access.Addr, uint64(a.access.Len), a.access.QPN, qp.PD, a.access.Type) != prm.OK {
+		return nil
+	}
+	return mk
 }
 
 // exampleFiles lists dir/*.json, sorted.

@@ -368,6 +368,30 @@ func encodeAll[V any, P encoder[V]](res *unitResult, l *Layout, vs []V, note fun
 
 var errUnobservable = errors.New("vectors: the oracle cannot show this stimulus's outputs")
 
+// directedThenRandom makes and encodes a unit's vectors: first the
+// directed ones, which take adds to vs from each access of the example
+// scenarios (up to o.Count), then random ones that draw makes from the
+// unit's stream of the seed (fillRandom), up to o.Count; note counts each
+// vector's coverage (encodeAll).
+func directedThenRandom[V any, P encoder[V]](o *Options, res *unitResult, l *Layout, stream uint64,
+	take func(a *exampleAccess, vs []V) ([]V, error), draw func(*rng) (V, error), note func(v *V, cov coverage)) (*unitResult, error) {
+	var vs []V
+	sources, err := eachExampleAccess(o.Examples, o.Stop, func() int { return len(vs) }, func(a *exampleAccess) error {
+		var err error
+		vs, err = take(a, vs)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	res.sources, res.directed = sources, len(vs)
+	vs, err = fillRandom(o, vs, newRNG(o.Seed, stream), draw)
+	if err != nil {
+		return nil, err
+	}
+	return encodeAll[V, P](res, l, vs, note)
+}
+
 // fillRandom appends vectors drawn by gen until there are count of them;
 // a draw that gen finds errUnobservable is drawn again, any other error
 // ends the fill.

@@ -324,19 +324,16 @@ func genKLMWalk(o *Options) (*unitResult, error) {
 	res.dut = DUT{Module: "mkeysim_klmwalk", Handshake: "combinational",
 		Description: Timing("combinational") + " entry_index, lower_key, lower_addr and piece_len are compared only when the expected status is OK.",
 		Ports:       ports(l)}
-	var vs []KLMWalkVector
-	sources, err := eachExampleAccess(o.Examples, o.Stop, func() int { return len(vs) }, func(a *exampleAccess) error {
-		obj := a.m.Object(a.access.Key.Index())
-		qp, ok := a.m.QP(a.access.QPN)
-		if obj == nil || !ok || !obj.MKC.AccessMode.UsesKLMList() || a.access.Len == 0 || len(vs) >= o.Count {
-			return nil
+	take := func(a *exampleAccess, vs []KLMWalkVector) ([]KLMWalkVector, error) {
+		if len(vs) >= o.Count {
+			return vs, nil
 		}
-		mk := &obj.MKC
+		mk := a.checkedMKC()
+		if mk == nil || !mk.AccessMode.UsesKLMList() {
+			return vs, nil
+		}
 		if tos := mk.TranslationsOctwordSize; tos != 0 && tos != KLMEntries {
-			return nil
-		}
-		if ref.Check(mk, a.access.Key, 0, a.access.Addr, uint64(a.access.Len), a.access.QPN, qp.PD, a.access.Type) != prm.OK {
-			return nil
+			return vs, nil
 		}
 		v := KLMWalkVector{FBS: mk.AccessMode == prm.ModeFixedBufferSize, LogEntitySize: mk.LogEntitySize,
 			TranslationsOctwordSize: mk.TranslationsOctwordSize, D: a.access.Addr - mk.StartAddr, Len: a.access.Len}
@@ -346,25 +343,17 @@ func genKLMWalk(o *Options) (*unitResult, error) {
 			v.Entries[j] = prm.DecodeKLMEntry(img[j*prm.KLMEntrySize:])
 		}
 		if err := v.oracle(); err == errUnobservable {
-			return nil
+			return vs, nil
 		} else if err != nil {
-			return fmt.Errorf("%s op %d: %v", a.file, a.seq, err)
+			return vs, fmt.Errorf("%s op %d: %v", a.file, a.seq, err)
 		}
-		vs = append(vs, v)
-		return nil
-	})
-	if err != nil {
-		return nil, err
+		return append(vs, v), nil
 	}
-	res.sources, res.directed = sources, len(vs)
-	vs, err = fillRandom(o, vs, newRNG(o.Seed, 3), func(r *rng) (KLMWalkVector, error) {
+	draw := func(r *rng) (KLMWalkVector, error) {
 		v := randKLMWalk(r)
 		return v, v.oracle()
-	})
-	if err != nil {
-		return nil, err
 	}
-	return encodeAll(res, l, vs, func(v *KLMWalkVector, cov coverage) {
+	return directedThenRandom(o, res, l, 3, take, draw, func(v *KLMWalkVector, cov coverage) {
 		cov.status(v.Status)
 		mode := "klm"
 		if v.FBS {

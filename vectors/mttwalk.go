@@ -289,16 +289,10 @@ func genMTTWalk(o *Options) (*unitResult, error) {
 	res.dut = DUT{Module: "mkeysim_mttwalk", Handshake: "combinational",
 		Description: Timing("combinational") + " page_index, entry_addr, page_offset and piece_len are compared only when the expected status is OK. Page rights (rd_en/wr_en) are not part of this step.",
 		Ports:       ports(l)}
-	var vs []MTTWalkVector
-	sources, err := eachExampleAccess(o.Examples, o.Stop, func() int { return len(vs) }, func(a *exampleAccess) error {
-		obj := a.m.Object(a.access.Key.Index())
-		qp, ok := a.m.QP(a.access.QPN)
-		if obj == nil || !ok || obj.MKC.AccessMode != prm.ModeMTT || a.access.Len == 0 {
-			return nil
-		}
-		mk := &obj.MKC
-		if ref.Check(mk, a.access.Key, 0, a.access.Addr, uint64(a.access.Len), a.access.QPN, qp.PD, a.access.Type) != prm.OK {
-			return nil
+	take := func(a *exampleAccess, vs []MTTWalkVector) ([]MTTWalkVector, error) {
+		mk := a.checkedMKC()
+		if mk == nil || mk.AccessMode != prm.ModeMTT {
+			return vs, nil
 		}
 		out := a.m.Translate(ref.Request(a.access), nil)
 		ts := []uint64{0}
@@ -313,29 +307,22 @@ func genMTTWalk(o *Options) (*unitResult, error) {
 		}
 		for _, t := range ts {
 			if len(vs) >= o.Count {
-				return nil
+				return vs, nil
 			}
 			v := MTTWalkVector{StartAddr: mk.StartAddr, LogEntitySize: mk.LogEntitySize, TranslationsOctwordSize: mk.TranslationsOctwordSize,
 				MTTHandle: mk.MTTHandle, VA: a.access.Addr, Len: a.access.Len, T: uint32(t)}
 			if err := v.oracle(); err != nil {
-				return fmt.Errorf("%s op %d: %v", a.file, a.seq, err)
+				return vs, fmt.Errorf("%s op %d: %v", a.file, a.seq, err)
 			}
 			vs = append(vs, v)
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+		return vs, nil
 	}
-	res.sources, res.directed = sources, len(vs)
-	vs, err = fillRandom(o, vs, newRNG(o.Seed, 2), func(r *rng) (MTTWalkVector, error) {
+	draw := func(r *rng) (MTTWalkVector, error) {
 		v := randMTTWalk(r)
 		return v, v.oracle()
-	})
-	if err != nil {
-		return nil, err
 	}
-	return encodeAll(res, l, vs, func(v *MTTWalkVector, cov coverage) {
+	return directedThenRandom(o, res, l, 2, take, draw, func(v *MTTWalkVector, cov coverage) {
 		cov.status(v.Status)
 		if v.Status == prm.OK && uint64(v.PieceLen) < uint64(v.Len-v.T) {
 			cov["page_split"]++

@@ -306,33 +306,24 @@ func genProtcheck(o *Options) (*unitResult, error) {
 	res.dut = DUT{Module: "mkeysim_protcheck", Handshake: "combinational",
 		Description: Timing("combinational") + " Check 1 (INDIRECTION_DEPTH) is the caller's and is not part of this unit.",
 		Ports:       ports(l)}
-	var vs []ProtcheckVector
-	sources, err := eachExampleAccess(o.Examples, o.Stop, func() int { return len(vs) }, func(a *exampleAccess) error {
+	take := func(a *exampleAccess, vs []ProtcheckVector) ([]ProtcheckVector, error) {
 		qp, ok := a.m.QP(a.access.QPN)
 		if !ok || a.access.Len == 0 || len(vs) >= o.Count {
-			return nil
+			return vs, nil
 		}
 		v := ProtcheckVector{Key: a.access.Key, VA: a.access.Addr, Len: a.access.Len, QPN: a.access.QPN, PD: qp.PD, Type: a.access.Type}
 		if obj := a.m.Object(a.access.Key.Index()); obj != nil {
 			v.MKC, v.Created = obj.MKC, true
 		}
 		v.oracle()
-		vs = append(vs, v)
-		return nil
-	})
-	if err != nil {
-		return nil, err
+		return append(vs, v), nil
 	}
-	res.sources, res.directed = sources, len(vs)
-	vs, err = fillRandom(o, vs, newRNG(o.Seed, 1), func(r *rng) (ProtcheckVector, error) {
+	draw := func(r *rng) (ProtcheckVector, error) {
 		v := randProtcheck(r)
 		v.oracle()
 		return v, nil
-	})
-	if err != nil {
-		return nil, err
 	}
-	return encodeAll(res, l, vs, func(v *ProtcheckVector, cov coverage) {
+	return directedThenRandom(o, res, l, 1, take, draw, func(v *ProtcheckVector, cov coverage) {
 		cov.status(v.Status)
 		if v.Status == prm.OK && v.Level > 0 && v.Type == prm.RemoteAtomic && (v.Len != 8 || v.VA%8 != 0) {
 			cov["misaligned_atomic_below_level_0"]++

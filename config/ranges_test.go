@@ -367,13 +367,14 @@ func TestFlagTypes(t *testing.T) {
 	}
 }
 
-// TestNoHiddenDefaults: the PCIe defaults are written out, so what the run
+// TestNoHiddenDefaults: the defaults are written out (the PCIe ones are
+// pcie.DefaultConfig, the one place that gives them), so what the run
 // reports is what it runs with, and a zero is refused, not read as the
 // default.
 func TestNoHiddenDefaults(t *testing.T) {
 	c := Default()
-	if c.Model.PCIe != c.Model.PCIe.WithDefaults() || c.Model.PCIe != (pcie.Config{}).WithDefaults() {
-		t.Errorf("pcie defaults %+v are not written out", c.Model.PCIe)
+	if c.Model.PCIe != pcie.DefaultConfig() {
+		t.Errorf("pcie defaults %+v are not pcie.DefaultConfig %+v", c.Model.PCIe, pcie.DefaultConfig())
 	}
 	for _, p := range c.Params() {
 		k := p.v.Kind()
@@ -394,8 +395,8 @@ func TestNoHiddenDefaults(t *testing.T) {
 
 // TestUnitBoundsAgree: each unit's own Validate (which it runs when built
 // alone) refuses every value outside the ranges the run's configuration
-// declares for it. (The PCIe units read a zero as their default when
-// built alone; the run refuses it, TestNoHiddenDefaults.)
+// declares for it, and pcie.Config.Validate, which the PCIe components
+// run when built, says what the run says.
 func TestUnitBoundsAgree(t *testing.T) {
 	one := big.NewInt(1)
 	def := Default()
@@ -405,6 +406,7 @@ func TestUnitBoundsAgree(t *testing.T) {
 			continue
 		}
 		var unit func(c *Config) error
+		same := false // the unit's refusal must be the run's, word for word
 		switch {
 		case strings.HasPrefix(p.Name, "mkc_cache."):
 			unit = func(c *Config) error { return c.Model.MKCCache.Validate() }
@@ -412,6 +414,8 @@ func TestUnitBoundsAgree(t *testing.T) {
 			unit = func(c *Config) error { return c.Model.MTT.Validate() }
 		case strings.HasPrefix(p.Name, "klm."):
 			unit = func(c *Config) error { return c.Model.KLM.Validate() }
+		case strings.HasPrefix(p.Name, "pcie."):
+			unit, same = func(c *Config) error { return c.Model.PCIe.Validate() }, true
 		default:
 			continue
 		}
@@ -425,8 +429,14 @@ func TestUnitBoundsAgree(t *testing.T) {
 		}
 		for _, v := range vals {
 			c, ok := withValue(t, p.Name, v)
-			if ok && unit(&c) == nil {
+			if !ok {
+				continue
+			}
+			err := unit(&c)
+			if err == nil {
 				t.Errorf("%s = %s, outside %s: the unit's Validate accepts it", p.Name, v, p.Range)
+			} else if want := p.Name + " = " + p.Range.FormatInt(v) + ": want " + p.Range.String(); same && err.Error() != want {
+				t.Errorf("%s = %s: the unit's Validate says %q, the run %q", p.Name, v, err, want)
 			}
 		}
 	}

@@ -218,7 +218,7 @@ func New(cfg Config, e *sim.Engine, icm ICM, log hclog.Logger) (*Top, error) {
 		MemReq: kReq, MemResp: kResp, Ctrl: t.ctrlKLM, Ack: t.ackKLM, Cut: t.cutKLM,
 	})
 
-	t.Req = pcie.NewRequester("pcie", cfg.PCIe.Requester(), t.Tx, t.Rx)
+	t.Req = pcie.NewRequester("pcie", cfg.PCIe, t.Tx, t.Rx)
 	t.Req.AddClient(cReq, cResp)
 	t.Req.AddClient(mReq, mResp)
 	t.Req.AddClient(kReq, kResp)

@@ -107,15 +107,15 @@ func build(cfg rtl.Config, log hclog.Logger, host func(e *sim.Engine, mem *pcie.
 	d := cfg.FIFODepth
 	upOut := sim.NewChan[pcie.TLP](e, "pcie.up_out", d, 1)
 	downIn := sim.NewChan[pcie.TLP](e, "pcie.down_in", d, 1)
-	b.Up = pcie.NewLink(e, "pcie.up", cfg.PCIe.Link(), top.Tx, upOut)
+	b.Up = pcie.NewLink(e, "pcie.up", cfg.PCIe, top.Tx, upOut)
 	var rc sim.Component
 	if host != nil {
 		rc = host(e, mem, upOut, downIn)
 	} else {
-		b.RC = pcie.NewRootComplex(e, "host", cfg.PCIe.RootComplex(), mem, upOut, downIn)
+		b.RC = pcie.NewRootComplex(e, "host", cfg.PCIe, mem, upOut, downIn)
 		rc = b.RC
 	}
-	b.Down = pcie.NewLink(e, "pcie.down", cfg.PCIe.Link(), downIn, top.Rx)
+	b.Down = pcie.NewLink(e, "pcie.down", cfg.PCIe, downIn, top.Rx)
 	// The CPU's doorbells (the host front) go down through the root
 	// complex.
 	cpu := sim.NewChan[pcie.TLP](e, "host.cpu", d, 1)

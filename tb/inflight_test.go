@@ -239,7 +239,7 @@ func TestStopKeepsRetiredResults(t *testing.T) {
 	cfg := rtl.DefaultConfig()
 	b, err := build(cfg, nil, func(e *sim.Engine, mem *pcie.Memory, rx, tx *sim.Chan[pcie.TLP]) sim.Component {
 		fwd := sim.NewChan[pcie.TLP](e, "host.fwd", 4, 1)
-		rc := pcie.NewRootComplex(e, "host", cfg.PCIe.RootComplex(), mem, fwd, tx)
+		rc := pcie.NewRootComplex(e, "host", cfg.PCIe, mem, fwd, tx)
 		e.Add(rc)
 		return &forgetfulHost{rx: rx, fwd: fwd, n: 1}
 	})

@@ -22,11 +22,14 @@
 //     cycle, checks and reassembles completions and answers each read
 //     whole.
 //   - link.go: Link, one direction of the link: serialization at
-//     BytesPerCycle, then a fixed latency; in order, lossless.
+//     LinkBytesPerCycle, then a fixed latency; in order, lossless.
 //   - rootcomplex.go: RootComplex, the host side the testbench
-//     instantiates: answers MRds from Memory after ICMLatency with
+//     instantiates: answers MRds from Memory after ICMLatencyCycles with
 //     completions split at the RCB, applies MWrs, answers bad reads UR.
-//   - config.go: Config, every parameter with toml tags, and DefaultConfig.
+//   - config.go: Config, every parameter of the PCIe side with its toml
+//     key and range, for the Requester, the links and the root complex
+//     alike; DefaultConfig, the one place that gives the defaults; and
+//     Validate, the one check the run and every constructor make.
 //
 // # Wiring
 //

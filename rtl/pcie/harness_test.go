@@ -2,6 +2,7 @@ package pcie
 
 import (
 	"fmt"
+	"reflect"
 	"testing"
 
 	"mkeysim/rtl/sim"
@@ -100,15 +101,15 @@ type system struct {
 
 func newSystem(cfg Config, mem *Memory, plans ...[]plannedRead) *system {
 	e := sim.New()
-	s := &system{cfg: cfg.WithDefaults(), e: e, mem: mem}
+	s := &system{cfg: cfg, e: e, mem: mem}
 	s.tx = sim.NewChan[TLP](e, "dev.tx", 2, 1)
 	s.rx = sim.NewChan[TLP](e, "dev.rx", 2, 1)
 	s.rcRx = sim.NewChan[TLP](e, "host.rx", 2, 1)
 	s.rcTx = sim.NewChan[TLP](e, "host.tx", 2, 1)
-	s.req = NewRequester("dev.rd", cfg.Requester(), s.tx, s.rx)
-	s.up = NewLink(e, "link.up", cfg.Link(), s.tx, s.rcRx)
-	s.down = NewLink(e, "link.down", cfg.Link(), s.rcTx, s.rx)
-	s.rc = NewRootComplex(e, "host", cfg.RootComplex(), mem, s.rcRx, s.rcTx)
+	s.req = NewRequester("dev.rd", cfg, s.tx, s.rx)
+	s.up = NewLink(e, "link.up", cfg, s.tx, s.rcRx)
+	s.down = NewLink(e, "link.down", cfg, s.rcTx, s.rx)
+	s.rc = NewRootComplex(e, "host", cfg, mem, s.rcRx, s.rcTx)
 	for i, p := range plans {
 		c := &testClient{name: fmt.Sprintf("client%d", i), plan: p, sentAt: map[uint32]uint64{},
 			req:  sim.NewChan[ReadReq](e, fmt.Sprintf("client%d.req", i), 2, 1),
@@ -119,6 +120,20 @@ func newSystem(cfg Config, mem *Memory, plans ...[]plannedRead) *system {
 	}
 	e.Add(s.req, s.up, s.rc, s.down)
 	return s
+}
+
+// withDefaults is c with its zero fields taken from DefaultConfig: the
+// tests' shorthand for a configuration that differs from the defaults in
+// a few fields. (The model reads no zero as a default: Validate refuses
+// one.)
+func withDefaults(c Config) Config {
+	v, d := reflect.ValueOf(&c).Elem(), reflect.ValueOf(DefaultConfig())
+	for i := range v.NumField() {
+		if v.Field(i).IsZero() {
+			v.Field(i).Set(d.Field(i))
+		}
+	}
+	return c
 }
 
 func (s *system) done() bool {
@@ -147,9 +162,8 @@ func (s *system) run(t testing.TB, limit uint64) {
 // expected latency of a read that needs one MRd and one CplD, with every
 // channel of latency 1 (see the package doc).
 func oneReadLatency(cfg Config, addr uint64, n int) uint64 {
-	lc := cfg.Link()
 	mrd := NewRead(0, 0, addr, n)
 	cpl := TLP{Type: CplD, LengthDW: mrd.LengthDW}
-	return uint64(4 + 2*lc.LatencyCycles + cfg.WithDefaults().ICMLatencyCycles +
-		lc.SerializationCycles(mrd.WireBytes()) + lc.SerializationCycles(cpl.WireBytes()))
+	return uint64(4 + 2*cfg.LinkLatencyCycles + cfg.ICMLatencyCycles +
+		cfg.SerializationCycles(mrd.WireBytes()) + cfg.SerializationCycles(cpl.WireBytes()))
 }

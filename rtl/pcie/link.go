@@ -1,51 +1,6 @@
 package pcie
 
-import (
-	"fmt"
-
-	"mkeysim/rtl/sim"
-)
-
-// LinkConfig is one link direction's parameters.
-type LinkConfig struct {
-	// LatencyCycles is the flight time after serialization (>= 1; default
-	// 75 cycles, 300 ns at 4 ns, so 150 cycles of wire time per round trip).
-	// It stands for PHY, data link layer and any switch in between.
-	LatencyCycles int `toml:"latency_cycles" json:"latency_cycles"`
-	// BytesPerCycle is the bandwidth (>= 1; default 32: 8 GB/s at 250 MHz,
-	// about Gen3 x8 or Gen4 x4 after line coding).
-	BytesPerCycle int `toml:"bytes_per_cycle" json:"bytes_per_cycle"`
-}
-
-// WithDefaults returns c with zero fields set to their defaults.
-func (c LinkConfig) WithDefaults() LinkConfig {
-	def(&c.LatencyCycles, DefaultLinkLatency)
-	def(&c.BytesPerCycle, DefaultBytesPerCycle)
-	return c
-}
-
-// Validate reports parameters out of range (after defaults).
-func (c LinkConfig) Validate() error {
-	c = c.WithDefaults()
-	if c.LatencyCycles < 1 || c.LatencyCycles > MaxLatency {
-		return fmt.Errorf("pcie.link_latency_cycles = %d: want 1..%d", c.LatencyCycles, MaxLatency)
-	}
-	if c.BytesPerCycle < 1 || c.BytesPerCycle > 4096 {
-		return fmt.Errorf("pcie.link_bytes_per_cycle = %d: want 1..4096", c.BytesPerCycle)
-	}
-	return nil
-}
-
-// MaxLatency bounds the link and host latencies: the channels that model
-// them hold one slot per cycle of flight.
-const MaxLatency = 1 << 16
-
-// SerializationCycles is the number of cycles a TLP of wireBytes occupies
-// the link: ceil(wireBytes / BytesPerCycle), at least 1.
-func (c LinkConfig) SerializationCycles(wireBytes int) int {
-	c = c.WithDefaults()
-	return max(1, (wireBytes+c.BytesPerCycle-1)/c.BytesPerCycle)
-}
+import "mkeysim/rtl/sim"
 
 // TypeCount counts the TLPs of one type that crossed a link.
 type TypeCount struct {
@@ -78,18 +33,19 @@ func (s *LinkStats) Total() TypeCount {
 
 // Link is one direction of a PCIe link, a sim.Component:
 //
-//	In --> [serializer] --> wire (LatencyCycles) --> Out
+//	In --> [serializer] --> wire (LinkLatencyCycles) --> Out
 //
 // The serializer takes the TLP at the head of In and holds it for
-// S = ceil(WireBytes/BytesPerCycle) cycles; in the last of them it enters
-// the wire, an internal channel of LatencyCycles latency, and leaves it for
-// Out as soon as it is visible and Out is ready. So a TLP taken from In at
-// cycle t (the link being free) is pushed onto Out at cycle
-// t + S - 1 + LatencyCycles and seen by Out's consumer Out-latency cycles
-// later: t + S + LatencyCycles with a latency-1 Out. The next TLP is taken
-// at t + S at the earliest, so back-to-back TLPs use the full bandwidth.
-// The link is in order and lossless; when Out is full, TLPs queue on the
-// wire (at most LatencyCycles+2 of them, standing for the receiver's
+// S = ceil(WireBytes/LinkBytesPerCycle) cycles (SerializationCycles); in
+// the last of them it enters the wire, an internal channel of
+// LinkLatencyCycles latency, and leaves it for Out as soon as it is
+// visible and Out is ready. So a TLP taken from In at cycle t (the link
+// being free) is pushed onto Out at cycle t + S - 1 + LinkLatencyCycles
+// and seen by Out's consumer Out-latency cycles later:
+// t + S + LinkLatencyCycles with a latency-1 Out. The next TLP is taken at
+// t + S at the earliest, so back-to-back TLPs use the full bandwidth. The
+// link is in order and lossless; when Out is full, TLPs queue on the wire
+// (at most LinkLatencyCycles+2 of them, standing for the receiver's
 // buffer) and then stall the serializer (flow control, counted in
 // StallCycles).
 //
@@ -99,7 +55,7 @@ func (s *LinkStats) Total() TypeCount {
 type Link struct {
 	sim.Base
 	name string
-	cfg  LinkConfig
+	cfg  Config
 	// In and Out are the ports (set by NewLink).
 	In, Out *sim.Chan[TLP]
 	wire    *sim.Chan[TLP]
@@ -121,25 +77,26 @@ type Link struct {
 	stalled  bool
 }
 
-// NewLink makes a link direction from in to out. The internal wire channel
-// is registered with e; add the link to e yourself. Zero config fields take
-// their defaults; it panics on an invalid config (see Validate).
-func NewLink(e *sim.Engine, name string, cfg LinkConfig, in, out *sim.Chan[TLP]) *Link {
-	cfg = cfg.WithDefaults()
+// NewLink makes a link direction from in to out, of cfg's
+// LinkLatencyCycles and LinkBytesPerCycle. The internal wire channel is
+// registered with e; add the link to e yourself. It panics on a config
+// that Validate refuses.
+func NewLink(e *sim.Engine, name string, cfg Config, in, out *sim.Chan[TLP]) *Link {
 	if err := cfg.Validate(); err != nil {
 		panic(err)
 	}
-	// At most one TLP enters the wire a cycle and each stays LatencyCycles,
-	// so LatencyCycles+1 entries never limit the bandwidth.
-	wire := sim.NewChan[TLP](e, name+".wire", cfg.LatencyCycles+2, cfg.LatencyCycles)
+	// At most one TLP enters the wire a cycle and each stays
+	// LinkLatencyCycles, so LinkLatencyCycles+1 entries never limit the
+	// bandwidth.
+	wire := sim.NewChan[TLP](e, name+".wire", cfg.LinkLatencyCycles+2, cfg.LinkLatencyCycles)
 	return &Link{name: name, cfg: cfg, In: in, Out: out, wire: wire}
 }
 
 // Name is the link's name.
 func (l *Link) Name() string { return l.name }
 
-// Config is the link's configuration (defaults filled in).
-func (l *Link) Config() LinkConfig { return l.cfg }
+// Config is the configuration the link was made with.
+func (l *Link) Config() Config { return l.cfg }
 
 // Stats returns the counters.
 func (l *Link) Stats() LinkStats {

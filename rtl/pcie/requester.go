@@ -1,58 +1,10 @@
 package pcie
 
 import (
-	"errors"
 	"fmt"
 
 	"mkeysim/rtl/sim"
 )
-
-// RequesterConfig is the device-side read engine's configuration.
-type RequesterConfig struct {
-	// Tags bounds the MRd TLPs in flight (default 32; 1..256, or 257..768
-	// with 10-bit tags). Tags are 0..Tags-1, or 256..256+Tags-1 when more
-	// than 256 (10-bit tags with bits 9:8 not 00b).
-	Tags int `toml:"tags" json:"tags"`
-	// MaxReadRequest is Max_Read_Request_Size in bytes (default 512).
-	MaxReadRequest int `toml:"max_read_request" json:"max_read_request"`
-	// RCB is the Read Completion Boundary the completions are checked
-	// against (default 64).
-	RCB int `toml:"rcb" json:"rcb"`
-	// MaxPayload is Max_Payload_Size; no completion may carry more (default
-	// 256).
-	MaxPayload int `toml:"max_payload" json:"max_payload"`
-	// RequesterID is the device's ID, put in every MRd and expected in
-	// every completion.
-	RequesterID uint16 `toml:"requester_id" json:"requester_id"`
-}
-
-// WithDefaults returns c with zero fields set to their defaults.
-func (c RequesterConfig) WithDefaults() RequesterConfig {
-	def(&c.Tags, DefaultTags)
-	def(&c.MaxReadRequest, DefaultMaxReadRequest)
-	def(&c.RCB, DefaultRCB)
-	def(&c.MaxPayload, DefaultMaxPayload)
-	return c
-}
-
-// Validate reports parameters out of range (after defaults).
-func (c RequesterConfig) Validate() error {
-	c = c.WithDefaults()
-	var errs []error
-	if c.Tags < 1 || c.Tags > 768 {
-		errs = append(errs, fmt.Errorf("pcie: tags %d: not in 1..768", c.Tags))
-	}
-	errs = append(errs, checkSizes(c.MaxReadRequest, c.MaxPayload, c.RCB))
-	return errors.Join(errs...)
-}
-
-// tagBase is the first tag value: 10-bit tags must not use Tag[9:8] = 00b.
-func (c RequesterConfig) tagBase() uint16 {
-	if c.Tags > 256 {
-		return 256
-	}
-	return 0
-}
 
 // ReadReq asks the Requester for Len bytes (>= 1) at Addr; ID is the
 // client's cookie, returned in the response. Write (data clients only,
@@ -73,7 +25,7 @@ type ReadReq struct {
 
 // TCData is the traffic class of the device's data movement (the TLPs of
 // data clients, AddDataClient): the host tells it from the ICM traffic
-// of TC 0 (RootComplexConfig.DataLatency).
+// of TC 0 (Config.DataLatencyCycles).
 const TCData = 1
 
 // ReadResp answers a ReadReq once all its completions have arrived: Data
@@ -238,7 +190,7 @@ type pendingResp struct {
 type Requester struct {
 	sim.Base
 	name string
-	cfg  RequesterConfig
+	cfg  Config
 	// Tx carries MRds to the link, Rx completions from it.
 	Tx, Rx *sim.Chan[TLP]
 	// Target, if not nil (SetTarget), takes the MWr TLPs that arrive on
@@ -265,11 +217,11 @@ type Requester struct {
 	st reqStage
 }
 
-// NewRequester makes the read engine. Zero config fields take their
-// defaults; it panics on an invalid config (see Validate). Add clients with
-// AddClient, then add the Requester to the engine.
-func NewRequester(name string, cfg RequesterConfig, tx, rx *sim.Chan[TLP]) *Requester {
-	cfg = cfg.WithDefaults()
+// NewRequester makes the read engine, of cfg's Tags, MaxReadRequest,
+// MaxPayload, RCB and RequesterID. It panics on a config that Validate
+// refuses. Add clients with AddClient, then add the Requester to the
+// engine.
+func NewRequester(name string, cfg Config, tx, rx *sim.Chan[TLP]) *Requester {
 	if err := cfg.Validate(); err != nil {
 		panic(err)
 	}
@@ -301,8 +253,8 @@ func (r *Requester) AddDataClient(req *sim.Chan[ReadReq], resp *sim.Chan[ReadRes
 // Name is the requester's name.
 func (r *Requester) Name() string { return r.name }
 
-// Config is the configuration (defaults filled in).
-func (r *Requester) Config() RequesterConfig { return r.cfg }
+// Config is the configuration the Requester was made with.
+func (r *Requester) Config() Config { return r.cfg }
 
 // Stats returns the counters.
 func (r *Requester) Stats() RequesterStats {

@@ -1,53 +1,6 @@
 package pcie
 
-import (
-	"errors"
-	"fmt"
-
-	"mkeysim/rtl/sim"
-)
-
-// RootComplexConfig is the host side's configuration.
-type RootComplexConfig struct {
-	// ICMLatency is the number of cycles from taking a request off Rx to
-	// acting on it (>= 1; default 20 = 80 ns: the root complex and the
-	// memory controller).
-	ICMLatency int `toml:"icm_latency_cycles" json:"icm_latency_cycles"`
-	// DataLatency is the same for requests of traffic class TCData, the
-	// device's data movement (default ICMLatency).
-	DataLatency int `toml:"data_latency_cycles" json:"data_latency_cycles"`
-	// RCB is the Read Completion Boundary in bytes (64 or 128; default 64).
-	RCB int `toml:"rcb" json:"rcb"`
-	// MaxPayload is Max_Payload_Size in bytes (default 256).
-	MaxPayload int `toml:"max_payload" json:"max_payload"`
-	// SplitOnAllRCB ends a completion at every RCB boundary.
-	SplitOnAllRCB bool `toml:"split_on_all_rcb" json:"split_on_all_rcb"`
-	// CompleterID is the root port's ID, put in every completion.
-	CompleterID uint16 `toml:"completer_id" json:"completer_id"`
-}
-
-// WithDefaults returns c with zero fields set to their defaults.
-func (c RootComplexConfig) WithDefaults() RootComplexConfig {
-	def(&c.ICMLatency, DefaultICMLatency)
-	def(&c.DataLatency, c.ICMLatency)
-	def(&c.RCB, DefaultRCB)
-	def(&c.MaxPayload, DefaultMaxPayload)
-	return c
-}
-
-// Validate reports parameters out of range (after defaults).
-func (c RootComplexConfig) Validate() error {
-	c = c.WithDefaults()
-	var errs []error
-	if c.ICMLatency < 1 || c.ICMLatency > MaxLatency {
-		errs = append(errs, fmt.Errorf("pcie.icm_latency_cycles = %d: want 1..%d", c.ICMLatency, MaxLatency))
-	}
-	if c.DataLatency < 1 || c.DataLatency > MaxLatency {
-		errs = append(errs, fmt.Errorf("pcie.data_latency_cycles = %d: want 1..%d", c.DataLatency, MaxLatency))
-	}
-	errs = append(errs, checkSizes(0, c.MaxPayload, c.RCB))
-	return errors.Join(errs...)
-}
+import "mkeysim/rtl/sim"
 
 // RootComplexStats are the host side's counters: what the host saw of the
 // device's traffic. Each field's tags are the counter's one definition
@@ -91,25 +44,26 @@ func (s *RootComplexStats) add(d *RootComplexStats) {
 // RootComplex is the host side of the link, a sim.Component the testbench
 // instantiates:
 //
-//	Rx --> host pipe (ICMLatency) --> [completer] --> Tx
+//	Rx --> host pipe (ICMLatencyCycles) --> [completer] --> Tx
 //	                                       |
 //	                                     Memory
 //
-// It takes one request a cycle from Rx into a pipe of ICMLatency cycles.
-// The completer takes requests from the pipe in order: an MWr is written to
-// Memory (posted, no answer; one that breaks a rule of Validate is dropped);
-// an MRd reads Memory then, when it leaves the pipe, and is answered by its
-// completions (SplitCompletion, at RCB-aligned splits of at most
-// MaxPayload) pushed on Tx one a cycle, in address order, before the next
-// request is looked at; an MRd that breaks a rule of Validate (a length of
-// 0, crossing 4 KB, bad byte enables, ...) is answered by one Cpl with
-// status UR. So an MRd taken off Rx at cycle r has its first completion
-// pushed on Tx at r + ICMLatency when the completer is free, and writes
-// and reads reach Memory in the order they arrived.
+// It takes one request a cycle from Rx into a pipe of ICMLatencyCycles
+// cycles (DataLatencyCycles for TCData). The completer takes requests from
+// the pipe in order: an MWr is written to Memory (posted, no answer; one
+// that breaks a rule of TLP.Validate is dropped); an MRd reads Memory
+// then, when it leaves the pipe, and is answered by its completions
+// (SplitCompletion, at RCB-aligned splits of at most MaxPayload) pushed on
+// Tx one a cycle, in address order, before the next request is looked at;
+// an MRd that breaks a rule of TLP.Validate (a length of 0, crossing 4 KB,
+// bad byte enables, ...) is answered by one Cpl with status UR. So an MRd
+// taken off Rx at cycle r has its first completion pushed on Tx at
+// r + ICMLatencyCycles when the completer is free, and writes and reads
+// reach Memory in the order they arrived.
 type RootComplex struct {
 	sim.Base
 	name string
-	cfg  RootComplexConfig
+	cfg  Config
 	mem  *Memory
 	// Rx carries requests from the device, Tx completions to it.
 	Rx, Tx *sim.Chan[TLP]
@@ -117,8 +71,8 @@ type RootComplex struct {
 	// writes to the device (doorbells): sent on Tx between two reads'
 	// completions, before the next request is taken.
 	CPU   *sim.Chan[TLP]
-	pipe  *sim.Chan[TLP] // ICM requests (TC 0), ICMLatency long
-	dpipe *sim.Chan[TLP] // data requests (TCData), DataLatency long
+	pipe  *sim.Chan[TLP] // ICM requests (TC 0), ICMLatencyCycles long
+	dpipe *sim.Chan[TLP] // data requests (TCData), DataLatencyCycles long
 
 	// registers
 	pending []TLP // completions of the read being answered
@@ -135,24 +89,24 @@ type RootComplex struct {
 	d        RootComplexStats
 }
 
-// NewRootComplex makes the host side over mem. The internal pipe is
-// registered with e; add the root complex to e yourself. Zero config
-// fields take their defaults; it panics on an invalid config.
-func NewRootComplex(e *sim.Engine, name string, cfg RootComplexConfig, mem *Memory, rx, tx *sim.Chan[TLP]) *RootComplex {
-	cfg = cfg.WithDefaults()
+// NewRootComplex makes the root complex over mem, of cfg's
+// ICMLatencyCycles, DataLatencyCycles, RCB, MaxPayload, SplitOnAllRCB and
+// CompleterID. The internal pipes are registered with e; add the root
+// complex to e yourself. It panics on a config that Validate refuses.
+func NewRootComplex(e *sim.Engine, name string, cfg Config, mem *Memory, rx, tx *sim.Chan[TLP]) *RootComplex {
 	if err := cfg.Validate(); err != nil {
 		panic(err)
 	}
-	pipe := sim.NewChan[TLP](e, name+".pipe", cfg.ICMLatency+2, cfg.ICMLatency)
-	dpipe := sim.NewChan[TLP](e, name+".data_pipe", cfg.DataLatency+2, cfg.DataLatency)
+	pipe := sim.NewChan[TLP](e, name+".pipe", cfg.ICMLatencyCycles+2, cfg.ICMLatencyCycles)
+	dpipe := sim.NewChan[TLP](e, name+".data_pipe", cfg.DataLatencyCycles+2, cfg.DataLatencyCycles)
 	return &RootComplex{name: name, cfg: cfg, mem: mem, Rx: rx, Tx: tx, pipe: pipe, dpipe: dpipe}
 }
 
 // Name is the root complex's name.
 func (r *RootComplex) Name() string { return r.name }
 
-// Config is the configuration (defaults filled in).
-func (r *RootComplex) Config() RootComplexConfig { return r.cfg }
+// Config is the configuration the root complex was made with.
+func (r *RootComplex) Config() Config { return r.cfg }
 
 // Stats returns the counters.
 func (r *RootComplex) Stats() RootComplexStats { return r.stats }

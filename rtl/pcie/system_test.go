@@ -21,8 +21,8 @@ func TestReadLatency(t *testing.T) {
 		want uint64 // 0: only the formula
 	}{
 		{"default", DefaultConfig(), 178},
-		{"16 B/cycle", Config{LinkBytesPerCycle: 16}, 182},
-		{"short", Config{LinkLatencyCycles: 1, ICMLatencyCycles: 1, LinkBytesPerCycle: 4}, 0},
+		{"16 B/cycle", withDefaults(Config{LinkBytesPerCycle: 16}), 182},
+		{"short", withDefaults(Config{LinkLatencyCycles: 1, ICMLatencyCycles: 1, LinkBytesPerCycle: 4}), 0},
 	} {
 		for _, addr := range []uint64{0x1000, 0x1010, 0x1_0000_1000} {
 			mem := NewMemory()
@@ -217,11 +217,11 @@ func TestRandomReads(t *testing.T) {
 		saturate bool // the run must hit the tag bound
 	}{
 		{"default", DefaultConfig(), 400, true},
-		{"10-bit tags, small sizes, split on all RCB", Config{Tags: 300, MaxReadRequest: 128, MaxPayload: 128, RCB: 128,
+		{"10-bit tags, small sizes, split on all RCB", withDefaults(Config{Tags: 300, MaxReadRequest: 128, MaxPayload: 128, RCB: 128,
 			SplitOnAllRCB: true, LinkLatencyCycles: 20, LinkBytesPerCycle: 8, ICMLatencyCycles: 5,
-			RequesterID: 0x0300, CompleterID: 0x0008}, 150, false},
-		{"one tag, 4 KB sizes", Config{Tags: 1, MaxReadRequest: 4096, MaxPayload: 4096, LinkLatencyCycles: 3,
-			LinkBytesPerCycle: 64, ICMLatencyCycles: 1}, 150, true},
+			RequesterID: 0x0300, CompleterID: 0x0008}), 150, false},
+		{"one tag, 4 KB sizes", withDefaults(Config{Tags: 1, MaxReadRequest: 4096, MaxPayload: 4096, LinkLatencyCycles: 3,
+			LinkBytesPerCycle: 64, ICMLatencyCycles: 1}), 150, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			defer func() {
@@ -234,7 +234,7 @@ func TestRandomReads(t *testing.T) {
 			}
 			logs, stats, st := runRandom(t, c.cfg, seed, 2, c.reads, plain)
 			t.Logf("%s", stats)
-			if c.saturate && (st.MaxTagsInUse != c.cfg.WithDefaults().Tags || st.TagStallCycles == 0) {
+			if c.saturate && (st.MaxTagsInUse != c.cfg.Tags || st.TagStallCycles == 0) {
 				t.Errorf("tags not saturated: %+v", st)
 			}
 			for _, mode := range []runMode{shuffled, noSkip} {
@@ -262,7 +262,7 @@ func TestTagBound(t *testing.T) {
 			}
 			plans = append(plans, p)
 		}
-		s := newSystem(Config{Tags: tags}, NewMemory(), plans...)
+		s := newSystem(withDefaults(Config{Tags: tags}), NewMemory(), plans...)
 		mon := s.monitorTags()
 		s.run(t, 1_000_000)
 		st := s.req.Stats()

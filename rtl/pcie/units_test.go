@@ -2,6 +2,7 @@ package pcie
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 
 	"mkeysim/rtl/sim"
@@ -59,7 +60,7 @@ func TestLinkTiming(t *testing.T) {
 	e := sim.New()
 	in := sim.NewChan[TLP](e, "in", 4, 1)
 	out := sim.NewChan[TLP](e, "out", 4, 1)
-	l := NewLink(e, "link", LinkConfig{LatencyCycles: 10, BytesPerCycle: 16}, in, out)
+	l := NewLink(e, "link", withDefaults(Config{LinkLatencyCycles: 10, LinkBytesPerCycle: 16}), in, out)
 	e.Add(l)
 	cpl := TLP{Type: CplD, LengthDW: 16, ByteCount: 64, Data: make([]byte, 64)} // 84 bytes: 6 cycles
 	var got []drained
@@ -94,7 +95,7 @@ func TestLinkOneCycle(t *testing.T) {
 	e := sim.New()
 	in := sim.NewChan[TLP](e, "in", 2, 1)
 	out := sim.NewChan[TLP](e, "out", 2, 1)
-	e.Add(NewLink(e, "link", LinkConfig{LatencyCycles: 5, BytesPerCycle: 32}, in, out))
+	e.Add(NewLink(e, "link", withDefaults(Config{LinkLatencyCycles: 5, LinkBytesPerCycle: 32}), in, out))
 	var got []drained
 	for cycle := 0; cycle < 30; cycle++ {
 		if cycle < 4 {
@@ -118,7 +119,7 @@ func TestLinkBackpressure(t *testing.T) {
 	e := sim.New()
 	in := sim.NewChan[TLP](e, "in", 1, 1)
 	out := sim.NewChan[TLP](e, "out", 1, 1)
-	l := NewLink(e, "link", LinkConfig{LatencyCycles: 4, BytesPerCycle: 8}, in, out)
+	l := NewLink(e, "link", withDefaults(Config{LinkLatencyCycles: 4, LinkBytesPerCycle: 8}), in, out)
 	e.Add(l)
 	sent := 0
 	var got []drained
@@ -152,7 +153,7 @@ func TestRootComplex(t *testing.T) {
 	rx := sim.NewChan[TLP](e, "rx", 8, 1)
 	tx := sim.NewChan[TLP](e, "tx", 8, 1)
 	mem := NewMemory()
-	rc := NewRootComplex(e, "host", RootComplexConfig{ICMLatency: 3, CompleterID: 0x0008}, mem, rx, tx)
+	rc := NewRootComplex(e, "host", withDefaults(Config{ICMLatencyCycles: 3, DataLatencyCycles: 3, CompleterID: 0x0008}), mem, rx, tx)
 	e.Add(rc)
 	in := []TLP{
 		NewWrite(0x0100, 0x1003, []byte("hello world")),
@@ -219,7 +220,7 @@ type requesterBench struct {
 	got    []ReadResp
 }
 
-func newRequesterBench(cfg RequesterConfig) *requesterBench {
+func newRequesterBench(cfg Config) *requesterBench {
 	e := sim.New()
 	b := &requesterBench{e: e,
 		tx: sim.NewChan[TLP](e, "tx", 4, 1), rx: sim.NewChan[TLP](e, "rx", 4, 1),
@@ -244,7 +245,7 @@ func (b *requesterBench) step(mrds *[]TLP) {
 }
 
 func TestRequesterChecks(t *testing.T) {
-	b := newRequesterBench(RequesterConfig{RequesterID: 0x0100})
+	b := newRequesterBench(withDefaults(Config{RequesterID: 0x0100}))
 	var mrds []TLP
 	b.req.Push(ReadReq{ID: 1, Addr: 0x1000, Len: 64})
 	for i := 0; i < 4; i++ {
@@ -322,7 +323,7 @@ func TestRequesterChecks(t *testing.T) {
 // response is reassembled in address order and a slow client is served
 // from the backlog.
 func TestRequesterReorder(t *testing.T) {
-	b := newRequesterBench(RequesterConfig{MaxReadRequest: 128})
+	b := newRequesterBench(withDefaults(Config{MaxReadRequest: 128}))
 	var mrds []TLP
 	b.req.Push(ReadReq{ID: 9, Addr: 0x1010, Len: 300}) // spans 0x1010+112, 0x1080+128, 0x1100+60
 	for i := 0; i < 6; i++ {
@@ -376,19 +377,77 @@ func TestRequesterReorder(t *testing.T) {
 func TestConfig(t *testing.T) {
 	d := DefaultConfig()
 	if d.Tags != 32 || d.MaxReadRequest != 512 || d.RCB != 64 || d.MaxPayload != 256 || d.LinkLatencyCycles != 75 ||
-		d.LinkBytesPerCycle != 32 || d.ICMLatencyCycles != 20 || d.SplitOnAllRCB {
+		d.LinkBytesPerCycle != 32 || d.ICMLatencyCycles != 20 || d.DataLatencyCycles != 20 || d.SplitOnAllRCB ||
+		d.RequesterID != 0 || d.CompleterID != 0 {
 		t.Errorf("defaults %+v", d)
 	}
 	if err := d.Validate(); err != nil {
 		t.Error(err)
 	}
-	for _, bad := range []Config{{Tags: 769}, {MaxReadRequest: 100}, {MaxPayload: 64}, {RCB: 32}, {LinkLatencyCycles: -1}, {ICMLatencyCycles: -1}} {
-		if bad.Validate() == nil {
-			t.Errorf("%+v validated", bad)
+	// Every bound, and a zero, which is refused and never read as a
+	// default.
+	for _, c := range []struct {
+		set  func(*Config)
+		want string
+	}{
+		{func(c *Config) { c.Tags = 769 }, "pcie.tags = 769: want 1..768"},
+		{func(c *Config) { c.Tags = 0 }, "pcie.tags = 0: want 1..768"},
+		{func(c *Config) { c.MaxReadRequest = 100 }, "pcie.max_read_request = 100: want power of two in 128..4096"},
+		{func(c *Config) { c.MaxReadRequest = 8192 }, "pcie.max_read_request = 8192: want power of two in 128..4096"},
+		{func(c *Config) { c.MaxPayload = 64 }, "pcie.max_payload = 64: want power of two in 128..4096"},
+		{func(c *Config) { c.MaxPayload = 0 }, "pcie.max_payload = 0: want power of two in 128..4096"},
+		{func(c *Config) { c.RCB = 32 }, "pcie.rcb = 32: want 64 or 128"},
+		{func(c *Config) { c.LinkLatencyCycles = 0 }, "pcie.link_latency_cycles = 0: want 1..2^16"},
+		{func(c *Config) { c.LinkLatencyCycles = MaxLatency + 1 }, "pcie.link_latency_cycles = 65537: want 1..2^16"},
+		{func(c *Config) { c.LinkBytesPerCycle = 4097 }, "pcie.link_bytes_per_cycle = 4097: want 1..4096"},
+		{func(c *Config) { c.ICMLatencyCycles = -1 }, "pcie.icm_latency_cycles = -1: want 1..2^16"},
+		{func(c *Config) { c.DataLatencyCycles = 0 }, "pcie.data_latency_cycles = 0: want 1..2^16"},
+	} {
+		bad := DefaultConfig()
+		c.set(&bad)
+		if err := bad.Validate(); err == nil || err.Error() != c.want {
+			t.Errorf("%+v: %v, want %q", bad, err, c.want)
 		}
 	}
-	r := NewRequester("r", RequesterConfig{Tags: 300}, nil, nil)
+	for _, ok := range []func(*Config){
+		func(c *Config) { c.Tags, c.MaxReadRequest, c.MaxPayload, c.RCB = 1, 128, 128, 128 },
+		func(c *Config) { c.Tags, c.MaxReadRequest, c.MaxPayload = 768, 4096, 4096 },
+		func(c *Config) {
+			c.LinkLatencyCycles, c.ICMLatencyCycles, c.DataLatencyCycles = MaxLatency, 1, MaxLatency
+		},
+		func(c *Config) { c.LinkBytesPerCycle, c.RequesterID, c.CompleterID = 4096, 0xffff, 0xffff },
+	} {
+		c := DefaultConfig()
+		ok(&c)
+		if err := c.Validate(); err != nil {
+			t.Errorf("%+v: %v", c, err)
+		}
+	}
+	r := NewRequester("r", withDefaults(Config{Tags: 300}), nil, nil)
 	if r.free[0] != 256 || r.free[299] != 555 {
 		t.Errorf("10-bit tags %d..%d", r.free[0], r.free[299])
+	}
+}
+
+// TestConstructorsRefuseBadConfig: a component is never made of a config
+// that Validate refuses (a zero field among them).
+func TestConstructorsRefuseBadConfig(t *testing.T) {
+	bad := DefaultConfig()
+	bad.LinkLatencyCycles = 0
+	e := sim.New()
+	c := sim.NewChan[TLP](e, "c", 1, 1)
+	for name, mk := range map[string]func(){
+		"NewRequester":   func() { NewRequester("r", bad, c, c) },
+		"NewLink":        func() { NewLink(e, "l", bad, c, c) },
+		"NewRootComplex": func() { NewRootComplex(e, "rc", bad, NewMemory(), c, c) },
+	} {
+		func() {
+			defer func() {
+				if r := recover(); r == nil || fmt.Sprint(r) != "pcie.link_latency_cycles = 0: want 1..2^16" {
+					t.Errorf("%s of %+v: panic %v", name, bad, r)
+				}
+			}()
+			mk()
+		}()
 	}
 }

@@ -16,12 +16,11 @@ import (
 
 // Bench is the clocked model in its environment.
 type Bench struct {
-	Eng  *sim.Engine
-	Top  *rtl.Top
-	Mem  *pcie.Memory
-	Up   *pcie.Link
-	Down *pcie.Link
-	RC   *pcie.RootComplex
+	Eng *sim.Engine
+	Top *rtl.Top
+	// Host is the host side opposite the model, as rtl/pcie builds it:
+	// Mem, the links Up and Down, the root complex RC.
+	*pcie.Host
 
 	src  *source
 	sink *sink
@@ -90,7 +89,7 @@ func New(cfg rtl.Config, log ...hclog.Logger) (*Bench, error) {
 	return build(cfg, l, nil)
 }
 
-// build makes the bench; host, if not nil, replaces the root complex
+// build makes the bench; host, if not nil, stands in for the root complex
 // between the two link directions (tests use it to break the host).
 func build(cfg rtl.Config, log hclog.Logger, host func(e *sim.Engine, mem *pcie.Memory, rx, tx *sim.Chan[pcie.TLP]) sim.Component) (*Bench, error) {
 	e := sim.New()
@@ -103,28 +102,13 @@ func build(cfg rtl.Config, log hclog.Logger, host func(e *sim.Engine, mem *pcie.
 	if err != nil {
 		return nil, err
 	}
-	b := &Bench{Eng: e, Top: top, Mem: mem, log: l.Named("tb")}
-	d := cfg.FIFODepth
-	upOut := sim.NewChan[pcie.TLP](e, "pcie.up_out", d, 1)
-	downIn := sim.NewChan[pcie.TLP](e, "pcie.down_in", d, 1)
-	b.Up = pcie.NewLink(e, "pcie.up", cfg.PCIe, top.Tx, upOut)
-	var rc sim.Component
-	if host != nil {
-		rc = host(e, mem, upOut, downIn)
-	} else {
-		b.RC = pcie.NewRootComplex(e, "host", cfg.PCIe, mem, upOut, downIn)
-		rc = b.RC
-	}
-	b.Down = pcie.NewLink(e, "pcie.down", cfg.PCIe, downIn, top.Rx)
+	b := &Bench{Eng: e, Top: top, log: l.Named("tb")}
+	b.Host = pcie.NewHost(e, cfg.PCIe, mem, top.Tx, top.Rx, pcie.HostOptions{Depth: cfg.FIFODepth, Completer: host})
 	// The CPU's doorbells (the host front) go down through the root
 	// complex.
-	cpu := sim.NewChan[pcie.TLP](e, "host.cpu", d, 1)
-	if b.RC != nil {
-		b.RC.SetCPU(cpu)
-	}
-	b.src = &source{out: top.In, cpu: cpu}
+	b.src = &source{out: top.In, cpu: b.CPU}
 	b.sink = &sink{in: top.Out}
-	e.Add(b.Up, rc, b.Down, b.src, b.sink)
+	e.Add(b.src, b.sink)
 	return b, nil
 }
 

@@ -23,9 +23,12 @@
 //     whole.
 //   - link.go: Link, one direction of the link: serialization at
 //     LinkBytesPerCycle, then a fixed latency; in order, lossless.
-//   - rootcomplex.go: RootComplex, the host side the testbench
-//     instantiates: answers MRds from Memory after ICMLatencyCycles with
-//     completions split at the RCB, applies MWrs, answers bad reads UR.
+//   - rootcomplex.go: RootComplex, the host's root complex: answers MRds
+//     from Memory after ICMLatencyCycles with completions split at the
+//     RCB, applies MWrs, answers bad reads UR.
+//   - host.go: Host and NewHost, the host side opposite the device (both
+//     link directions and the root complex over the host memory), built
+//     from the one Config: what the testbench asks for.
 //   - config.go: Config, every parameter of the PCIe side with its toml
 //     key and range, for the Requester, the links and the root complex
 //     alike; DefaultConfig, the one place that gives the defaults; and
@@ -40,11 +43,13 @@
 //	                                         |       RootComplex <-> Memory
 //	                   Rx <---- Link (down) <+---- Tx
 //
-// Every arrow is a sim.Chan the caller makes (the Link and RootComplex make
-// one internal channel each, for their latency, so that the engine skips
-// the cycles in which TLPs are only in flight). All components follow the
-// two-phase rule of package sim: Eval reads registered state and channel
-// heads, Commit latches; no result depends on evaluation order.
+// Every arrow is a sim.Chan. The caller makes the device's (client req
+// and resp, Tx, Rx); NewHost makes the host side's; and the Link and
+// RootComplex make one internal channel each, for their latency, so that
+// the engine skips the cycles in which TLPs are only in flight. All
+// components follow the two-phase rule of package sim: Eval reads
+// registered state and channel heads, Commit latches; no result depends
+// on evaluation order.
 //
 // # Parameters and defaults
 //

@@ -83,8 +83,8 @@ func (c *testClient) Commit() {
 	}
 }
 
-// system is Requester + Link up + RootComplex + Link down, all channels of
-// latency 1, with test clients.
+// system is Requester + the host side of NewHost (Link up, RootComplex,
+// Link down), all channels of latency 1, with test clients.
 type system struct {
 	cfg     Config
 	e       *sim.Engine
@@ -95,8 +95,6 @@ type system struct {
 	rc      *RootComplex
 	clients []*testClient
 	tx, rx  *sim.Chan[TLP] // Requester's ports
-	rcRx    *sim.Chan[TLP]
-	rcTx    *sim.Chan[TLP]
 }
 
 func newSystem(cfg Config, mem *Memory, plans ...[]plannedRead) *system {
@@ -104,12 +102,9 @@ func newSystem(cfg Config, mem *Memory, plans ...[]plannedRead) *system {
 	s := &system{cfg: cfg, e: e, mem: mem}
 	s.tx = sim.NewChan[TLP](e, "dev.tx", 2, 1)
 	s.rx = sim.NewChan[TLP](e, "dev.rx", 2, 1)
-	s.rcRx = sim.NewChan[TLP](e, "host.rx", 2, 1)
-	s.rcTx = sim.NewChan[TLP](e, "host.tx", 2, 1)
 	s.req = NewRequester("dev.rd", cfg, s.tx, s.rx)
-	s.up = NewLink(e, "link.up", cfg, s.tx, s.rcRx)
-	s.down = NewLink(e, "link.down", cfg, s.rcTx, s.rx)
-	s.rc = NewRootComplex(e, "host", cfg, mem, s.rcRx, s.rcTx)
+	h := NewHost(e, cfg, mem, s.tx, s.rx, HostOptions{Depth: 2})
+	s.up, s.down, s.rc = h.Up, h.Down, h.RC
 	for i, p := range plans {
 		c := &testClient{name: fmt.Sprintf("client%d", i), plan: p, sentAt: map[uint32]uint64{},
 			req:  sim.NewChan[ReadReq](e, fmt.Sprintf("client%d.req", i), 2, 1),
@@ -118,7 +113,7 @@ func newSystem(cfg Config, mem *Memory, plans ...[]plannedRead) *system {
 		s.clients = append(s.clients, c)
 		e.Add(c)
 	}
-	e.Add(s.req, s.up, s.rc, s.down)
+	e.Add(s.req)
 	return s
 }
 

@@ -440,6 +440,7 @@ func TestConstructorsRefuseBadConfig(t *testing.T) {
 		"NewRequester":   func() { NewRequester("r", bad, c, c) },
 		"NewLink":        func() { NewLink(e, "l", bad, c, c) },
 		"NewRootComplex": func() { NewRootComplex(e, "rc", bad, NewMemory(), c, c) },
+		"NewHost":        func() { NewHost(e, bad, NewMemory(), c, c, HostOptions{Depth: 1}) },
 	} {
 		func() {
 			defer func() {

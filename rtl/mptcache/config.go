@@ -50,8 +50,8 @@ type Config struct {
 	ICMBase uint64 `toml:"icm_base" json:"icm_base" range:"multiple of 64 in 0..0xffffffffffffffc0" help:"host address of MKC 0 in the ICM (MKC i at icm_base + 64 i); the 1 GiB table must end by 2^64 and not overlap another region of host memory (the translation lists, 0x100000000 to 2^48)"`
 }
 
-// DefaultConfig returns the default parameters: 64 sets of 4 ways (256
-// MKCs, 16 KB of context), LRU, 14 MSHRs for level-0 misses and 2 more
+// DefaultConfig returns the default parameters: 128 sets of 4 ways (512
+// MKCs, 32 KB of context), LRU, 14 MSHRs for level-0 misses and 2 more
 // reserved for the loop, 8 targets per MSHR of which 1 is reserved for
 // the loop, ICM at 0.
 func DefaultConfig() Config {

@@ -108,7 +108,7 @@
 //
 // # Parameters (Config, toml key, default)
 //
-//	Sets         sets          64      power of two; set = index mod Sets
+//	Sets         sets          128     power of two; set = index mod Sets
 //	Ways         ways          4
 //	Replacement  replacement   "lru"   or "random"
 //	Seed         seed          1       PRNG seed for "random"

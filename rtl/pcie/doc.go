@@ -51,20 +51,21 @@
 // registered state and channel heads, Commit latches; no result depends
 // on evaluation order.
 //
-// # Parameters and defaults
+// # Parameters (toml key under [pcie], default)
 //
 // With a 4 ns (250 MHz) core clock:
 //
-//	tags                  32     MRds in flight (1..768; >256 uses 10-bit tags)
-//	max_read_request      512    bytes per MRd (128..4096, power of two)
-//	max_payload           256    bytes per TLP payload (128..4096, power of two)
-//	rcb                   64     read completion boundary (64 or 128)
-//	split_on_all_rcb      false  true: one completion per RCB (64-byte CplDs)
-//	requester_id          0x0000 device bus/device/function
-//	completer_id          0x0000 root port bus/device/function
-//	link_latency_cycles   75     each way, after serialization (300 ns)
-//	link_bytes_per_cycle  32     8 GB/s = 64 Gb/s each way (Gen3 x8, Gen4 x4)
-//	icm_latency_cycles   20     MRd at the root complex to first CplD (80 ns)
+//	tags                  32      MRds in flight (1..768; >256 uses 10-bit tags)
+//	max_read_request      512     bytes per MRd (128..4096, power of two)
+//	max_payload           256     bytes per TLP payload (128..4096, power of two)
+//	rcb                   64      read completion boundary (64 or 128)
+//	split_on_all_rcb      false   true: one completion per RCB (64-byte CplDs)
+//	requester_id          0x0000  device bus/device/function
+//	completer_id          0x0000  root port bus/device/function
+//	link_latency_cycles   75      each way, after serialization (300 ns)
+//	link_bytes_per_cycle  32      8 GB/s = 64 Gb/s each way (Gen3 x8, Gen4 x4)
+//	icm_latency_cycles    20      ICM MRd (TC 0) at the root complex to first CplD (80 ns)
+//	data_latency_cycles   20      the same for a data MRd (TC 1)
 //
 // A TLP's wire size is its header (12 or 16 bytes) + payload + FramingBytes
 // (8: STP token or STP/sequence/END, and LCRC); it occupies a link for

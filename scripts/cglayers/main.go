@@ -45,9 +45,9 @@ var layers = []layer{
 	{"engine (schedule, wakes, evaluation and commit loops)", []string{
 		"mkeysim/rtl/sim.(*Engine)", "mkeysim/rtl/sim.(*wheel)", "mkeysim/rtl/sim.(*bitset)",
 		"mkeysim/rtl/sim.(*wakeHeap)", "mkeysim/rtl/sim.(*Base)"}},
-	{"units (mptcache, protcheck, mttwalk, klmwalk, linecache, dma, sq; their rtl/sim masks and counters)", []string{
+	{"units (mptcache, protcheck, mttwalk, klmwalk, walk, linecache, dma, sq; their rtl/sim masks and counters)", []string{
 		"mkeysim/rtl/mptcache.", "mkeysim/rtl/protcheck.", "mkeysim/rtl/mttwalk.", "mkeysim/rtl/klmwalk.",
-		"mkeysim/rtl/linecache.", "mkeysim/rtl/dma.", "mkeysim/rtl/sq.", "mkeysim/rtl/sim.", "mkeysim/prm.", "mkeysim/cover."}},
+		"mkeysim/rtl/walk.", "mkeysim/rtl/linecache.", "mkeysim/rtl/dma.", "mkeysim/rtl/sq.", "mkeysim/rtl/sim.", "mkeysim/prm.", "mkeysim/cover."}},
 	{"top (ingress, reorder buffer, retirement, commands)", []string{"mkeysim/rtl."}},
 	{"PCIe model (links, root complex, requester, host memory)", []string{"mkeysim/rtl/pcie."}},
 	{"workload generation", []string{"mkeysim/tb.(*gen)", "mkeysim/tb.(*Generator)", "math/rand."}},

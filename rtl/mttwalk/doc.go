@@ -17,6 +17,13 @@
 // flight for such a line is dropped and fetched again. Cut (bus.Cut) says
 // a request failed at some offset: a context whose next page lies at or
 // past it ends its piece there with a Cut outcome.//
+// What the walker shares with the KLM walker lives once in rtl/walk
+// (walk.Contexts): each context's state (IDLE, PAGE, FETCH) and fetch
+// slot, the count in use, the round-robin pointer, the line cache, the
+// read port's one read a cycle, merged misses, invalidations and cuts.
+// This package holds the MTT walk itself: the page arithmetic, the
+// entry's rights, the segments and failures, and the intake.
+//
 // Registers: the contexts (state, piece, bytes done, fetch slot), the
 // count in use, the round-robin pointer, the line cache and the cuts are
 // read only by the walker, before it writes them in a cycle, and are

@@ -1,7 +1,6 @@
 package mttwalk
 
 import (
-	"fmt"
 	"math/bits"
 
 	"mkeysim/cover"
@@ -10,46 +9,32 @@ import (
 	"mkeysim/rtl/linecache"
 	"mkeysim/rtl/pcie"
 	"mkeysim/rtl/sim"
+	"mkeysim/rtl/walk"
 )
 
-// State is a walker context's FSM state.
-type State uint8
+// State is a walker context's FSM state (walk.State).
+type State = walk.State
 
-// The states.
+// The states: IDLE, PAGE (walk.Act: translating pages) and FETCH.
 const (
-	Idle State = iota
-	Page
-	Fetch
+	Idle  = walk.Free
+	Page  = walk.Act
+	Fetch = walk.Fetch
 )
-
-// StateNames names the states for waveforms.
-func StateNames() map[uint64]string {
-	return map[uint64]string{0: "IDLE", 1: "PAGE", 2: "FETCH"}
-}
 
 // StateEnum names the states in waveforms.
-var StateEnum = &sim.Enum{Name: "mttwalk_state", Width: 2, Names: StateNames()}
-
-// maxTraced bounds the contexts a waveform shows one by one.
-const maxTraced = 32
+var StateEnum = walk.Enum("mttwalk_state", "IDLE", "PAGE")
 
 // Describe lists what the walker shows in its waveform scope: its state,
 // the contexts in use, the cache's strobes, then each context's state and
 // the tag of its piece (held while it is idle) (sim.Described).
 func (u *Unit) Describe() sim.Description {
-	sigs := []sim.Signal{{Name: "state", Enum: StateEnum}, {Name: "in_use", Width: sim.WidthFor(len(u.ctx))},
+	head := []sim.Signal{{Name: "state", Enum: StateEnum}, {Name: "in_use", Width: sim.WidthFor(len(u.ctx))},
 		sim.Bit("hit"), sim.Bit("miss"), sim.Bit("fill")}
-	n := min(len(u.ctx), maxTraced)
-	for i := range n {
-		sigs = append(sigs, sim.Signal{Name: fmt.Sprintf("ctx%d_state", i), Enum: StateEnum}, sim.Signal{Name: fmt.Sprintf("ctx%d_tag", i), Width: 16})
-	}
-	return sim.Description{Scope: u.name, Signals: sigs, Sample: func(vs []uint64) {
+	return u.cx.Describe(u.name, head, func(vs []uint64) {
 		h, m, f := u.Strobes()
-		vs[0], vs[1], vs[2], vs[3], vs[4] = uint64(u.State()), uint64(u.busy), sim.B(h), sim.B(m), sim.B(f)
-		for i := range n {
-			vs[5+2*i], vs[6+2*i] = uint64(u.ctx[i].state), uint64(u.ctx[i].w.Tag)
-		}
-	}}
+		vs[0], vs[1], vs[2], vs[3], vs[4] = uint64(u.State()), uint64(u.cx.Busy()), sim.B(h), sim.B(m), sim.B(f)
+	}, StateEnum)
 }
 
 // Ports are the walker's channels, made by the top.
@@ -78,12 +63,11 @@ type Stats struct {
 	Busy    uint64          `counter:"walker_cycles" unit:"walker-cycles" kind:"occupancy" mean:"mean_walkers_in_use" help:"walker contexts busy, summed over the cycles (mean_walkers_in_use = walker_cycles / cycles)"`
 }
 
-// walker is one piece being walked.
+// walker is one piece being walked; its state and fetch slot are in
+// Unit.cx.
 type walker struct {
-	state State
-	w     bus.Walk
-	t     uint64         // bytes done
-	slot  linecache.Slot // the line in flight and the last line filled
+	w bus.Walk
+	t uint64 // bytes done
 }
 
 // Unit is the MTT walker: Walkers contexts share one MTT cache, one
@@ -92,17 +76,15 @@ type walker struct {
 // something happens to it (sim.Base).
 type Unit struct {
 	sim.Base
-	name  string
-	p     Ports
-	cache *linecache.Cache
-	ctx   []walker
-	// idle, paging and fetching hold the contexts in those states: the
-	// cycle's searches look at words, not at every context.
-	idle, paging, fetching sim.Mask
-	merge                  bool // Config.MergeMisses
-	busy                   int
-	rr                     int
-	cuts                   bus.Cuts
+	name string
+	p    Ports
+	// cx is the contexts' states and fetch slots, the MTT cache, the
+	// round-robin pointer and the cuts (walk.Contexts).
+	cx  walk.Contexts
+	ctx []walker
+	// idle holds the idle contexts: intake looks at words, not at every
+	// context.
+	idle sim.Mask
 
 	stats Stats
 	occ   sim.Occupancy // walkers busy (Stats.Busy)
@@ -118,9 +100,9 @@ type Unit struct {
 
 // New makes a walker; cfg must be valid.
 func New(name string, cfg Config, p Ports) *Unit {
-	u := &Unit{name: name, p: p, cache: linecache.New(cfg.Cache, EntryBytes), ctx: make([]walker, cfg.Walkers),
-		idle: sim.NewMask(cfg.Walkers), paging: sim.NewMask(cfg.Walkers), fetching: sim.NewMask(cfg.Walkers),
-		merge: cfg.MergeMisses}
+	u := &Unit{name: name, p: p, ctx: make([]walker, cfg.Walkers), idle: sim.NewMask(cfg.Walkers),
+		cx: walk.New(cfg.Walkers, cfg.Cache, EntryBytes, cfg.MergeMisses,
+			walk.Ports{MemReq: p.MemReq, MemResp: p.MemResp, Ctrl: p.Ctrl, Ack: p.Ack, Cut: p.Cut})}
 	for i := range u.ctx {
 		u.idle.Set(i)
 	}
@@ -136,7 +118,7 @@ func (u *Unit) State() State {
 	if u.Ran() {
 		return u.state
 	}
-	if u.busy > 0 {
+	if u.cx.Busy() > 0 {
 		return Fetch
 	}
 	return Idle
@@ -145,20 +127,15 @@ func (u *Unit) State() State {
 // Connections lists the channels the walker pops and pushes
 // (sim.Connected).
 func (u *Unit) Connections() (in, out []sim.Port) {
-	p := &u.p
-	in = []sim.Port{p.In, p.MemResp, p.Ctrl}
-	if p.Cut != nil {
-		in = append(in, p.Cut)
-	}
-	return in, []sim.Port{p.Done, p.MemReq, p.Ack}
+	return u.cx.Connections([]sim.Port{u.p.In}, []sim.Port{u.p.Done})
 }
 
 // InUse is the number of busy contexts.
-func (u *Unit) InUse() int { return u.busy }
+func (u *Unit) InUse() int { return u.cx.Busy() }
 
 // Current is context i's piece and bytes done, for waveforms.
 func (u *Unit) Current(i int) (State, *bus.Walk, uint64) {
-	return u.ctx[i].state, &u.ctx[i].w, u.ctx[i].t
+	return u.cx.State(i), &u.ctx[i].w, u.ctx[i].t
 }
 
 // Strobes are this cycle's cache events: a page translated from a cached
@@ -173,7 +150,7 @@ func (u *Unit) Strobes() (hit, miss, fill bool) {
 // Stats returns the counters.
 func (u *Unit) Stats() Stats {
 	s := u.stats
-	s.Cache = u.cache.Stats
+	s.Cache = u.cx.Cache.Stats
 	s.Busy = u.occ.Count()
 	s.NoCtx = u.noCtx.Count()
 	return s
@@ -182,13 +159,13 @@ func (u *Unit) Stats() Stats {
 // Counters lists the counters: mttwalk's, then the cache's as mtt_cache.
 func (u *Unit) Counters() []sim.Counter {
 	s := u.Stats()
-	return append(sim.CountersOf("mttwalk", &s), u.cache.Counters("mtt_cache")...)
+	return append(sim.CountersOf("mttwalk", &s), u.cx.Cache.Counters("mtt_cache")...)
 }
 
 // CounterWords returns the counters in place, the walker's then its
 // cache's (sim.CounterWorder).
 func (u *Unit) CounterWords() [][]uint64 {
-	return append(sim.WordsOf(&u.stats), u.cache.CounterWords()...)
+	return append(sim.WordsOf(&u.stats), u.cx.Cache.CounterWords()...)
 }
 
 // Covers lists the coverage points the walker hits: where a piece starts
@@ -206,7 +183,7 @@ func (u *Unit) SetCoverage(c *cover.Collector) { u.cov = c }
 // context.
 func (u *Unit) Eval(now uint64) bool {
 	busy := u.eval()
-	u.occ.NoteN(now, uint64(u.busy))
+	u.occ.NoteN(now, uint64(u.cx.Busy()))
 	u.noCtx.Note(now, u.ctxWait)
 	return busy
 }
@@ -214,77 +191,27 @@ func (u *Unit) Eval(now uint64) bool {
 func (u *Unit) eval() bool {
 	u.hit, u.miss, u.fill = false, false, false
 	u.state = Idle
-	if u.busy > 0 {
+	if u.cx.Busy() > 0 {
 		u.state = Fetch
 	}
-	if u.p.Cut != nil && u.p.Cut.Valid() {
-		u.cuts.Apply(u.p.Cut.Peek())
-		u.p.Cut.Pop()
-	}
-	if u.p.Ctrl.Valid() && u.p.Ack.Ready() {
-		iv := u.p.Ctrl.Peek()
-		u.cache.Invalidate(iv.Lo, iv.Hi, iv.All)
-		for i := range u.ctx {
-			c := &u.ctx[i]
-			u.cache.InvalidateSlot(&c.slot, iv.Lo, iv.Hi, iv.All)
-		}
-		u.p.Ack.Push(bus.Ack{ID: iv.ID})
-		u.p.Ctrl.Pop()
-	}
-	memUsed := false
-	if u.p.MemResp.Valid() {
-		r := u.p.MemResp.Peek()
-		id := int(r.ID) % len(u.ctx)
-		c := &u.ctx[id]
-		switch {
-		case c.state != Fetch || !c.slot.Awaits(r.Addr):
-			u.p.MemResp.Pop()
-		case c.slot.Stale():
-			// The data may predate the invalidation: fetch again.
-			if u.p.MemReq.Ready() {
-				u.p.MemReq.Push(pcie.ReadReq{ID: r.ID, Addr: u.cache.Refetch(&c.slot), Len: u.cache.LineBytes()})
-				memUsed = true
-				u.p.MemResp.Pop()
-			}
-		default:
-			if r.Status == pcie.SC {
-				u.cache.Fill(r.Addr, r.Data)
-				u.fill = true
-			}
-			// The read answers every context waiting for its line: the
-			// one that sent it and those that merged into it. A failed
-			// read installs nothing; the contexts read again.
-			for i := u.fetching.Next(0); i >= 0; i = u.fetching.Next(i + 1) {
-				if w := &u.ctx[i]; w.slot.Awaits(r.Addr) && (i == id || u.merge) {
-					w.slot.Filled(r.Data, r.Status == pcie.SC)
-					w.state = Page
-					u.fetching.Clear(i)
-					u.paging.Set(i)
-				}
-			}
-			u.p.MemResp.Pop()
-		}
-	}
+	_, u.fill = u.cx.Take()
 	u.ctxWait = false
 	if u.p.In.Valid() {
-		u.ctxWait = u.busy == len(u.ctx)
+		u.ctxWait = u.cx.Busy() == len(u.ctx)
 		if i := u.idle.Next(0); i >= 0 {
-			c := &u.ctx[i] // fields one by one: the slot's line bytes need no clearing
-			c.state, c.w, c.t = Page, *u.p.In.Peek(), 0
-			c.slot.Reset()
+			c := &u.ctx[i]
+			c.w, c.t = *u.p.In.Peek(), 0
+			u.cx.Start(i, c.w.Tag)
 			u.idle.Clear(i)
-			u.paging.Set(i)
 			u.p.In.Pop()
-			u.busy++
 			u.stats.Pieces++
-			u.stats.MaxBusy = max(u.stats.MaxBusy, u.busy)
+			u.stats.MaxBusy = max(u.stats.MaxBusy, u.cx.Busy())
 		}
 	}
-	if u.busy == 0 {
+	if u.cx.Busy() == 0 {
 		return false
 	}
-	if i := u.paging.Round(u.rr, func(i int) bool { return u.page(i, &memUsed) }); i >= 0 {
-		u.rr = sim.Wrap(i+1, len(u.ctx))
+	if u.cx.Step(u.page) {
 		u.state = Page
 		return true
 	}
@@ -294,7 +221,7 @@ func (u *Unit) eval() bool {
 
 // page translates the next page of context i, or starts the fetch of its
 // line; it reports whether the context acted.
-func (u *Unit) page(id int, memUsed *bool) bool {
+func (u *Unit) page(id int) bool {
 	c := &u.ctx[id]
 	w := &c.w
 	m := &w.MKC
@@ -308,7 +235,7 @@ func (u *Unit) page(id int, memUsed *bool) bool {
 	i := lo>>log | hi<<(64-log)
 	off := w.Offset + c.t
 	rest := w.Len - c.t
-	if u.cuts.Stops(&w.Piece, off) {
+	if u.cx.Stops(&w.Piece, off) {
 		// The request failed below: the rest of the piece cannot
 		// change its result.
 		if !u.finish(id, bus.Outcome{Tag: w.Tag, Offset: off, Len: rest, Cut: true}) {
@@ -325,30 +252,21 @@ func (u *Unit) page(id int, memUsed *bool) bool {
 		return ok
 	}
 	addr := m.MTTHandle + EntryBytes*i
-	data, ok := u.cache.Get(&c.slot, addr)
+	data, ok := u.cx.Get(id, addr)
 	if !ok {
-		merged := u.merge && u.inFlight(u.cache.LineAddr(addr))
-		if !merged && (*memUsed || !u.p.MemReq.Ready()) {
-			return false
+		counted, acted := u.cx.Miss(id, addr)
+		if acted {
+			u.miss = true
+			u.note(w.PD, counted)
 		}
-		u.miss = true
-		u.note(w.PD, u.cache.Use(&c.slot, addr, false, merged))
-		la := u.cache.Start(&c.slot, addr)
-		if !merged {
-			*memUsed = true
-			u.p.MemReq.Push(pcie.ReadReq{ID: uint32(id), Addr: la, Len: u.cache.LineBytes()})
-		}
-		c.state = Fetch
-		u.paging.Clear(id)
-		u.fetching.Set(id)
-		return true
+		return acted
 	}
 	if !u.p.Done.Ready() {
 		return false
 	}
 	u.hit = true
-	u.note(w.PD, u.cache.Use(&c.slot, addr, true, false))
-	at := addr - u.cache.LineAddr(addr)
+	u.note(w.PD, u.cx.Hit(id, addr))
+	at := addr - u.cx.Cache.LineAddr(addr)
 	e := prm.DecodeMTTEntry(data[at : at+EntryBytes])
 	pg := lo & (size - 1)
 	n := min(rest, size-pg)
@@ -381,18 +299,6 @@ func (u *Unit) note(pd uint32, c linecache.Counted) {
 // as mtt_cache counts them.
 func (u *Unit) ByPD() []sim.KeyCount { return u.byPD.Counts() }
 
-// inFlight reports whether a context waits for the line at la: a read of
-// it is in flight (the line is not cached, or the context would have
-// found it).
-func (u *Unit) inFlight(la uint64) bool {
-	for i := u.fetching.Next(0); i >= 0; i = u.fetching.Next(i + 1) {
-		if u.ctx[i].slot.Awaits(la) {
-			return true
-		}
-	}
-	return false
-}
-
 // finish emits a failure covering the rest of context id's piece, if
 // Done is ready.
 func (u *Unit) finish(id int, o bus.Outcome) bool {
@@ -406,10 +312,8 @@ func (u *Unit) finish(id int, o bus.Outcome) bool {
 
 // toIdle frees context id.
 func (u *Unit) toIdle(id int) {
-	u.ctx[id].state = Idle
-	u.paging.Clear(id)
+	u.cx.Finish(id)
 	u.idle.Set(id)
-	u.busy--
 }
 
 // The walker has no Commit: its registers are its own and are updated in

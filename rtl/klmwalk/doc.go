@@ -35,6 +35,13 @@
 // the deepest contexts always finish, which frees the reservations of the
 // level above, and so on up: every level progresses whatever fills the
 // input queue. A KLM cycle ends at the depth limit, never hangs.//
+// What the unit shares with the MTT walker lives once in rtl/walk
+// (walk.Contexts): each context's state (FREE, SEARCH, FETCH) and fetch
+// slot, the count in use, the round-robin pointer, the line cache, the
+// read port's one read a cycle, merged misses, invalidations and cuts.
+// This package holds the KLM walk itself: the entry search, the levels
+// and their credits, the children, and the cursors.
+//
 // Registers: the contexts, the free and reserved counts per level, the
 // round-robin pointer, the cursors, the line cache and the cuts are read
 // only by the unit, before it writes them in a cycle, and are written in

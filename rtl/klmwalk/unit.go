@@ -1,7 +1,6 @@
 package klmwalk
 
 import (
-	"fmt"
 	"math/bits"
 
 	"mkeysim/cover"
@@ -10,44 +9,30 @@ import (
 	"mkeysim/rtl/linecache"
 	"mkeysim/rtl/pcie"
 	"mkeysim/rtl/sim"
+	"mkeysim/rtl/walk"
 )
 
-// State is a context's state.
-type State uint8
+// State is a context's state (walk.State).
+type State = walk.State
 
-// The states.
+// The states: FREE, SEARCH (walk.Act: stepping through entries) and FETCH.
 const (
-	Free State = iota
-	Search
-	Fetch
+	Free   = walk.Free
+	Search = walk.Act
+	Fetch  = walk.Fetch
 )
-
-// StateNames names the states for waveforms.
-func StateNames() map[uint64]string {
-	return map[uint64]string{0: "FREE", 1: "SEARCH", 2: "FETCH"}
-}
 
 // StateEnum names the states in waveforms.
-var StateEnum = &sim.Enum{Name: "klmwalk_state", Width: 2, Names: StateNames()}
-
-// maxTraced bounds the contexts a waveform shows one by one.
-const maxTraced = 32
+var StateEnum = walk.Enum("klmwalk_state", "FREE", "SEARCH")
 
 // Describe lists what the unit shows in its waveform scope: the contexts
 // in use, the loop credits, then each context's state and the tag of its
 // piece (held while it is free) (sim.Described).
 func (u *Unit) Describe() sim.Description {
-	sigs := []sim.Signal{{Name: "in_use", Width: sim.WidthFor(len(u.ctx))}, {Name: "credits", Width: sim.WidthFor(u.cfg.LoopSlots())}}
-	n := min(len(u.ctx), maxTraced)
-	for i := range n {
-		sigs = append(sigs, sim.Signal{Name: fmt.Sprintf("ctx%d_state", i), Enum: StateEnum}, sim.Signal{Name: fmt.Sprintf("ctx%d_tag", i), Width: 16})
-	}
-	return sim.Description{Scope: u.name, Signals: sigs, Sample: func(vs []uint64) {
-		vs[0], vs[1] = uint64(u.busy), uint64(u.Credits())
-		for i := range n {
-			vs[2+2*i], vs[3+2*i] = uint64(u.ctx[i].state), uint64(u.ctx[i].w.Tag)
-		}
-	}}
+	head := []sim.Signal{{Name: "in_use", Width: sim.WidthFor(len(u.ctx))}, {Name: "credits", Width: sim.WidthFor(u.cfg.LoopSlots())}}
+	return u.cx.Describe(u.name, head, func(vs []uint64) {
+		vs[0], vs[1] = uint64(u.cx.Busy()), uint64(u.Credits())
+	}, StateEnum)
 }
 
 // Ports are the unit's channels, made by the top.
@@ -81,41 +66,36 @@ type Stats struct {
 	CursorHits   uint64          `counter:"cursor_hits" unit:"pieces" help:"variable KLM pieces whose search started at a remembered position of their list rather than entry 0"`
 }
 
-// context is one piece being walked.
+// context is one piece being walked; its state and fetch slot are in
+// Unit.cx.
 type context struct {
-	state State
-	w     bus.Walk
-	t     uint64         // bytes of the piece done
-	j     uint64         // entry index
-	tj    uint64         // byte offset in the key's space where entry j starts
-	slot  linecache.Slot // the line in flight and the last line filled
+	w  bus.Walk
+	t  uint64 // bytes of the piece done
+	j  uint64 // entry index
+	tj uint64 // byte offset in the key's space where entry j starts
 }
 
 // Unit is the KLM recursion unit. The engine evaluates it only in the
 // cycles something happens to it (sim.Base).
 type Unit struct {
 	sim.Base
-	name  string
-	cfg   Config
-	p     Ports
-	cache *linecache.Cache
+	name string
+	cfg  Config
+	p    Ports
+	// cx is the contexts' states and fetch slots, the KLM cache, the
+	// round-robin pointer and the cuts (walk.Contexts).
+	cx    walk.Contexts
 	ctx   []context
 	level []uint8 // the level each context serves
 	free  []int   // free contexts per level
-	// freeAt holds the free contexts of each level, search those in
-	// Search: the cycle's searches look at words, not at every context.
+	// freeAt holds the free contexts of each level: intake looks at
+	// words, not at every context.
 	freeAt []sim.Mask
-	search sim.Mask
-	// fetching holds the contexts waiting for a line.
-	fetching sim.Mask
-	resv     []int // of which reserved for children in the loop
-	busy     int   // contexts in use
-	rr       int   // round-robin pointer
-	cuts     bus.Cuts
-	cur      *cursors
-	stats    Stats
-	cov      *cover.Collector // nil: coverage off
-	fired    bool
+	resv   []int // of which reserved for children in the loop
+	cur    *cursors
+	stats  Stats
+	cov    *cover.Collector // nil: coverage off
+	fired  bool
 	// waits counts this cycle's credit stalls; stall their cycles.
 	waits   uint64
 	stall   sim.Stalls
@@ -126,10 +106,10 @@ type Unit struct {
 
 // New makes the unit; cfg must be valid.
 func New(name string, cfg Config, p Ports) *Unit {
-	u := &Unit{name: name, cfg: cfg, p: p, cache: linecache.New(cfg.Cache, EntryBytes),
-		ctx: make([]context, cfg.Contexts), level: cfg.levelOf(), cur: newCursors(cfg.Cursors),
-		free: make([]int, cfg.MaxIndirection+1), resv: make([]int, cfg.MaxIndirection+1)}
-	u.search, u.fetching = sim.NewMask(len(u.ctx)), sim.NewMask(len(u.ctx))
+	u := &Unit{name: name, cfg: cfg, p: p, ctx: make([]context, cfg.Contexts), level: cfg.levelOf(), cur: newCursors(cfg.Cursors),
+		free: make([]int, cfg.MaxIndirection+1), resv: make([]int, cfg.MaxIndirection+1),
+		cx: walk.New(cfg.Contexts, cfg.Cache, EntryBytes, cfg.MergeMisses,
+			walk.Ports{MemReq: p.MemReq, MemResp: p.MemResp, Ctrl: p.Ctrl, Ack: p.Ack, Cut: p.Cut})}
 	u.freeAt = make([]sim.Mask, cfg.MaxIndirection+1)
 	for l := range u.freeAt {
 		u.freeAt[l] = sim.NewMask(len(u.ctx))
@@ -145,7 +125,7 @@ func New(name string, cfg Config, p Ports) *Unit {
 func (u *Unit) Name() string { return u.name }
 
 // InUse is the number of busy contexts, for waveforms.
-func (u *Unit) InUse() int { return u.busy }
+func (u *Unit) InUse() int { return u.cx.Busy() }
 
 // Credits is the number of nested contexts free and not reserved: how many
 // more children may enter the loop now.
@@ -158,12 +138,12 @@ func (u *Unit) Credits() int {
 }
 
 // Context returns context i's state and piece, for waveforms.
-func (u *Unit) Context(i int) (State, *bus.Walk) { return u.ctx[i].state, &u.ctx[i].w }
+func (u *Unit) Context(i int) (State, *bus.Walk) { return u.cx.State(i), &u.ctx[i].w }
 
 // Stats returns the counters.
 func (u *Unit) Stats() Stats {
 	s := u.stats
-	s.Cache = u.cache.Stats
+	s.Cache = u.cx.Cache.Stats
 	s.CreditStalls = u.stall.Count()
 	s.Busy = u.occ.Count()
 	s.NoCtx = u.noCtx.Count()
@@ -173,23 +153,19 @@ func (u *Unit) Stats() Stats {
 // Counters lists the counters: klmwalk's, then the cache's as klm_cache.
 func (u *Unit) Counters() []sim.Counter {
 	s := u.Stats()
-	return append(sim.CountersOf("klmwalk", &s), u.cache.Counters("klm_cache")...)
+	return append(sim.CountersOf("klmwalk", &s), u.cx.Cache.Counters("klm_cache")...)
 }
 
 // CounterWords returns the counters in place, the walker's then its
 // cache's (sim.CounterWorder).
 func (u *Unit) CounterWords() [][]uint64 {
-	return append(sim.WordsOf(&u.stats), u.cache.CounterWords()...)
+	return append(sim.WordsOf(&u.stats), u.cx.Cache.CounterWords()...)
 }
 
 // Connections lists the channels the unit pops and pushes (sim.Connected).
 func (u *Unit) Connections() (in, out []sim.Port) {
 	p := &u.p
-	in = []sim.Port{p.In, p.Nested, p.Credit, p.MemResp, p.Ctrl}
-	if p.Cut != nil {
-		in = append(in, p.Cut)
-	}
-	return in, []sim.Port{p.Loop, p.Done, p.MemReq, p.Ack}
+	return u.cx.Connections([]sim.Port{p.In, p.Nested, p.Credit}, []sim.Port{p.Loop, p.Done})
 }
 
 // Covers lists the coverage points the unit hits: where a piece starts in
@@ -218,7 +194,7 @@ func (u *Unit) freeCtx(level uint8) int {
 func (u *Unit) Eval(now uint64) bool {
 	u.ctxWait = false
 	busy := u.eval(now)
-	u.occ.NoteN(now, uint64(u.busy))
+	u.occ.NoteN(now, uint64(u.cx.Busy()))
 	u.noCtx.Note(now, u.ctxWait)
 	return busy
 }
@@ -230,52 +206,8 @@ func (u *Unit) eval(now uint64) bool {
 		}
 		u.p.Credit.Pop()
 	}
-	if u.p.Cut != nil && u.p.Cut.Valid() {
-		u.cuts.Apply(u.p.Cut.Peek())
-		u.p.Cut.Pop()
-	}
-	if u.p.Ctrl.Valid() && u.p.Ack.Ready() {
-		iv := u.p.Ctrl.Peek()
-		u.cache.Invalidate(iv.Lo, iv.Hi, iv.All)
+	if iv, _ := u.cx.Take(); iv != nil {
 		u.cur.invalidate(iv.Lo, iv.Hi, iv.All)
-		for i := range u.ctx {
-			c := &u.ctx[i]
-			u.cache.InvalidateSlot(&c.slot, iv.Lo, iv.Hi, iv.All)
-		}
-		u.p.Ack.Push(bus.Ack{ID: iv.ID})
-		u.p.Ctrl.Pop()
-	}
-	memUsed := false
-	if u.p.MemResp.Valid() {
-		r := u.p.MemResp.Peek()
-		id := int(r.ID % uint32(len(u.ctx)))
-		c := &u.ctx[id]
-		switch {
-		case c.state != Fetch || !c.slot.Awaits(r.Addr):
-			u.p.MemResp.Pop() // not ours any more
-		case c.slot.Stale():
-			if u.p.MemReq.Ready() {
-				u.p.MemReq.Push(pcie.ReadReq{ID: r.ID, Addr: u.cache.Refetch(&c.slot), Len: u.cache.LineBytes()})
-				memUsed = true
-				u.p.MemResp.Pop()
-			}
-		default:
-			if r.Status == pcie.SC {
-				u.cache.Fill(r.Addr, r.Data)
-			}
-			// The read answers every context waiting for its line: the
-			// one that sent it and those that merged into it. A failed
-			// read installs nothing: the contexts read again.
-			for i := u.fetching.Next(0); i >= 0; i = u.fetching.Next(i + 1) {
-				if w := &u.ctx[i]; w.slot.Awaits(r.Addr) && (i == id || u.cfg.MergeMisses) {
-					w.slot.Filled(r.Data, r.Status == pcie.SC)
-					w.state = Search
-					u.fetching.Clear(i)
-					u.search.Set(i)
-				}
-			}
-			u.p.MemResp.Pop()
-		}
 	}
 	// Intake: a nested piece takes the context reserved for it at its
 	// level; a level-0 piece takes a free level-0 context.
@@ -300,12 +232,11 @@ func (u *Unit) eval(now uint64) bool {
 	}
 	u.fired = false
 	u.waits = 0
-	if u.busy == 0 {
+	if u.cx.Busy() == 0 {
 		u.stall.NoteN(now, 0)
 		return false
 	}
-	if i := u.search.Round(u.rr, func(i int) bool { return u.step(i, &u.ctx[i], &memUsed) }); i >= 0 {
-		u.rr = sim.Wrap(i+1, len(u.ctx))
+	if u.cx.Step(u.step) {
 		u.fired = true
 		u.stall.NoteN(now, u.waits)
 		return true
@@ -315,12 +246,12 @@ func (u *Unit) eval(now uint64) bool {
 	return false
 }
 
+// start gives free context i the piece w, and its search the nearest
+// cursor of its list.
 func (u *Unit) start(i int, w *bus.Walk) {
-	// Field by field: the slot's line bytes need no clearing.
 	c := &u.ctx[i]
-	c.state, c.w, c.t, c.j, c.tj = Search, *w, 0, 0, 0
-	c.slot.Reset()
-	u.search.Set(i)
+	c.w, c.t, c.j, c.tj = *w, 0, 0, 0
+	u.cx.Start(i, w.Tag)
 	u.freeAt[u.level[i]].Clear(i)
 	if m := &w.MKC; m.AccessMode == prm.ModeKLM {
 		var ok bool
@@ -329,41 +260,27 @@ func (u *Unit) start(i int, w *bus.Walk) {
 		}
 	}
 	u.free[u.level[i]]--
-	u.busy++
 	u.stats.Pieces++
-	if u.busy > u.stats.MaxContexts {
-		u.stats.MaxContexts = u.busy
-	}
+	u.stats.MaxContexts = max(u.stats.MaxContexts, u.cx.Busy())
 }
 
-// inFlight reports whether a context waits for the line at la: a read of
-// it is in flight.
-func (u *Unit) inFlight(la uint64) bool {
-	for i := u.fetching.Next(0); i >= 0; i = u.fetching.Next(i + 1) {
-		if u.ctx[i].slot.Awaits(la) {
-			return true
-		}
-	}
-	return false
-}
-
+// finish frees context i.
 func (u *Unit) finish(i int) {
-	u.ctx[i].state = Free
-	u.search.Clear(i)
+	u.cx.Finish(i)
 	u.freeAt[u.level[i]].Set(i)
 	u.free[u.level[i]]++
-	u.busy--
 }
 
-// step advances context c by one entry; it reports whether it acted.
-func (u *Unit) step(id int, c *context, memUsed *bool) bool {
+// step advances context id by one entry; it reports whether it acted.
+func (u *Unit) step(id int) bool {
+	c := &u.ctx[id]
 	w := &c.w
 	m := &w.MKC
 	d := w.Addr - m.StartAddr
 	pos, carry := bits.Add64(d, c.t, 0)
 	off := w.Offset + c.t
 	rest := w.Len - c.t
-	if u.cuts.Stops(&w.Piece, off) {
+	if u.cx.Stops(&w.Piece, off) {
 		if !u.p.Done.Ready() {
 			return false
 		}
@@ -387,45 +304,33 @@ func (u *Unit) step(id int, c *context, memUsed *bool) bool {
 		return u.fail(id, prm.TranslationRange, w.Level, off, rest)
 	}
 	addr := m.MTTHandle + prm.KLMEntrySize*c.j
-	data, ok := u.cache.Get(&c.slot, addr)
+	data, ok := u.cx.Get(id, addr)
 	// A variable KLM search steps over every entry of the line it holds
 	// that ends before its byte, in one cycle (the line's four byte counts
 	// go through one adder chain), and stops at the line's end.
 	for ok && !fixed {
-		at := addr - u.cache.LineAddr(addr)
+		at := addr - u.cx.Cache.LineAddr(addr)
 		bc := uint64(prm.DecodeKLMEntry(data[at : at+prm.KLMEntrySize]).ByteCount)
 		if pos < c.tj+bc {
 			break
 		}
-		u.cache.Use(&c.slot, addr, true, false)
+		u.cx.Hit(id, addr)
 		u.stats.Entries++
 		if bc == 0 {
 			u.cov.Hit(cover.KLMZeroEntry)
 		}
 		c.tj += bc
 		c.j++
-		if c.j >= capacity || u.cache.LineAddr(addr+EntryBytes) != u.cache.LineAddr(addr) {
+		if c.j >= capacity || u.cx.Cache.LineAddr(addr+EntryBytes) != u.cx.Cache.LineAddr(addr) {
 			return true
 		}
 		addr += prm.KLMEntrySize
 	}
 	if !ok {
-		merged := u.cfg.MergeMisses && u.inFlight(u.cache.LineAddr(addr))
-		if !merged && (*memUsed || !u.p.MemReq.Ready()) {
-			return false
-		}
-		u.cache.Use(&c.slot, addr, false, merged)
-		c.state = Fetch
-		u.search.Clear(id)
-		u.fetching.Set(id)
-		la := u.cache.Start(&c.slot, addr)
-		if !merged {
-			*memUsed = true
-			u.p.MemReq.Push(pcie.ReadReq{ID: uint32(id), Addr: la, Len: u.cache.LineBytes()})
-		}
-		return true
+		_, acted := u.cx.Miss(id, addr)
+		return acted
 	}
-	at := addr - u.cache.LineAddr(addr)
+	at := addr - u.cx.Cache.LineAddr(addr)
 	e := prm.DecodeKLMEntry(data[at : at+prm.KLMEntrySize])
 	var n, lower, wrap uint64
 	atStart := in == 0 // the piece's byte is its entry's first
@@ -446,7 +351,7 @@ func (u *Unit) step(id int, c *context, memUsed *bool) bool {
 		if !u.p.Done.Ready() {
 			return false
 		}
-		u.cache.Use(&c.slot, addr, true, false)
+		u.cx.Hit(id, addr)
 		u.stats.Entries++
 		u.coverEntry(c, fixed, atStart, n < rest, wrap != 0)
 		return u.fail(id, prm.IndirectionDepth, level, off, rest)
@@ -458,7 +363,7 @@ func (u *Unit) step(id int, c *context, memUsed *bool) bool {
 	if !u.p.Loop.Ready() {
 		return false
 	}
-	u.cache.Use(&c.slot, addr, true, false)
+	u.cx.Hit(id, addr)
 	u.stats.Entries++
 	u.coverEntry(c, fixed, atStart, n < rest, wrap != 0)
 	u.resv[level]++

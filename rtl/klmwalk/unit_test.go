@@ -1641,7 +1641,7 @@ func deepRun(t *testing.T, seed int64, seen map[prm.Status]int) (s Stats, end ui
 		var busy []string
 		for i := range cfg.Contexts {
 			if st, w := bn.u.Context(i); st != Free {
-				busy = append(busy, fmt.Sprintf("%d:L%d/%s piece L%d tag %d", i, bn.levels[i], StateNames()[uint64(st)], w.Level, w.Tag))
+				busy = append(busy, fmt.Sprintf("%d:L%d/%s piece L%d tag %d", i, bn.levels[i], StateEnum.Names[uint64(st)], w.Level, w.Tag))
 			}
 		}
 		s := bn.u.Stats()

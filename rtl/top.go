@@ -16,6 +16,7 @@ import (
 	"mkeysim/rtl/protcheck"
 	"mkeysim/rtl/sim"
 	"mkeysim/rtl/sq"
+	"mkeysim/rtl/walk"
 	"mkeysim/scenario"
 )
 
@@ -205,7 +206,7 @@ func New(cfg Config, e *sim.Engine, icm ICM, log hclog.Logger) (*Top, error) {
 	mReq := sim.NewChan[pcie.ReadReq](e, "mttwalk.mem_req", d, 1)
 	mResp := sim.NewChan[pcie.ReadResp](e, "mttwalk.mem_resp", d, 1)
 	t.MTT = mttwalk.New("mttwalk", cfg.MTT, mttwalk.Ports{
-		In: toMTT, Done: t.doneMTT, MemReq: mReq, MemResp: mResp, Ctrl: t.ctrlMTT, Ack: t.ackMTT, Cut: t.cutMTT,
+		In: toMTT, Done: t.doneMTT, Ports: walk.Ports{MemReq: mReq, MemResp: mResp, Ctrl: t.ctrlMTT, Ack: t.ackMTT, Cut: t.cutMTT},
 	})
 
 	t.doneKLM = sim.NewChan[bus.Outcome](e, "klmwalk.done", d, 1)
@@ -215,7 +216,7 @@ func New(cfg Config, e *sim.Engine, icm ICM, log hclog.Logger) (*Top, error) {
 	kResp := sim.NewChan[pcie.ReadResp](e, "klmwalk.mem_resp", d, 1)
 	t.KLM = klmwalk.New("klmwalk", cfg.KLM, klmwalk.Ports{
 		In: toKLM, Nested: nested, Loop: loop, Credit: credit, Done: t.doneKLM,
-		MemReq: kReq, MemResp: kResp, Ctrl: t.ctrlKLM, Ack: t.ackKLM, Cut: t.cutKLM,
+		Ports: walk.Ports{MemReq: kReq, MemResp: kResp, Ctrl: t.ctrlKLM, Ack: t.ackKLM, Cut: t.cutKLM},
 	})
 
 	t.Req = pcie.NewRequester("pcie", cfg.PCIe, t.Tx, t.Rx)

@@ -10,6 +10,7 @@ import (
 	"mkeysim/rtl/internal/chantest"
 	"mkeysim/rtl/pcie"
 	"mkeysim/rtl/sim"
+	"mkeysim/rtl/walk"
 )
 
 // loopSink stands for the MKC cache and the checker in open-loop tests: it
@@ -177,15 +178,17 @@ func newBench(cfg Config, mem chantest.Host, lat func(uint64) uint64, doneReady 
 	}
 	slots := cfg.LoopSlots()
 	b.p = Ports{
-		In:      sim.NewChan[bus.Walk](e, "in", 2, 1),
-		Nested:  sim.NewChan[bus.Walk](e, "nested", slots, 1),
-		Loop:    sim.NewChan[bus.Piece](e, "loop", slots, 1),
-		Credit:  sim.NewChan[bus.Credit](e, "credit", slots, 1),
-		Done:    sim.NewChan[bus.Outcome](e, "done", 2, 1),
-		MemReq:  sim.NewChan[pcie.ReadReq](e, "mem_req", 2, 1),
-		MemResp: sim.NewChan[pcie.ReadResp](e, "mem_resp", 2, 1),
-		Ctrl:    sim.NewChan[bus.Inval](e, "ctrl", 2, 1),
-		Ack:     sim.NewChan[bus.Ack](e, "ack", 2, 1),
+		In:     sim.NewChan[bus.Walk](e, "in", 2, 1),
+		Nested: sim.NewChan[bus.Walk](e, "nested", slots, 1),
+		Loop:   sim.NewChan[bus.Piece](e, "loop", slots, 1),
+		Credit: sim.NewChan[bus.Credit](e, "credit", slots, 1),
+		Done:   sim.NewChan[bus.Outcome](e, "done", 2, 1),
+		Ports: walk.Ports{
+			MemReq:  sim.NewChan[pcie.ReadReq](e, "mem_req", 2, 1),
+			MemResp: sim.NewChan[pcie.ReadResp](e, "mem_resp", 2, 1),
+			Ctrl:    sim.NewChan[bus.Inval](e, "ctrl", 2, 1),
+			Ack:     sim.NewChan[bus.Ack](e, "ack", 2, 1),
+		},
 	}
 	b.u = New("klmwalk", cfg, b.p)
 	b.in = chantest.NewSource("src", b.p.In)

@@ -7,7 +7,6 @@ import (
 	"mkeysim/prm"
 	"mkeysim/rtl/bus"
 	"mkeysim/rtl/linecache"
-	"mkeysim/rtl/pcie"
 	"mkeysim/rtl/sim"
 	"mkeysim/rtl/walk"
 )
@@ -35,19 +34,15 @@ func (u *Unit) Describe() sim.Description {
 	}, StateEnum)
 }
 
-// Ports are the unit's channels, made by the top.
+// Ports are the unit's channels, made by the top: its own, and those its
+// contexts use (walk.Ports: line reads, invalidations, cuts).
 type Ports struct {
-	In      *sim.Chan[bus.Walk]   // level-0 pieces
-	Nested  *sim.Chan[bus.Walk]   // loop pieces, depth >= Config.LoopSlots()
-	Loop    *sim.Chan[bus.Piece]  // children, to the MKC cache
-	Credit  *sim.Chan[bus.Credit] // reservations returned by the checker
-	Done    *sim.Chan[bus.Outcome]
-	MemReq  *sim.Chan[pcie.ReadReq]
-	MemResp *sim.Chan[pcie.ReadResp]
-	Ctrl    *sim.Chan[bus.Inval]
-	Ack     *sim.Chan[bus.Ack]
-	// Cut carries the reorder buffer's cuts (bus.Cut); nil: none.
-	Cut *sim.Chan[bus.Cut]
+	In     *sim.Chan[bus.Walk]   // level-0 pieces
+	Nested *sim.Chan[bus.Walk]   // loop pieces, depth >= Config.LoopSlots()
+	Loop   *sim.Chan[bus.Piece]  // children, to the MKC cache
+	Credit *sim.Chan[bus.Credit] // reservations returned by the checker
+	Done   *sim.Chan[bus.Outcome]
+	walk.Ports
 }
 
 // Stats counts the unit's work. Each field's tags are the counter's one
@@ -108,8 +103,7 @@ type Unit struct {
 func New(name string, cfg Config, p Ports) *Unit {
 	u := &Unit{name: name, cfg: cfg, p: p, ctx: make([]context, cfg.Contexts), level: cfg.levelOf(), cur: newCursors(cfg.Cursors),
 		free: make([]int, cfg.MaxIndirection+1), resv: make([]int, cfg.MaxIndirection+1),
-		cx: walk.New(cfg.Contexts, cfg.Cache, EntryBytes, cfg.MergeMisses,
-			walk.Ports{MemReq: p.MemReq, MemResp: p.MemResp, Ctrl: p.Ctrl, Ack: p.Ack, Cut: p.Cut})}
+		cx: walk.New(cfg.Contexts, cfg.Cache, EntryBytes, cfg.MergeMisses, p.Ports)}
 	u.freeAt = make([]sim.Mask, cfg.MaxIndirection+1)
 	for l := range u.freeAt {
 		u.freeAt[l] = sim.NewMask(len(u.ctx))

@@ -5,6 +5,7 @@ import (
 	"mkeysim/rtl/internal/chantest"
 	"mkeysim/rtl/pcie"
 	"mkeysim/rtl/sim"
+	"mkeysim/rtl/walk"
 )
 
 // bench is the walker with its channels, a fake ICM and recorders.
@@ -23,12 +24,14 @@ func newBench(cfg Config, mem chantest.Host, lat func(uint64) uint64, doneReady 
 	e := sim.New()
 	b := &bench{e: e}
 	b.p = Ports{
-		In:      sim.NewChan[bus.Walk](e, "in", 2, 1),
-		Done:    sim.NewChan[bus.Outcome](e, "done", 2, 1),
-		MemReq:  sim.NewChan[pcie.ReadReq](e, "mem_req", 2, 1),
-		MemResp: sim.NewChan[pcie.ReadResp](e, "mem_resp", 2, 1),
-		Ctrl:    sim.NewChan[bus.Inval](e, "ctrl", 2, 1),
-		Ack:     sim.NewChan[bus.Ack](e, "ack", 2, 1),
+		In:   sim.NewChan[bus.Walk](e, "in", 2, 1),
+		Done: sim.NewChan[bus.Outcome](e, "done", 2, 1),
+		Ports: walk.Ports{
+			MemReq:  sim.NewChan[pcie.ReadReq](e, "mem_req", 2, 1),
+			MemResp: sim.NewChan[pcie.ReadResp](e, "mem_resp", 2, 1),
+			Ctrl:    sim.NewChan[bus.Inval](e, "ctrl", 2, 1),
+			Ack:     sim.NewChan[bus.Ack](e, "ack", 2, 1),
+		},
 	}
 	b.u = New("mttwalk", cfg, b.p)
 	b.in = chantest.NewSource("src", b.p.In)

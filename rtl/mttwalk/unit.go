@@ -7,7 +7,6 @@ import (
 	"mkeysim/prm"
 	"mkeysim/rtl/bus"
 	"mkeysim/rtl/linecache"
-	"mkeysim/rtl/pcie"
 	"mkeysim/rtl/sim"
 	"mkeysim/rtl/walk"
 )
@@ -37,16 +36,12 @@ func (u *Unit) Describe() sim.Description {
 	}, StateEnum)
 }
 
-// Ports are the walker's channels, made by the top.
+// Ports are the walker's channels, made by the top: its own, and those
+// its contexts use (walk.Ports: line reads, invalidations, cuts).
 type Ports struct {
-	In      *sim.Chan[bus.Walk]
-	Done    *sim.Chan[bus.Outcome]
-	MemReq  *sim.Chan[pcie.ReadReq]
-	MemResp *sim.Chan[pcie.ReadResp]
-	Ctrl    *sim.Chan[bus.Inval]
-	Ack     *sim.Chan[bus.Ack]
-	// Cut carries the reorder buffer's cuts (bus.Cut); nil: none.
-	Cut *sim.Chan[bus.Cut]
+	In   *sim.Chan[bus.Walk]
+	Done *sim.Chan[bus.Outcome]
+	walk.Ports
 }
 
 // Stats counts the walker's work. Each field's tags are the counter's one
@@ -101,8 +96,7 @@ type Unit struct {
 // New makes a walker; cfg must be valid.
 func New(name string, cfg Config, p Ports) *Unit {
 	u := &Unit{name: name, p: p, ctx: make([]walker, cfg.Walkers), idle: sim.NewMask(cfg.Walkers),
-		cx: walk.New(cfg.Walkers, cfg.Cache, EntryBytes, cfg.MergeMisses,
-			walk.Ports{MemReq: p.MemReq, MemResp: p.MemResp, Ctrl: p.Ctrl, Ack: p.Ack, Cut: p.Cut})}
+		cx: walk.New(cfg.Walkers, cfg.Cache, EntryBytes, cfg.MergeMisses, p.Ports)}
 	for i := range u.ctx {
 		u.idle.Set(i)
 	}

@@ -23,13 +23,15 @@ func Enum(name, free, act string) *sim.Enum {
 	return &sim.Enum{Name: name, Width: 2, Names: map[uint64]string{uint64(Free): free, uint64(Act): act, uint64(Fetch): "FETCH"}}
 }
 
-// Ports are the channels of a walker that Contexts uses, made by the top.
+// Ports are the channels of a walker that Contexts uses, made by the top;
+// a walker's Ports embed them.
 type Ports struct {
-	MemReq  *sim.Chan[pcie.ReadReq]
-	MemResp *sim.Chan[pcie.ReadResp]
-	Ctrl    *sim.Chan[bus.Inval]
-	Ack     *sim.Chan[bus.Ack]
-	Cut     *sim.Chan[bus.Cut] // nil: none
+	MemReq  *sim.Chan[pcie.ReadReq]  // line reads, ID the context
+	MemResp *sim.Chan[pcie.ReadResp] // their completions
+	Ctrl    *sim.Chan[bus.Inval]     // invalidations of list bytes
+	Ack     *sim.Chan[bus.Ack]       // their acknowledgements
+	// Cut carries the reorder buffer's cuts (bus.Cut); nil: none.
+	Cut *sim.Chan[bus.Cut]
 }
 
 // Contexts is a walker's contexts as far as the walkers share them (the

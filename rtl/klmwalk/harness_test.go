@@ -242,7 +242,7 @@ func (b *bench) account(now uint64) {
 	for i, l := range b.levels {
 		st, w := b.u.Context(i)
 		switch {
-		case st == Free:
+		case st == walk.Free:
 			free[l]++
 		case l > 0 && w.Level != l:
 			fail("context %d of level %d holds a piece of level %d", i, l, w.Level)

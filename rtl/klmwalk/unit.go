@@ -11,17 +11,8 @@ import (
 	"mkeysim/rtl/walk"
 )
 
-// State is a context's state (walk.State).
-type State = walk.State
-
-// The states: FREE, SEARCH (walk.Act: stepping through entries) and FETCH.
-const (
-	Free   = walk.Free
-	Search = walk.Act
-	Fetch  = walk.Fetch
-)
-
-// StateEnum names the states in waveforms.
+// StateEnum names a context's states (walk.State) in waveforms: FREE,
+// SEARCH (walk.Act: stepping through entries) and FETCH.
 var StateEnum = walk.Enum("klmwalk_state", "FREE", "SEARCH")
 
 // Describe lists what the unit shows in its waveform scope: the contexts
@@ -132,7 +123,7 @@ func (u *Unit) Credits() int {
 }
 
 // Context returns context i's state and piece, for waveforms.
-func (u *Unit) Context(i int) (State, *bus.Walk) { return u.cx.State(i), &u.ctx[i].w }
+func (u *Unit) Context(i int) (walk.State, *bus.Walk) { return u.cx.State(i), &u.ctx[i].w }
 
 // Stats returns the counters.
 func (u *Unit) Stats() Stats {

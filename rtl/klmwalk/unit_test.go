@@ -14,6 +14,7 @@ import (
 	"mkeysim/rtl/bus"
 	"mkeysim/rtl/internal/chantest"
 	"mkeysim/rtl/linecache"
+	"mkeysim/rtl/walk"
 	"mkeysim/scenario"
 )
 
@@ -900,7 +901,7 @@ func TestIntakeByLevel(t *testing.T) {
 	}
 	held := func(bn *bench) error {
 		for i := range cfg.Contexts {
-			if st, wk := bn.u.Context(i); st != Free && wk.Level != levels[i] {
+			if st, wk := bn.u.Context(i); st != walk.Free && wk.Level != levels[i] {
 				return fmt.Errorf("context %d of level %d holds a piece of level %d", i, levels[i], wk.Level)
 			}
 		}
@@ -1640,7 +1641,7 @@ func deepRun(t *testing.T, seed int64, seen map[prm.Status]int) (s Stats, end ui
 		}
 		var busy []string
 		for i := range cfg.Contexts {
-			if st, w := bn.u.Context(i); st != Free {
+			if st, w := bn.u.Context(i); st != walk.Free {
 				busy = append(busy, fmt.Sprintf("%d:L%d/%s piece L%d tag %d", i, bn.levels[i], StateEnum.Names[uint64(st)], w.Level, w.Tag))
 			}
 		}

@@ -213,7 +213,7 @@ type pending struct {
 	r        pcie.ReadResp
 }
 
-// TestRandomVsModel runs Contexts and the model side by side on random
+// TestWalkRandomVsModel runs Contexts and the model side by side on random
 // shapes, with a host that answers reads late and out of order, fails
 // some, sends some nobody asked for, holds MemReq and Ack, and rewrites
 // and invalidates lines, while
@@ -221,7 +221,7 @@ type pending struct {
 // the model, every line a context gets must be the one asked for and no
 // older than the last invalidation of it in force. A drain at the end
 // must free every context.
-func TestRandomVsModel(t *testing.T) {
+func TestWalkRandomVsModel(t *testing.T) {
 	const seeds, cycles = 40, 4000
 	for seed := int64(1); seed <= seeds; seed++ {
 		if err := randomRun(seed, cycles); err != nil {

@@ -270,8 +270,8 @@ c5: stops 5 2 199 false
 c5: stops 5 2 200 true`},
 }
 
-// TestDirected runs the directed scripts and compares their logs.
-func TestDirected(t *testing.T) {
+// TestWalkDirected runs the directed scripts and compares their logs.
+func TestWalkDirected(t *testing.T) {
 	for _, tc := range directedCases {
 		t.Run(tc.name, func(t *testing.T) {
 			sh := tc.sh
@@ -432,8 +432,8 @@ func states(c *Contexts) string {
 	return string(b)
 }
 
-// TestEnum: the states' values and the walkers' names of them.
-func TestEnum(t *testing.T) {
+// TestWalkEnum: the states' values and the walkers' names of them.
+func TestWalkEnum(t *testing.T) {
 	e := Enum("x_state", "IDLE", "PAGE")
 	want := map[uint64]string{0: "IDLE", 1: "PAGE", 2: "FETCH"}
 	if e.Name != "x_state" || e.Width != 2 || !mapsEqual(e.Names, want) {
@@ -456,10 +456,10 @@ func mapsEqual(a, b map[uint64]string) bool {
 	return true
 }
 
-// TestDescribe: the walker's own signals first, then two a context for
+// TestWalkDescribe: the walker's own signals first, then two a context for
 // the first MaxTraced, sampled from the contexts' states and the tags
 // their pieces came with, held once they are free.
-func TestDescribe(t *testing.T) {
+func TestWalkDescribe(t *testing.T) {
 	for _, n := range []int{1, 3, MaxTraced, MaxTraced + 5} {
 		r := newRig(shape{n: n, sets: 4, perLine: 8, entryBytes: 8, reqDepth: 2, ackDepth: 2})
 		head := []sim.Signal{sim.Bit("a"), {Name: "b", Width: 5}}
@@ -505,9 +505,9 @@ func TestDescribe(t *testing.T) {
 	}
 }
 
-// TestConnections: the shared ports after the walker's own, Cut only
+// TestWalkConnections: the shared ports after the walker's own, Cut only
 // when the walker has one.
-func TestConnections(t *testing.T) {
+func TestWalkConnections(t *testing.T) {
 	for _, noCut := range []bool{false, true} {
 		r := newRig(shape{n: 2, sets: 1, perLine: 8, entryBytes: 8, reqDepth: 1, ackDepth: 1, noCut: noCut})
 		own := sim.NewChan[int](r.e, "own", 1, 1)

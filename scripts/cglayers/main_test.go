@@ -20,7 +20,7 @@ func TestClassify(t *testing.T) {
 		{"mkeysim/rtl/sim.(*Mask).Round", "units"},
 		{"mkeysim/rtl/mptcache.(*Unit).lookup", "units"},
 		{"mkeysim/rtl/klmwalk.(*Unit).Describe.func1", "waveform"},
-		{"mkeysim/rtl/walk.(*Contexts).TakeResp", "units"},
+		{"mkeysim/rtl/walk.(*Contexts).Take", "units"},
 		{"mkeysim/rtl/walk.(*Contexts).Describe.func1", "waveform"},
 		{"mkeysim/rtl/bus.(*Lookup).FieldValues", "waveform"},
 		{"mkeysim/rtl/pcie.(*Link).CounterValues", "waveform"},

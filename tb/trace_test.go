@@ -255,7 +255,7 @@ func TestTraceMatchesModel(t *testing.T) {
 	tiny.MKCCache.Sets, tiny.MKCCache.Ways, tiny.MKCCache.MSHRs, tiny.MKCCache.LoopMSHRs = 1, 1, 1, 1
 	tiny.KLM.Contexts, tiny.KLM.NestedContexts = 5, 4
 	wide := rtl.DefaultConfig()
-	wide.ROBEntries, wide.StageLat, wide.MTT.Walkers = 256, 3, maxContexts+8
+	wide.ROBEntries, wide.StageLat, wide.MTT.Walkers = 128, 3, maxContexts+8
 	for _, c := range []struct {
 		name     string
 		seed     int64

@@ -313,7 +313,7 @@ func (t *Top) collect(c *sim.Chan[bus.Outcome]) {
 // piece fails ends at once, as in the golden model, rather than walking a
 // million entries).
 func (t *Top) sendCut() {
-	if !t.cutMTT.Ready() || !t.cutKLM.Ready() {
+	if len(t.rob.cutQ) == 0 || !t.cutMTT.Ready() || !t.cutKLM.Ready() {
 		return
 	}
 	if c, ok := t.rob.nextCut(); ok {

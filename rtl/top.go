@@ -291,7 +291,9 @@ func (t *Top) Idle() bool { return t.rob.count == 0 && t.cmd.state == cmdIdle }
 // Eval runs the ingress, the ROB and the command path for one cycle.
 func (t *Top) Eval(now uint64) bool {
 	moves := t.Handshakes()
-	t.sq.accept()
+	if t.sq.from.Valid() {
+		t.sq.accept()
+	}
 	t.collect(t.doneCheck)
 	t.collect(t.doneMTT)
 	t.collect(t.doneKLM)
@@ -308,7 +310,9 @@ func (t *Top) Eval(now uint64) bool {
 	if t.cmd.state == cmdIdle {
 		t.ingress(now)
 	}
-	t.sq.sendEnd()
+	if len(t.sq.ends) > 0 {
+		t.sq.sendEnd()
+	}
 	// The firmware's timer wakes the engine at its end; work that needs no
 	// input: a result to send, a finished request to retire, re-runs to
 	// issue. Everything else waits on a channel, which wakes the engine.

@@ -16,7 +16,8 @@
 // Ctrl invalidates the lines of a list range (a UMR rewrote it); a fill in
 // flight for such a line is dropped and fetched again. Cut (bus.Cut) says
 // a request failed at some offset: a context whose next page lies at or
-// past it ends its piece there with a Cut outcome.//
+// past it ends its piece there with a Cut outcome.
+//
 // What the walker shares with the KLM walker lives once in rtl/walk
 // (walk.Contexts): each context's state (IDLE, PAGE, FETCH) and fetch
 // slot, the count in use, the round-robin pointer, the line cache, the

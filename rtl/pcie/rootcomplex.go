@@ -11,7 +11,7 @@ type RootComplexStats struct {
 	Completions uint64 `counter:"completions" unit:"TLPs" help:"CplD and Cpl TLPs the host sent"`
 	ReadBytes   uint64 `counter:"read_bytes" unit:"bytes" help:"bytes the host returned: the byte counts of the reads it answered with SC"`
 	WriteBytes  uint64 `counter:"write_bytes" unit:"bytes" help:"bytes the host wrote: the enabled bytes of the MWr TLPs it applied"`
-	Unsupported uint64 `counter:"unsupported" unit:"TLPs" help:"MRd TLPs the host answered with UR (they broke a rule of RootComplexConfig.Validate)"`
+	Unsupported uint64 `counter:"unsupported" unit:"TLPs" help:"MRd TLPs the host answered with UR (they broke a rule of TLP.Validate: an address or length the PCIe rules refuse)"`
 	Dropped     uint64 `counter:"dropped" unit:"TLPs" help:"malformed MWr TLPs and stray completions the host dropped"`
 	StallCycles uint64 `counter:"stall_cycles" unit:"cycles" help:"cycles a completion waited because the downstream link did not take it"`
 	// The data path's share (traffic class TCData): host memory beyond

@@ -34,7 +34,8 @@
 // child of the last level fails INDIRECTION_DEPTH here and needs none. So
 // the deepest contexts always finish, which frees the reservations of the
 // level above, and so on up: every level progresses whatever fills the
-// input queue. A KLM cycle ends at the depth limit, never hangs.//
+// input queue. A KLM cycle ends at the depth limit, never hangs.
+//
 // What the unit shares with the MTT walker lives once in rtl/walk
 // (walk.Contexts): each context's state (FREE, SEARCH, FETCH) and fetch
 // slot, the count in use, the round-robin pointer, the line cache, the

@@ -408,7 +408,11 @@ func TestFaultSignals(t *testing.T) {
 		interrupted := 0
 		for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 			for _, at := range []float64{0.1, 0.5, 0.9} {
-				after := time.Duration(at * float64(whole))
+				// Not before 250 ms: a signal that comes before the Go
+				// runtime has installed the handler (a loaded machine
+				// can take tens of milliseconds to start a process)
+				// kills the command outright, which says nothing of it.
+				after := max(time.Duration(at*float64(whole)), 250*time.Millisecond)
 				t.Run(fmt.Sprintf("%s/%v/%.0f%%", c.name, sig, 100*at), func(t *testing.T) {
 					dir := t.TempDir()
 					faultTally.cases.Add(1)

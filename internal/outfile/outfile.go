@@ -91,6 +91,7 @@ type File struct {
 	err    error
 	failed atomic.Bool // err is set: readable from any goroutine
 	done   bool
+	synced bool // ready has run: flushed and synced (or failed)
 	direct bool
 }
 
@@ -178,12 +179,15 @@ func (f *File) Write(p []byte) (int, error) {
 	if f.err != nil {
 		return 0, f.err
 	}
-	n, err := f.w.Write(p)
+	return f.wrote(f.w.Write(p))
+}
+
+// wrote keeps a failed write's error as the file's.
+func (f *File) wrote(n int, err error) (int, error) {
 	if err != nil {
 		f.fail(&Error{f.path, "write", reason(err)})
-		return n, f.err
 	}
-	return n, nil
+	return n, f.err
 }
 
 // fail makes err the file's sticky error.
@@ -202,12 +206,7 @@ func (f *File) WriteString(s string) (int, error) {
 	if f.err != nil {
 		return 0, f.err
 	}
-	n, err := f.w.WriteString(s)
-	if err != nil {
-		f.fail(&Error{f.path, "write", reason(err)})
-		return n, f.err
-	}
-	return n, nil
+	return f.wrote(f.w.WriteString(s))
 }
 
 // Err is the first error a write met, or nil.
@@ -222,17 +221,7 @@ func (f *File) Commit() error {
 		return f.err
 	}
 	f.done = true
-	err := f.err
-	if err == nil {
-		if ferr := f.w.Flush(); ferr != nil {
-			err = &Error{f.path, "write", reason(ferr)}
-		}
-	}
-	if err == nil {
-		if serr := f.f.Sync(); serr != nil && !(f.direct && unsyncable(serr)) {
-			err = &Error{f.path, "sync", reason(serr)}
-		}
-	}
+	err := f.ready()
 	if cerr := f.f.Close(); cerr != nil && err == nil {
 		err = &Error{f.path, "close", reason(cerr)}
 	}
@@ -363,6 +352,10 @@ func WriteDir(path string, files []Named) (err error) {
 // ready flushes and syncs the file, so that Commit has only the close
 // and the rename left to do.
 func (f *File) ready() error {
+	if f.synced {
+		return f.err
+	}
+	f.synced = true
 	if f.err == nil {
 		if err := f.w.Flush(); err != nil {
 			f.fail(&Error{f.path, "write", reason(err)})

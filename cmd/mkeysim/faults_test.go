@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -232,7 +233,7 @@ func TestFaultDevFull(t *testing.T) {
 			}
 			defer full.Close()
 			stdout := io.Writer(nil)
-			if !slicesContains(c.args, "/dev/full") {
+			if !slices.Contains(c.args, "/dev/full") {
 				stdout = full
 			}
 			r := faultRun(t, dir, stdout, c.args...)
@@ -242,15 +243,6 @@ func TestFaultDevFull(t *testing.T) {
 			checkLeft(t, dir)
 		})
 	}
-}
-
-func slicesContains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // TestFaultFullFileSystem: the outputs on a file system that fills up

@@ -320,7 +320,7 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 	if pipeClosed(runErr) {
 		return status(exitPipe)
 	}
-	if outFile != nil && errors.Is(runErr, outFile.Err()) && outFile.Err() != nil {
+	if outFile != nil && outFile.Err() != nil && errors.Is(runErr, outFile.Err()) {
 		runErr = flagFile{"--out", runErr}
 	}
 	// kept is what the files on disk hold, said only once each is in
@@ -336,26 +336,19 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 			kept = append(kept, what)
 		}
 	}
-	resultsOK := runErr == nil || errors.Is(runErr, tb.ErrStopped)
-	if outFile != nil {
-		var err error
-		if resultsOK {
-			err = commitOutput("--out", outFile)
-		} else {
-			outFile.Abort()
-		}
-		if err == nil && resultsOK {
-			keep(fmt.Sprintf("%d results in %s", retired, rf.out), nil)
-		} else {
-			keep("", err)
-		}
-	} else if resultsOK {
+	interrupted := errors.Is(runErr, tb.ErrStopped)
+	resultsOK := runErr == nil || interrupted
+	switch {
+	case outFile != nil && resultsOK:
+		keep(fmt.Sprintf("%d results in %s", retired, rf.out), commitOutput("--out", outFile))
+	case outFile != nil:
+		outFile.Abort() // a failed run's results are not kept
+	case resultsOK:
 		kept = append(kept, fmt.Sprintf("%d results on standard output", retired))
 	}
 	keep(tracer.close())
 	keep(packets.close())
 	keep(tlps.close())
-	interrupted := errors.Is(runErr, tb.ErrStopped)
 	switch {
 	case interrupted:
 		code = max(code, int(interruptedStatus(c.Context())))

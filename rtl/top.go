@@ -38,8 +38,9 @@ type Op struct {
 // evaluated only in the cycles something happens to it (sim.Base).
 type Top struct {
 	sim.Base
-	cfg Config
-	eng *sim.Engine
+	sim.CounterSet // stats, under core
+	cfg            Config
+	eng            *sim.Engine
 
 	// Ops in, results out: the testbench's ports.
 	In  *sim.Chan[Op]
@@ -85,8 +86,6 @@ type Top struct {
 	// statistics
 	latency sim.Tally // retired accesses' cycles from issue to retirement (Latencies)
 	stats   Stats
-	occ     sim.Occupancy    // Stats.ROBCycles
-	order   sim.Stalls       // Stats.OrderStalls
 	cov     *cover.Collector // nil: coverage off
 }
 
@@ -97,19 +96,10 @@ type Stats struct {
 	Commands     uint64 `counter:"commands" unit:"commands" help:"commands (every operation but access) whose result left the command path"`
 	// TranslatedBytes counts only what succeeded: a failed access moves
 	// no data, so throughput in GB/s is made of these bytes.
-	TranslatedBytes uint64 `counter:"translated_bytes" unit:"bytes" help:"the len of every access result with status OK that left the reorder buffer, counted where core.translations is: the bytes the translations let move (a failure adds nothing)"`
-	OrderStalls     uint64 `counter:"order_stall_cycles" unit:"request-cycles" kind:"wait" help:"translated requests that waited for an older one to retire first (results leave in order), summed over the cycles"`
-	ROBCycles       uint64 `counter:"rob_cycles" unit:"entry-cycles" kind:"occupancy" mean:"mean_rob_in_use" help:"reorder buffer entries in use, summed over the cycles (mean_rob_in_use = rob_cycles / cycles)"`
+	TranslatedBytes uint64        `counter:"translated_bytes" unit:"bytes" help:"the len of every access result with status OK that left the reorder buffer, counted where core.translations is: the bytes the translations let move (a failure adds nothing)"`
+	OrderStalls     sim.Stalls    `counter:"order_stall_cycles" unit:"request-cycles" kind:"wait" help:"translated requests that waited for an older one to retire first (results leave in order), summed over the cycles"`
+	ROBCycles       sim.Occupancy `counter:"rob_cycles" unit:"entry-cycles" kind:"occupancy" mean:"mean_rob_in_use" help:"reorder buffer entries in use, summed over the cycles (mean_rob_in_use = rob_cycles / cycles)"`
 }
-
-// Counters lists the counters under the group core.
-func (t *Top) Counters() []sim.Counter {
-	t.stats.ROBCycles, t.stats.OrderStalls = t.occ.Count(), t.order.Count()
-	return sim.CountersOf("core", &t.stats)
-}
-
-// CounterWords returns the counters in place (sim.CounterWorder).
-func (t *Top) CounterWords() [][]uint64 { return sim.WordsOf(&t.stats) }
 
 // Latencies tallies the retired accesses' latencies, in cycles from
 // issue to retirement, so far (a copy).
@@ -169,6 +159,7 @@ func New(cfg Config, e *sim.Engine, icm ICM, log hclog.Logger) (*Top, error) {
 	}
 	t := &Top{cfg: cfg, eng: e, fw: newFirmware(icm, cfg.MKCCache.ICMBase), rob: newROB(cfg.ROBEntries, cfg.Data.Enabled),
 		log: log.Named("top")}
+	t.CounterSet = sim.Declare("core", &t.stats)
 	t.fwLog = t.log.Named("firmware")
 	t.In = sim.NewChan[Op](e, "top.in", d, 1)
 	t.Out = sim.NewChan[Result](e, "top.out", d, 1)
@@ -321,8 +312,8 @@ func (t *Top) Eval(now uint64) bool {
 	}
 	// A cycle that moved anything may let the command path or the
 	// ingress go on (the pipeline drained, a slot freed): look again.
-	t.occ.NoteN(now, uint64(t.rob.count))
-	t.order.NoteN(now, t.rob.orderWaits())
+	t.stats.ROBCycles.NoteN(now, uint64(t.rob.count))
+	t.stats.OrderStalls.NoteN(now, t.rob.orderWaits())
 	return t.cmd.state == cmdDone || len(t.cmd.rerun) > 0 || len(t.sq.ends) > 0 ||
 		t.rob.retirable() || t.canMove() || t.Handshakes() != moves
 }

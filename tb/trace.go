@@ -341,20 +341,13 @@ func (t *Tracer) sampleUnit(k int) {
 // the unit's evaluation of this cycle added.
 func (t *Tracer) sampleCounters(k int) {
 	c := &t.counters[k]
-	if c.words != nil {
-		// Read in place: copy only a sample that changed.
-		if t.seenUnits && c.sameWords() {
-			return
-		}
-		c.vals, c.last = c.last[:0], c.vals
-		for _, w := range c.words {
-			c.vals = append(c.vals, w...)
-		}
-	} else {
-		c.vals, c.last = c.read(c.last[:0]), c.vals
-		if t.seenUnits && slices.Equal(c.vals, c.last) {
-			return
-		}
+	// Read in place: copy only a sample that changed.
+	if t.seenUnits && c.sameWords() {
+		return
+	}
+	c.vals, c.last = c.last[:0], c.vals
+	for _, w := range c.words {
+		c.vals = append(c.vals, w...)
 	}
 	if t.logging && t.seenUnits {
 		t.logBlock(c.block, c.vals[:min(len(c.sigs), len(c.vals))])

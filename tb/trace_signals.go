@@ -179,9 +179,10 @@ func (t *Tracer) declare() {
 const groupCounters = "top.counters: the statistics (docs/counters.md)"
 
 // declareCounters declares the counters every component declares
-// (sim.Counted, read through sim.CounterWorder or sim.CounterValuer)
-// under top.counters, by the names the statistics print: mkc_cache.hits
-// is top.counters.mkc_cache.hits.
+// (sim.Counted, read in place through sim.CounterWorder) under
+// top.counters, by the names the statistics print: mkc_cache.hits is
+// top.counters.mkc_cache.hits. A count of cycles spent waiting is left
+// out (sim.Counter.Wait).
 func (t *Tracer) declareCounters(root *vcd.Scope) {
 	top := root.Scope("counters")
 	scopes := map[string]*vcd.Scope{"": top}
@@ -203,25 +204,19 @@ func (t *Tracer) declareCounters(root *vcd.Scope) {
 		if !ok {
 			continue
 		}
-		_, commits := c.(sim.Committer)
-		ct := counterTracer{comp: i, commits: commits}
-		switch c := c.(type) {
-		case sim.CounterWorder:
-			ct.words = c.CounterWords()
-		case sim.CounterValuer:
-			ct.read = c.CounterValues
-		default:
+		cw, ok := c.(sim.CounterWorder)
+		if !ok {
 			continue // no way to read its counters every cycle
 		}
+		_, commits := c.(sim.Committer)
+		ct := counterTracer{comp: i, commits: commits, words: cw.CounterWords()}
 		for _, x := range cn.Counters() {
-			if x.Wait {
-				ct.sigs = append(ct.sigs, nil) // not shown (sim.Counter.Wait)
-				continue
+			if !x.Wait {
+				d := declarer{t: t, sc: scope(x.Group()), group: groupCounters}
+				ct.sigs = append(ct.sigs, d.dec(x.Figure(), 64))
 			}
-			d := declarer{t: t, sc: scope(x.Group()), group: groupCounters}
-			ct.sigs = append(ct.sigs, d.dec(x.Figure(), 64))
 		}
-		if n := sumLen(ct.words); ct.words != nil && n != len(ct.sigs) {
+		if n := sumLen(ct.words); n != len(ct.sigs) {
 			panic(fmt.Sprintf("trace: %s has %d counter words for %d counters", c.Name(), n, len(ct.sigs)))
 		}
 		ct.vals, ct.last = make([]uint64, 0, len(ct.sigs)), make([]uint64, 0, len(ct.sigs))
@@ -252,9 +247,7 @@ type counterTracer struct {
 	sigs  []*sig
 	vals  []uint64 // this cycle's values
 	last  []uint64 // the last ones
-	read  func([]uint64) []uint64
-	// words are the counters in place (sim.CounterWorder), nil when the
-	// component only copies them out (read).
+	// words are the counters in place (sim.CounterWorder).
 	words   [][]uint64
 	commits bool // the component has a Commit, which may count
 }

@@ -17,15 +17,15 @@ type Ports struct {
 // Stats counts the data path's work. Each field's tags are the counter's
 // one definition (sim.Counter), under the group data.
 type Stats struct {
-	Reads      uint64 `counter:"reads" unit:"requests" help:"read requests of at most 4 KiB the data path gave the requester (each one or more MRd TLPs); an atomic's read counts"`
-	ReadBytes  uint64 `counter:"read_bytes" unit:"bytes" help:"bytes of host memory the data path read"`
-	Writes     uint64 `counter:"writes" unit:"requests" help:"write requests of at most 4 KiB the data path gave the requester (each one or more MWr TLPs); an atomic's write counts"`
-	WriteBytes uint64 `counter:"write_bytes" unit:"bytes" help:"bytes of host memory the data path wrote"`
-	Atomics    uint64 `counter:"atomics" unit:"segments" help:"atomic segments moved: an 8-byte read, then the write of its result"`
-	Moved      uint64 `counter:"moved" unit:"accesses" help:"accesses whose bytes all moved (Moved sent to the reorder buffer)"`
-	MaxInUse   int    `counter:"max_in_flight" unit:"requests" kind:"max" help:"the most data requests in flight at once (at most data.outstanding)"`
-	SlotStalls uint64 `counter:"slot_stall_cycles" unit:"cycles" kind:"wait" help:"cycles a segment waited at the head of In because data.outstanding requests were in flight"`
-	InFlight   uint64 `counter:"request_cycles" unit:"request-cycles" kind:"occupancy" mean:"mean_requests_in_flight" help:"data requests in flight, summed over the cycles (mean_requests_in_flight = request_cycles / cycles)"`
+	Reads      uint64        `counter:"reads" unit:"requests" help:"read requests of at most 4 KiB the data path gave the requester (each one or more MRd TLPs); an atomic's read counts"`
+	ReadBytes  uint64        `counter:"read_bytes" unit:"bytes" help:"bytes of host memory the data path read"`
+	Writes     uint64        `counter:"writes" unit:"requests" help:"write requests of at most 4 KiB the data path gave the requester (each one or more MWr TLPs); an atomic's write counts"`
+	WriteBytes uint64        `counter:"write_bytes" unit:"bytes" help:"bytes of host memory the data path wrote"`
+	Atomics    uint64        `counter:"atomics" unit:"segments" help:"atomic segments moved: an 8-byte read, then the write of its result"`
+	Moved      uint64        `counter:"moved" unit:"accesses" help:"accesses whose bytes all moved (Moved sent to the reorder buffer)"`
+	MaxInUse   int           `counter:"max_in_flight" unit:"requests" kind:"max" help:"the most data requests in flight at once (at most data.outstanding)"`
+	SlotStalls sim.Stalls    `counter:"slot_stall_cycles" unit:"cycles" kind:"wait" help:"cycles a segment waited at the head of In because data.outstanding requests were in flight"`
+	InFlight   sim.Occupancy `counter:"request_cycles" unit:"request-cycles" kind:"occupancy" mean:"mean_requests_in_flight" help:"data requests in flight, summed over the cycles (mean_requests_in_flight = request_cycles / cycles)"`
 }
 
 // slot is one request in flight, numbered by its ReadReq ID.
@@ -51,19 +51,18 @@ type atomicWrite struct {
 // something happens to it (sim.Base).
 type Unit struct {
 	sim.Base
-	name  string
-	cfg   Config
-	p     Ports
-	slots []slot
-	free  sim.Mask
-	inUse int
-	tags  []tagState
-	off   uint64        // bytes of the head segment of In already issued
-	wq    []atomicWrite // atomics' writes waiting for the port
-	doneQ []uint16      // tags whose Moved waits for Done
-	stats Stats
-	stall sim.Stalls
-	occ   sim.Occupancy // Stats.InFlight
+	sim.CounterSet // stats, under data
+	name           string
+	cfg            Config
+	p              Ports
+	slots          []slot
+	free           sim.Mask
+	inUse          int
+	tags           []tagState
+	off            uint64        // bytes of the head segment of In already issued
+	wq             []atomicWrite // atomics' writes waiting for the port
+	doneQ          []uint16      // tags whose Moved waits for Done
+	stats          Stats
 }
 
 // New makes the data path for reorder tags 0..tags-1; cfg must be valid.
@@ -73,6 +72,7 @@ func New(name string, cfg Config, tags int, p Ports) *Unit {
 	for i := range u.slots {
 		u.free.Set(i)
 	}
+	u.CounterSet = sim.Declare("data", &u.stats)
 	return u
 }
 
@@ -93,21 +93,7 @@ func (u *Unit) Describe() sim.Description {
 }
 
 // Stats returns the counters.
-func (u *Unit) Stats() Stats {
-	s := u.stats
-	s.SlotStalls = u.stall.Count()
-	s.InFlight = u.occ.Count()
-	return s
-}
-
-// Counters lists the counters under the group data.
-func (u *Unit) Counters() []sim.Counter {
-	s := u.Stats()
-	return sim.CountersOf("data", &s)
-}
-
-// CounterWords returns the counters in place (sim.CounterWorder).
-func (u *Unit) CounterWords() [][]uint64 { return sim.WordsOf(&u.stats) }
+func (u *Unit) Stats() Stats { return u.stats }
 
 // InFlight is the number of data requests in flight.
 func (u *Unit) InFlight() int { return u.inUse }
@@ -125,8 +111,8 @@ func (u *Unit) Eval(now uint64) bool {
 		u.stats.Moved++
 	}
 	waited := u.issue()
-	u.stall.Note(now, waited)
-	u.occ.NoteN(now, uint64(u.inUse))
+	u.stats.SlotStalls.Note(now, waited)
+	u.stats.InFlight.NoteN(now, uint64(u.inUse))
 	return len(u.doneQ) > 0 || u.Handshakes() != moves
 }
 

@@ -40,16 +40,17 @@ type Ports struct {
 // definition (sim.Counter): the group klmwalk, and the cache's counters
 // under klm_cache.
 type Stats struct {
-	Cache        linecache.Stats `counter:"-"`
-	Pieces       uint64          `counter:"pieces" unit:"pieces" help:"checked KLM and Fixed Buffer Size pieces taken from In or Nested into a context"`
-	Entries      uint64          `counter:"entries_read" unit:"entries" help:"list entries a context acted on: stepped over, used for a child, or found too deep"`
-	Children     uint64          `counter:"children" unit:"pieces" help:"pieces sent one level down through the loop-back channel"`
-	CreditStalls uint64          `counter:"credit_stall_cycles" unit:"cycles" kind:"wait" help:"cycles a context waited for a free context one level down to reserve, summed over the contexts the cycle's round robin tried before one stepped"`
-	MaxContexts  int             `counter:"max_contexts_in_use" unit:"contexts" kind:"max" help:"the most contexts busy at once, all levels together"`
-	NoCtx        uint64          `counter:"context_stall_cycles" unit:"cycles" kind:"wait" help:"cycles a level-0 piece waited at the head of In because no level-0 context was free (nested pieces wait for credits: credit_stall_cycles)"`
-	Busy         uint64          `counter:"context_cycles" unit:"context-cycles" kind:"occupancy" mean:"mean_contexts_in_use" help:"contexts busy, all levels together, summed over the cycles (mean_contexts_in_use = context_cycles / cycles)"`
-	Cuts         uint64          `counter:"cuts" unit:"pieces" help:"pieces stopped before their end because the request's result was decided by a failure below (bus.Cut)"`
-	CursorHits   uint64          `counter:"cursor_hits" unit:"pieces" help:"variable KLM pieces whose search started at a remembered position of their list rather than entry 0"`
+	Pieces       uint64        `counter:"pieces" unit:"pieces" help:"checked KLM and Fixed Buffer Size pieces taken from In or Nested into a context"`
+	Entries      uint64        `counter:"entries_read" unit:"entries" help:"list entries a context acted on: stepped over, used for a child, or found too deep"`
+	Children     uint64        `counter:"children" unit:"pieces" help:"pieces sent one level down through the loop-back channel"`
+	CreditStalls sim.Stalls    `counter:"credit_stall_cycles" unit:"cycles" kind:"wait" help:"cycles a context waited for a free context one level down to reserve, summed over the contexts the cycle's round robin tried before one stepped"`
+	MaxContexts  int           `counter:"max_contexts_in_use" unit:"contexts" kind:"max" help:"the most contexts busy at once, all levels together"`
+	NoCtx        sim.Stalls    `counter:"context_stall_cycles" unit:"cycles" kind:"wait" help:"cycles a level-0 piece waited at the head of In because no level-0 context was free (nested pieces wait for credits: credit_stall_cycles)"`
+	Busy         sim.Occupancy `counter:"context_cycles" unit:"context-cycles" kind:"occupancy" mean:"mean_contexts_in_use" help:"contexts busy, all levels together, summed over the cycles (mean_contexts_in_use = context_cycles / cycles)"`
+	Cuts         uint64        `counter:"cuts" unit:"pieces" help:"pieces stopped before their end because the request's result was decided by a failure below (bus.Cut)"`
+	CursorHits   uint64        `counter:"cursor_hits" unit:"pieces" help:"variable KLM pieces whose search started at a remembered position of their list rather than entry 0"`
+	// Cache is the KLM cache's counters (the cache keeps them).
+	Cache *linecache.Stats `group:"klm_cache"`
 }
 
 // context is one piece being walked; its state and fetch slot are in
@@ -65,9 +66,10 @@ type context struct {
 // cycles something happens to it (sim.Base).
 type Unit struct {
 	sim.Base
-	name string
-	cfg  Config
-	p    Ports
+	sim.CounterSet // stats, under klmwalk
+	name           string
+	cfg            Config
+	p              Ports
 	// cx is the contexts' states and fetch slots, the KLM cache, the
 	// round-robin pointer and the cuts (walk.Contexts).
 	cx    walk.Contexts
@@ -82,12 +84,9 @@ type Unit struct {
 	stats  Stats
 	cov    *cover.Collector // nil: coverage off
 	fired  bool
-	// waits counts this cycle's credit stalls; stall their cycles.
+	// waits counts this cycle's credit stalls (Stats.CreditStalls).
 	waits   uint64
-	stall   sim.Stalls
-	occ     sim.Occupancy // Stats.Busy
-	noCtx   sim.Stalls    // Stats.NoCtx
-	ctxWait bool          // a level-0 piece waited at In this cycle, no context of level 0 free
+	ctxWait bool // a level-0 piece waited at In this cycle, no context of level 0 free
 }
 
 // New makes the unit; cfg must be valid.
@@ -103,6 +102,8 @@ func New(name string, cfg Config, p Ports) *Unit {
 		u.free[l]++
 		u.freeAt[l].Set(i)
 	}
+	u.stats.Cache = &u.cx.Cache.Stats
+	u.CounterSet = sim.Declare("klmwalk", &u.stats)
 	return u
 }
 
@@ -125,27 +126,8 @@ func (u *Unit) Credits() int {
 // Context returns context i's state and piece, for waveforms.
 func (u *Unit) Context(i int) (walk.State, *bus.Walk) { return u.cx.State(i), &u.ctx[i].w }
 
-// Stats returns the counters.
-func (u *Unit) Stats() Stats {
-	s := u.stats
-	s.Cache = u.cx.Cache.Stats
-	s.CreditStalls = u.stall.Count()
-	s.Busy = u.occ.Count()
-	s.NoCtx = u.noCtx.Count()
-	return s
-}
-
-// Counters lists the counters: klmwalk's, then the cache's as klm_cache.
-func (u *Unit) Counters() []sim.Counter {
-	s := u.Stats()
-	return append(sim.CountersOf("klmwalk", &s), u.cx.Cache.Counters("klm_cache")...)
-}
-
-// CounterWords returns the counters in place, the walker's then its
-// cache's (sim.CounterWorder).
-func (u *Unit) CounterWords() [][]uint64 {
-	return append(sim.WordsOf(&u.stats), u.cx.Cache.CounterWords()...)
-}
+// Stats returns the counters (Cache points at the cache's own).
+func (u *Unit) Stats() Stats { return u.stats }
 
 // Connections lists the channels the unit pops and pushes (sim.Connected).
 func (u *Unit) Connections() (in, out []sim.Port) {
@@ -179,8 +161,8 @@ func (u *Unit) freeCtx(level uint8) int {
 func (u *Unit) Eval(now uint64) bool {
 	u.ctxWait = false
 	busy := u.eval(now)
-	u.occ.NoteN(now, uint64(u.cx.Busy()))
-	u.noCtx.Note(now, u.ctxWait)
+	u.stats.Busy.NoteN(now, uint64(u.cx.Busy()))
+	u.stats.NoCtx.Note(now, u.ctxWait)
 	return busy
 }
 
@@ -218,16 +200,16 @@ func (u *Unit) eval(now uint64) bool {
 	u.fired = false
 	u.waits = 0
 	if u.cx.Busy() == 0 {
-		u.stall.NoteN(now, 0)
+		u.stats.CreditStalls.NoteN(now, 0)
 		return false
 	}
 	if u.cx.Step(u.step) {
 		u.fired = true
-		u.stall.NoteN(now, u.waits)
+		u.stats.CreditStalls.NoteN(now, u.waits)
 		return true
 	}
 	// Contexts waiting for reads, credits or outputs wake on a channel.
-	u.stall.NoteN(now, u.waits)
+	u.stats.CreditStalls.NoteN(now, u.waits)
 	return false
 }
 

@@ -503,7 +503,7 @@ func TestChildrenVsRef(t *testing.T) {
 			seen[r.V.Status]++
 		}
 		children += len(b.ls.got)
-		stalls += s.CreditStalls
+		stalls += s.CreditStalls.Count()
 	}
 	if seen[prm.TranslationRange] < 50 || seen[prm.IndirectionDepth] < 50 || children < 1000 || stalls == 0 || merged == 0 {
 		t.Fatalf("traffic too tame: outcomes %v, %d children, %d reservation stalls, %d merged misses", seen, children, stalls, merged)
@@ -697,9 +697,9 @@ func TestIndirectionDepth(t *testing.T) {
 			if !bn.run(10000) {
 				t.Fatalf("%s: did not finish", ctx)
 			}
-			if len(bn.ls.got) != 0 || slices.Max(bn.maxOutstanding) != 0 || bn.u.Stats().CreditStalls != 0 || bn.creditErr != "" {
+			if len(bn.ls.got) != 0 || slices.Max(bn.maxOutstanding) != 0 || bn.u.Stats().CreditStalls.Count() != 0 || bn.creditErr != "" {
 				t.Fatalf("%s: %d children looked up past the limit, %v reserved, %d reservation stalls (%s)", ctx,
-					len(bn.ls.got), bn.maxOutstanding, bn.u.Stats().CreditStalls, bn.creditErr)
+					len(bn.ls.got), bn.maxOutstanding, bn.u.Stats().CreditStalls.Count(), bn.creditErr)
 			}
 			want := []bus.Outcome{{Tag: 9, Offset: 50, Len: tc.n, Status: tc.st, Level: lvl}}
 			if tc.st == prm.IndirectionDepth {
@@ -812,9 +812,9 @@ func TestReservation(t *testing.T) {
 				bn.e.Step()
 			}
 			s := bn.u.Stats()
-			if len(bn.ls.got) != n || bn.u.Credits() != bn.full-n || s.CreditStalls == 0 || bn.creditErr != "" {
+			if len(bn.ls.got) != n || bn.u.Credits() != bn.full-n || s.CreditStalls.Count() == 0 || bn.creditErr != "" {
 				t.Fatalf("%s: %d children out before any reservation came back, want %d; unit holds %d credits of %d; %d stalls (%s)",
-					ctx, len(bn.ls.got), n, bn.u.Credits(), bn.full, s.CreditStalls, bn.creditErr)
+					ctx, len(bn.ls.got), n, bn.u.Credits(), bn.full, s.CreditStalls.Count(), bn.creditErr)
 			}
 			// A lookup per entry read (the entry of each child, and the
 			// step past it: the walker reads the entry it just used up
@@ -823,7 +823,7 @@ func TestReservation(t *testing.T) {
 			if s.Cache.Hits+s.Cache.Misses != s.Entries || s.Entries < uint64(n) || s.Entries > uint64(2*n) ||
 				s.Cache.Misses != uint64(len(bn.mem.Reads)) {
 				t.Fatalf("%s: stalled %d cycles: cache hits %d misses %d, entries %d, reads %d; want %d..%d hits, a miss per read",
-					ctx, s.CreditStalls, s.Cache.Hits, s.Cache.Misses, s.Entries, len(bn.mem.Reads), n, 2*n)
+					ctx, s.CreditStalls.Count(), s.Cache.Hits, s.Cache.Misses, s.Entries, len(bn.mem.Reads), n, 2*n)
 			}
 			if !bn.run(10000) {
 				t.Fatalf("%s: did not finish", ctx)
@@ -1691,7 +1691,7 @@ func TestDeepRandomNoDeadlock(t *testing.T) {
 	for _, seed := range seeds {
 		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
 			s, end, d := deepRun(t, seed, seen)
-			stalls += s.CreditStalls
+			stalls += s.CreditStalls.Count()
 			children += s.Children
 			maxEnd = max(maxEnd, end)
 			deepest[d]++

@@ -6,10 +6,6 @@
 // it has no ports and no clock.
 package linecache
 
-import (
-	"mkeysim/rtl/sim"
-)
-
 // Stats counts what happened to the array. A lookup is one list entry a
 // walker context needs (an MTT page, a KLM entry stepped over or used);
 // each is counted once, when the context acts on it: a hit if its line was
@@ -222,12 +218,6 @@ func (c *Cache) Invalidate(lo, hi uint64, all bool) {
 		}
 	}
 }
-
-// Counters lists the counters under group (mtt_cache, klm_cache).
-func (c *Cache) Counters(group string) []sim.Counter { return sim.CountersOf(group, &c.Stats) }
-
-// CounterWords returns the counters in place (sim.CounterWorder).
-func (c *Cache) CounterWords() [][]uint64 { return sim.WordsOf(&c.Stats) }
 
 // Refetch restarts the stale fetch of s (see Slot.Stale), counting it, and
 // returns the line's address to read again.

@@ -5,6 +5,8 @@ import (
 	"math/rand"
 	"slices"
 	"testing"
+
+	"mkeysim/rtl/sim"
 )
 
 // lineSize is the line of the Geometry(sets, ways, 8) caches of MTT
@@ -279,9 +281,9 @@ func TestCounters(t *testing.T) {
 	c.Use(&s, 0, false, false)
 	c.Fill(0, nil)
 	c.Use(&s, 0, true, false)
-	cs := c.Counters("mtt_cache")
+	cs := sim.CountersOf("mtt_cache", &c.Stats)
 	var vs []uint64
-	for _, w := range c.CounterWords() {
+	for _, w := range sim.WordsOf(&c.Stats) {
 		vs = append(vs, w...)
 	}
 	want := map[string]uint64{"mtt_cache.hits": 1, "mtt_cache.misses": 2, "mtt_cache.merged_misses": 1, "mtt_cache.fills": 1,

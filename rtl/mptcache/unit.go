@@ -36,16 +36,16 @@ type Stats struct {
 	Fills        uint64 `counter:"fills" unit:"lines" help:"lines installed from a read completion that was not stale"`
 	Evictions    uint64 `counter:"evictions" unit:"lines" help:"fills that replaced a valid line of another index"`
 	// Invalidations are lines dropped; InvalCommands the commands.
-	Invalidations uint64 `counter:"invalidations" unit:"lines" help:"valid lines dropped by invalidation commands"`
-	InvalCommands uint64 `counter:"inval_commands" unit:"commands" help:"invalidation commands carried out on the control port, each answered by a token"`
-	StallCycles   uint64 `counter:"stall_cycles" unit:"cycles" kind:"wait" help:"cycles in which a piece waited at the head of In or Loop and no lookup completed (output busy, no MSHR, targets full, MemReq busy)"`
+	Invalidations uint64     `counter:"invalidations" unit:"lines" help:"valid lines dropped by invalidation commands"`
+	InvalCommands uint64     `counter:"inval_commands" unit:"commands" help:"invalidation commands carried out on the control port, each answered by a token"`
+	StallCycles   sim.Stalls `counter:"stall_cycles" unit:"cycles" kind:"wait" help:"cycles in which a piece waited at the head of In or Loop and no lookup completed (output busy, no MSHR, targets full, MemReq busy)"`
 	// The stall's causes: a head that waited in a cycle counts under its
 	// cause (two heads, In and Loop, may wait for different ones).
-	OutputStalls uint64 `counter:"output_stall_cycles" unit:"cycles" kind:"wait" help:"cycles in which a piece at the head of In or Loop hit but the protection checker's input was full"`
-	MSHRStalls   uint64 `counter:"mshr_stall_cycles" unit:"cycles" kind:"wait" help:"cycles in which a piece at the head of In or Loop missed and no MSHR was free for it (level-0 pieces: the mshrs; loop pieces: their reserve too)"`
-	TargetStalls uint64 `counter:"target_stall_cycles" unit:"cycles" kind:"wait" help:"cycles in which a piece at the head of In or Loop missed on an index being read whose MSHR had no target free for it"`
-	ReadStalls   uint64 `counter:"read_port_stall_cycles" unit:"cycles" kind:"wait" help:"cycles in which a piece at the head of In or Loop could take an MSHR but the read port (MemReq) was busy"`
-	MSHRCycles   uint64 `counter:"mshr_cycles" unit:"MSHR-cycles" kind:"occupancy" mean:"mean_mshrs_in_use" help:"MSHRs in use, summed over the cycles (mean_mshrs_in_use = mshr_cycles / cycles)"`
+	OutputStalls sim.Stalls    `counter:"output_stall_cycles" unit:"cycles" kind:"wait" help:"cycles in which a piece at the head of In or Loop hit but the protection checker's input was full"`
+	MSHRStalls   sim.Stalls    `counter:"mshr_stall_cycles" unit:"cycles" kind:"wait" help:"cycles in which a piece at the head of In or Loop missed and no MSHR was free for it (level-0 pieces: the mshrs; loop pieces: their reserve too)"`
+	TargetStalls sim.Stalls    `counter:"target_stall_cycles" unit:"cycles" kind:"wait" help:"cycles in which a piece at the head of In or Loop missed on an index being read whose MSHR had no target free for it"`
+	ReadStalls   sim.Stalls    `counter:"read_port_stall_cycles" unit:"cycles" kind:"wait" help:"cycles in which a piece at the head of In or Loop could take an MSHR but the read port (MemReq) was busy"`
+	MSHRCycles   sim.Occupancy `counter:"mshr_cycles" unit:"MSHR-cycles" kind:"occupancy" mean:"mean_mshrs_in_use" help:"MSHRs in use, summed over the cycles (mean_mshrs_in_use = mshr_cycles / cycles)"`
 }
 
 // States of the FSM summary shown in waveforms (State).
@@ -87,18 +87,17 @@ func (u *Unit) Describe() sim.Description {
 // something happens to it (sim.Base).
 type Unit struct {
 	sim.Base
-	name      string
-	cfg       Config
-	p         Ports
-	arr       *array
-	mshrs     *mshrFile
-	stats     Stats
-	stall     sim.Stalls            // StallCycles
-	why       [numCauses]sim.Stalls // the stalls by cause (Stats.OutputStalls ...)
-	cause     uint8                 // this cycle's causes, a bit each
-	lastCause uint8                 // the causes noted last
-	occ       sim.Occupancy         // MSHRCycles
-	byPD      sim.ByKey             // hits and misses by the piece\'s PD
+	sim.CounterSet // stats, under mkc_cache
+	name           string
+	cfg            Config
+	p              Ports
+	arr            *array
+	mshrs          *mshrFile
+	stats          Stats
+	why            [numCauses]*sim.Stalls // the stalls by cause: Stats.OutputStalls ...
+	cause          uint8                  // this cycle's causes, a bit each
+	lastCause      uint8                  // the causes noted last
+	byPD           sim.ByKey              // hits and misses by the piece\'s PD
 
 	// Registers seen by waveforms: the values during the current cycle.
 	inUseQ int
@@ -126,7 +125,11 @@ func New(name string, cfg Config, p Ports) *Unit {
 			panic(fmt.Sprintf("mptcache: %s: port %s not connected", name, port.name))
 		}
 	}
-	return &Unit{name: name, cfg: cfg, p: p, arr: newArray(&cfg), mshrs: newMSHRFile(&cfg)}
+	u := &Unit{name: name, cfg: cfg, p: p, arr: newArray(&cfg), mshrs: newMSHRFile(&cfg)}
+	u.why = [numCauses]*sim.Stalls{causeOutput: &u.stats.OutputStalls, causeMSHR: &u.stats.MSHRStalls,
+		causeTarget: &u.stats.TargetStalls, causeRead: &u.stats.ReadStalls}
+	u.CounterSet = sim.Declare("mkc_cache", &u.stats)
+	return u
 }
 
 // Name is the unit's hierarchical name.
@@ -136,23 +139,7 @@ func (u *Unit) Name() string { return u.name }
 func (u *Unit) Config() Config { return u.cfg }
 
 // Stats returns the counters.
-func (u *Unit) Stats() Stats {
-	s := u.stats
-	s.StallCycles = u.stall.Count()
-	s.OutputStalls, s.MSHRStalls = u.why[causeOutput].Count(), u.why[causeMSHR].Count()
-	s.TargetStalls, s.ReadStalls = u.why[causeTarget].Count(), u.why[causeRead].Count()
-	s.MSHRCycles = u.occ.Count()
-	return s
-}
-
-// Counters lists the counters under the group mkc_cache.
-func (u *Unit) Counters() []sim.Counter {
-	s := u.Stats()
-	return sim.CountersOf("mkc_cache", &s)
-}
-
-// CounterWords returns the counters in place (sim.CounterWorder).
-func (u *Unit) CounterWords() [][]uint64 { return sim.WordsOf(&u.stats) }
+func (u *Unit) Stats() Stats { return u.stats }
 
 // Connections lists the channels the unit pops and pushes (sim.Connected).
 func (u *Unit) Connections() (in, out []sim.Port) {
@@ -222,7 +209,7 @@ func (u *Unit) Eval(now uint64) bool {
 	// wakes the engine.
 	pending := u.mshrs.issuing+u.mshrs.replaying > 0
 	if !pending && !inValid && !loopValid && !p.Ctrl.Valid() && !p.MemResp.Valid() {
-		u.stall.Note(now, false)
+		u.stats.StallCycles.Note(now, false)
 		u.noteCauses(now, 0)
 		return false
 	}
@@ -237,7 +224,7 @@ func (u *Unit) Eval(now uint64) bool {
 		u.state = StateLookup
 	}
 	u.cause = 0
-	u.stall.Note(now, u.lookupStage(loopValid, inValid))
+	u.stats.StallCycles.Note(now, u.lookupStage(loopValid, inValid))
 	u.noteCauses(now, u.cause)
 	if u.miss {
 		u.state = StateMiss
@@ -259,7 +246,7 @@ func (u *Unit) Eval(now uint64) bool {
 // channels latch their own pushes and pops.
 func (u *Unit) Commit() {
 	u.inUseQ = u.mshrs.inUse
-	u.occ.NoteN(u.Now(), uint64(u.inUseQ))
+	u.stats.MSHRCycles.NoteN(u.Now(), uint64(u.inUseQ))
 }
 
 // fillStage takes one read completion. A fresh one installs the line and

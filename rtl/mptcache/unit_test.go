@@ -512,8 +512,11 @@ func TestHitsAfterWarmup(t *testing.T) {
 			n := uint64(len(idx))
 			// Each miss holds its MSHR for the 20 cycles of the read and
 			// the cycle of its replay.
-			want := Stats{Hits: n, Misses: n, Reads: n, Fills: n, MSHRCycles: 21 * n}
-			st.StallCycles = 0
+			want := Stats{Hits: n, Misses: n, Reads: n, Fills: n}
+			if got := st.MSHRCycles.Count(); got != 21*n {
+				t.Errorf("mshr_cycles %d, want %d", got, 21*n)
+			}
+			st.StallCycles, st.MSHRCycles = sim.Stalls{}, sim.Occupancy{}
 			if st != want {
 				t.Errorf("stats %+v, want %+v", st, want)
 			}
@@ -685,7 +688,7 @@ func TestMSHRMerge(t *testing.T) {
 			if n := len(b.port("req")); n != 1 || st.Reads != 1 {
 				t.Errorf("%d reads (stat %d), want 1", n, st.Reads)
 			}
-			if st.MergedMisses != tc.mshrHits || st.Hits != tc.hits || (tc.stalls > 0) != (st.StallCycles > 0) {
+			if st.MergedMisses != tc.mshrHits || st.Hits != tc.hits || (tc.stalls > 0) != (st.StallCycles.Count() > 0) {
 				t.Errorf("stats %+v: want %d MSHR hits, %d hits, stalls %v", st, tc.mshrHits, tc.hits, tc.stalls > 0)
 			}
 			first := b.port("out")[0].Cycle
@@ -730,7 +733,7 @@ func TestLoopNotBlockedByOut(t *testing.T) {
 	if n := len(b.port("out")); n != 1 {
 		t.Errorf("%d lookups on a depth-1 Out never drained", n)
 	}
-	if b.u.Stats().StallCycles == 0 {
+	if b.u.Stats().StallCycles.Count() == 0 {
 		t.Error("level-0 input never stalled")
 	}
 }
@@ -1138,11 +1141,13 @@ func TestStallCauses(t *testing.T) {
 		want func(s Stats) bool
 	}{
 		{"no MSHR", cfgWith(func(c *Config) { c.MSHRs = 1 }), pieces(0, 0, 0, 1, 2),
-			nil, func(s Stats) bool { return s.MSHRStalls >= 20 && s.TargetStalls == 0 && s.OutputStalls == 0 }},
+			nil, func(s Stats) bool {
+				return s.MSHRStalls.Count() >= 20 && s.TargetStalls.Count() == 0 && s.OutputStalls.Count() == 0
+			}},
 		{"no target", cfgWith(func(c *Config) { c.Targets, c.LoopTargets = 2, 1 }), pieces(0, 0, 0, 1, 1),
-			nil, func(s Stats) bool { return s.TargetStalls >= 20 && s.MSHRStalls == 0 }},
+			nil, func(s Stats) bool { return s.TargetStalls.Count() >= 20 && s.MSHRStalls.Count() == 0 }},
 		{"output full", DefaultConfig(), append(pieces(0, 0, 0, 1), pieces(1, 100, 0, 1, 1, 1, 1, 1, 1)...),
-			func(now uint64) bool { return now < 100 || now >= 150 }, func(s Stats) bool { return s.OutputStalls > 0 && s.MSHRStalls == 0 }},
+			func(now uint64) bool { return now < 100 || now >= 150 }, func(s Stats) bool { return s.OutputStalls.Count() > 0 && s.MSHRStalls.Count() == 0 }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := newBench(t, setup{cfg: tc.cfg, latency: 20, in: tc.in, outReady: tc.out, outDepth: 1})

@@ -48,14 +48,15 @@ type Ports struct {
 // definition (sim.Counter): the group mttwalk, and the cache's counters
 // under mtt_cache.
 type Stats struct {
-	Cache   linecache.Stats `counter:"-"`
-	Pieces  uint64          `counter:"pieces" unit:"pieces" help:"checked MTT pieces taken from In into a walker context"`
-	Pages   uint64          `counter:"pages" unit:"pages" help:"MTT entries read and judged for a page of a piece (a segment or a page-bit failure)"`
-	Faults  uint64          `counter:"page_bit_misses" unit:"pages" help:"pages whose entry lacked the rd_en/wr_en bit the access needs (PAGE_ACCESS, or PAGE_FAULT on an ODP key)"`
-	MaxBusy int             `counter:"max_walkers_in_use" unit:"contexts" kind:"max" help:"the most walker contexts busy at once"`
-	Cuts    uint64          `counter:"cuts" unit:"pieces" help:"pieces stopped before their end because the request's result was decided by a failure below (bus.Cut)"`
-	NoCtx   uint64          `counter:"context_stall_cycles" unit:"cycles" kind:"wait" help:"cycles a piece waited at the head of In because every walker context was busy"`
-	Busy    uint64          `counter:"walker_cycles" unit:"walker-cycles" kind:"occupancy" mean:"mean_walkers_in_use" help:"walker contexts busy, summed over the cycles (mean_walkers_in_use = walker_cycles / cycles)"`
+	Pieces  uint64        `counter:"pieces" unit:"pieces" help:"checked MTT pieces taken from In into a walker context"`
+	Pages   uint64        `counter:"pages" unit:"pages" help:"MTT entries read and judged for a page of a piece (a segment or a page-bit failure)"`
+	Faults  uint64        `counter:"page_bit_misses" unit:"pages" help:"pages whose entry lacked the rd_en/wr_en bit the access needs (PAGE_ACCESS, or PAGE_FAULT on an ODP key)"`
+	MaxBusy int           `counter:"max_walkers_in_use" unit:"contexts" kind:"max" help:"the most walker contexts busy at once"`
+	Cuts    uint64        `counter:"cuts" unit:"pieces" help:"pieces stopped before their end because the request's result was decided by a failure below (bus.Cut)"`
+	NoCtx   sim.Stalls    `counter:"context_stall_cycles" unit:"cycles" kind:"wait" help:"cycles a piece waited at the head of In because every walker context was busy"`
+	Busy    sim.Occupancy `counter:"walker_cycles" unit:"walker-cycles" kind:"occupancy" mean:"mean_walkers_in_use" help:"walker contexts busy, summed over the cycles (mean_walkers_in_use = walker_cycles / cycles)"`
+	// Cache is the MTT cache's counters (the cache keeps them).
+	Cache *linecache.Stats `group:"mtt_cache"`
 }
 
 // walker is one piece being walked; its state and fetch slot are in
@@ -71,8 +72,9 @@ type walker struct {
 // something happens to it (sim.Base).
 type Unit struct {
 	sim.Base
-	name string
-	p    Ports
+	sim.CounterSet // stats, under mttwalk
+	name           string
+	p              Ports
 	// cx is the contexts' states and fetch slots, the MTT cache, the
 	// round-robin pointer and the cuts (walk.Contexts).
 	cx  walk.Contexts
@@ -82,8 +84,6 @@ type Unit struct {
 	idle sim.Mask
 
 	stats Stats
-	occ   sim.Occupancy // walkers busy (Stats.Busy)
-	noCtx sim.Stalls    // Stats.NoCtx
 	// ctxWait: a piece waited at In this cycle, every context busy.
 	ctxWait bool
 	byPD    sim.ByKey        // mtt_cache hits and misses by the piece\'s PD
@@ -100,6 +100,8 @@ func New(name string, cfg Config, p Ports) *Unit {
 	for i := range u.ctx {
 		u.idle.Set(i)
 	}
+	u.stats.Cache = &u.cx.Cache.Stats
+	u.CounterSet = sim.Declare("mttwalk", &u.stats)
 	return u
 }
 
@@ -141,26 +143,8 @@ func (u *Unit) Strobes() (hit, miss, fill bool) {
 	return u.hit, u.miss, u.fill
 }
 
-// Stats returns the counters.
-func (u *Unit) Stats() Stats {
-	s := u.stats
-	s.Cache = u.cx.Cache.Stats
-	s.Busy = u.occ.Count()
-	s.NoCtx = u.noCtx.Count()
-	return s
-}
-
-// Counters lists the counters: mttwalk's, then the cache's as mtt_cache.
-func (u *Unit) Counters() []sim.Counter {
-	s := u.Stats()
-	return append(sim.CountersOf("mttwalk", &s), u.cx.Cache.Counters("mtt_cache")...)
-}
-
-// CounterWords returns the counters in place, the walker's then its
-// cache's (sim.CounterWorder).
-func (u *Unit) CounterWords() [][]uint64 {
-	return append(sim.WordsOf(&u.stats), u.cx.Cache.CounterWords()...)
-}
+// Stats returns the counters (Cache points at the cache's own).
+func (u *Unit) Stats() Stats { return u.stats }
 
 // Covers lists the coverage points the walker hits: where a piece starts
 // in its first page and whether it goes on past it, and a page position
@@ -177,8 +161,8 @@ func (u *Unit) SetCoverage(c *cover.Collector) { u.cov = c }
 // context.
 func (u *Unit) Eval(now uint64) bool {
 	busy := u.eval()
-	u.occ.NoteN(now, uint64(u.cx.Busy()))
-	u.noCtx.Note(now, u.ctxWait)
+	u.stats.Busy.NoteN(now, uint64(u.cx.Busy()))
+	u.stats.NoCtx.Note(now, u.ctxWait)
 	return busy
 }
 

@@ -9,26 +9,18 @@ type TypeCount struct {
 	PayloadBytes uint64 `json:"payload_bytes"` // data only
 }
 
-// LinkStats are a link direction's counters.
+// LinkStats are a link direction's counters. Each field's tags are the
+// counter's one definition (sim.Counter), under the link's name
+// (pcie.up, pcie.down).
 type LinkStats struct {
-	PerType [NumTypes]TypeCount `json:"per_type"` // indexed by Type
-	// BusyCycles counts the cycles the link spent serializing: divided by
-	// the cycles run it is the link's utilization.
-	BusyCycles uint64 `json:"busy_cycles"`
-	// StallCycles counts cycles a serialized TLP waited for room on the
-	// wire because the far end did not take what arrived.
-	StallCycles uint64 `json:"stall_cycles"`
-}
-
-// Total sums the counts over all types.
-func (s *LinkStats) Total() TypeCount {
-	var t TypeCount
-	for _, c := range s.PerType {
-		t.TLPs += c.TLPs
-		t.WireBytes += c.WireBytes
-		t.PayloadBytes += c.PayloadBytes
-	}
-	return t
+	TLPs         uint64     `counter:"tlps" unit:"TLPs" help:"TLPs that entered the link's serializer"`
+	WireBytes    uint64     `counter:"wire_bytes" unit:"bytes" help:"bytes those TLPs took on the wire, headers and framing included"`
+	PayloadBytes uint64     `counter:"payload_bytes" unit:"bytes" help:"payload bytes those TLPs carried"`
+	BusyCycles   uint64     `counter:"busy_cycles" unit:"cycles" help:"cycles the serializer was sending: divided by the cycles run, the link's utilization"`
+	StallCycles  sim.Stalls `counter:"stall_cycles" unit:"cycles" kind:"wait" help:"cycles a serialized TLP waited for room on the wire because the far end did not take what arrived"`
+	// PerType splits TLPs, WireBytes and PayloadBytes by TLP type
+	// (indexed by Type).
+	PerType [NumTypes]TypeCount `counter:"-"`
 }
 
 // Link is one direction of a PCIe link, a sim.Component:
@@ -54,8 +46,9 @@ func (s *LinkStats) Total() TypeCount {
 // arrival.
 type Link struct {
 	sim.Base
-	name string
-	cfg  Config
+	sim.CounterSet // stats, under the link's name
+	name           string
+	cfg            Config
 	// In and Out are the ports (set by NewLink).
 	In, Out *sim.Chan[TLP]
 	wire    *sim.Chan[TLP]
@@ -65,7 +58,6 @@ type Link struct {
 	cur     TLP
 	doneAt  uint64 // last serialization cycle of cur
 	stats   LinkStats
-	stall   sim.Stalls // StallCycles
 
 	// staged this cycle
 	nHolding bool
@@ -89,7 +81,9 @@ func NewLink(e *sim.Engine, name string, cfg Config, in, out *sim.Chan[TLP]) *Li
 	// LinkLatencyCycles, so LinkLatencyCycles+1 entries never limit the
 	// bandwidth.
 	wire := sim.NewChan[TLP](e, name+".wire", cfg.LinkLatencyCycles+2, cfg.LinkLatencyCycles)
-	return &Link{name: name, cfg: cfg, In: in, Out: out, wire: wire}
+	l := &Link{name: name, cfg: cfg, In: in, Out: out, wire: wire}
+	l.CounterSet = sim.Declare(name, &l.stats)
+	return l
 }
 
 // Name is the link's name.
@@ -99,43 +93,12 @@ func (l *Link) Name() string { return l.name }
 func (l *Link) Config() Config { return l.cfg }
 
 // Stats returns the counters.
-func (l *Link) Stats() LinkStats {
-	s := l.stats
-	s.StallCycles = l.stall.Count()
-	return s
-}
+func (l *Link) Stats() LinkStats { return l.stats }
 
 // Connections lists the channels the link pops and pushes: its ports and
 // its wire, both ends of which it holds (sim.Connected).
 func (l *Link) Connections() (in, out []sim.Port) {
 	return []sim.Port{l.In, l.wire}, []sim.Port{l.Out, l.wire}
-}
-
-// linkCounters declares the link's counters, in the order of
-// CounterValues: the one place that says what each counts.
-var linkCounters = [...]sim.Counter{
-	{Name: "tlps", Unit: "TLPs", Help: "TLPs that entered the link's serializer"},
-	{Name: "wire_bytes", Unit: "bytes", Help: "bytes those TLPs took on the wire, headers and framing included"},
-	{Name: "payload_bytes", Unit: "bytes", Help: "payload bytes those TLPs carried"},
-	{Name: "busy_cycles", Unit: "cycles", Help: "cycles the serializer was sending: divided by the cycles run, the link's utilization"},
-	{Name: "stall_cycles", Unit: "cycles", Wait: true, Help: "cycles a serialized TLP waited for room on the wire because the far end did not take what arrived"},
-}
-
-// Counters lists the link's counters under its name (pcie.up, pcie.down):
-// the totals over TLP types.
-func (l *Link) Counters() []sim.Counter {
-	vs := l.CounterValues(make([]uint64, 0, len(linkCounters)))
-	out := linkCounters
-	for i := range out {
-		out[i].Name, out[i].Value = l.name+"."+out[i].Name, vs[i]
-	}
-	return out[:]
-}
-
-// CounterValues appends the values of Counters (sim.CounterValuer).
-func (l *Link) CounterValues(vs []uint64) []uint64 {
-	t := l.stats.Total()
-	return append(vs, t.TLPs, t.WireBytes, t.PayloadBytes, l.stats.BusyCycles, l.stall.Count())
 }
 
 // Wire is the internal channel of TLPs in flight (for tracers).
@@ -191,10 +154,13 @@ func (l *Link) Commit() {
 			c.TLPs++
 			c.WireBytes += uint64(t.WireBytes())
 			c.PayloadBytes += uint64(t.PayloadBytes())
+			l.stats.TLPs++
+			l.stats.WireBytes += uint64(t.WireBytes())
+			l.stats.PayloadBytes += uint64(t.PayloadBytes())
 		}
 		l.stats.BusyCycles += uint64(l.cfg.SerializationCycles(t.WireBytes()))
 	}
-	l.stall.Note(l.Now(), l.stalled)
+	l.stats.StallCycles.Note(l.Now(), l.stalled)
 	if l.latch {
 		l.holding, l.cur, l.doneAt = l.nHolding, l.nCur, l.nDoneAt
 	}

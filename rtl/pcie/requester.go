@@ -43,17 +43,17 @@ type ReadResp struct {
 // the counter's one definition (sim.Counter), under the group
 // pcie.requester.
 type RequesterStats struct {
-	Reads          uint64 `counter:"reads" unit:"TLPs" help:"MRd TLPs the device sent"`
-	ReadBytes      uint64 `counter:"read_bytes" unit:"bytes" help:"bytes the device's MRd TLPs asked for"`
-	Writes         uint64 `counter:"writes" unit:"TLPs" help:"MWr TLPs the device sent (data clients' writes)"`
-	WriteBytes     uint64 `counter:"write_bytes" unit:"bytes" help:"bytes the device's MWr TLPs carried"`
-	Completions    uint64 `counter:"completions" unit:"TLPs" help:"completion TLPs the device received"`
-	Responses      uint64 `counter:"responses" unit:"reads" help:"whole read responses delivered to the units (one per ReadReq)"`
-	FailedReads    uint64 `counter:"failed_reads" unit:"reads" help:"read responses delivered with a status other than SC"`
-	MaxTagsInUse   int    `counter:"max_tags_in_use" unit:"tags" kind:"max" help:"the most MRd TLPs in flight at once"`
-	TagStallCycles uint64 `counter:"tag_stall_cycles" unit:"cycles" kind:"wait" help:"cycles a unit's read waited for a free tag"`
-	TagCycles      uint64 `counter:"tag_cycles" unit:"tag-cycles" kind:"occupancy" mean:"mean_tags_in_use" help:"tags in use (MRds in flight), summed over the cycles (mean_tags_in_use = tag_cycles / cycles)"`
-	Errors         uint64 `counter:"errors" unit:"TLPs" help:"completions that broke a PCIe rule (see Requester.Errors)"`
+	Reads          uint64        `counter:"reads" unit:"TLPs" help:"MRd TLPs the device sent"`
+	ReadBytes      uint64        `counter:"read_bytes" unit:"bytes" help:"bytes the device's MRd TLPs asked for"`
+	Writes         uint64        `counter:"writes" unit:"TLPs" help:"MWr TLPs the device sent (data clients' writes)"`
+	WriteBytes     uint64        `counter:"write_bytes" unit:"bytes" help:"bytes the device's MWr TLPs carried"`
+	Completions    uint64        `counter:"completions" unit:"TLPs" help:"completion TLPs the device received"`
+	Responses      uint64        `counter:"responses" unit:"reads" help:"whole read responses delivered to the units (one per ReadReq)"`
+	FailedReads    uint64        `counter:"failed_reads" unit:"reads" help:"read responses delivered with a status other than SC"`
+	MaxTagsInUse   int           `counter:"max_tags_in_use" unit:"tags" kind:"max" help:"the most MRd TLPs in flight at once"`
+	TagStallCycles sim.Stalls    `counter:"tag_stall_cycles" unit:"cycles" kind:"wait" help:"cycles a unit's read waited for a free tag"`
+	TagCycles      sim.Occupancy `counter:"tag_cycles" unit:"tag-cycles" kind:"occupancy" mean:"mean_tags_in_use" help:"tags in use (MRds in flight), summed over the cycles (mean_tags_in_use = tag_cycles / cycles)"`
+	Errors         uint64        `counter:"errors" unit:"TLPs" help:"completions that broke a PCIe rule (see Requester.Errors)"`
 }
 
 // ErrorKind classifies a protocol error seen by the Requester.
@@ -189,8 +189,9 @@ type pendingResp struct {
 // an arbiter in front of the link.
 type Requester struct {
 	sim.Base
-	name string
-	cfg  Config
+	sim.CounterSet // stats, under pcie.requester
+	name           string
+	cfg            Config
 	// Tx carries MRds to the link, Rx completions from it.
 	Tx, Rx *sim.Chan[TLP]
 	// Target, if not nil (SetTarget), takes the MWr TLPs that arrive on
@@ -207,8 +208,6 @@ type Requester struct {
 	fLen       int
 	rr         int
 	stats      RequesterStats
-	stall      sim.Stalls    // TagStallCycles
-	occ        sim.Occupancy // TagCycles
 	data       slab[byte]    // reads' buffers
 	zeros      []byte        // the payload of every MWr (read-only)
 	ctxs       slab[readCtx] // reads' contexts
@@ -230,6 +229,7 @@ func NewRequester(name string, cfg Config, tx, rx *sim.Chan[TLP]) *Requester {
 	for i := range r.free {
 		r.free[i] = cfg.tagBase() + uint16(i)
 	}
+	r.CounterSet = sim.Declare("pcie.requester", &r.stats)
 	return r
 }
 
@@ -257,21 +257,7 @@ func (r *Requester) Name() string { return r.name }
 func (r *Requester) Config() Config { return r.cfg }
 
 // Stats returns the counters.
-func (r *Requester) Stats() RequesterStats {
-	s := r.stats
-	s.TagStallCycles = r.stall.Count()
-	s.TagCycles = r.occ.Count()
-	return s
-}
-
-// Counters lists the counters under the group pcie.requester.
-func (r *Requester) Counters() []sim.Counter {
-	s := r.Stats()
-	return sim.CountersOf("pcie.requester", &s)
-}
-
-// CounterWords returns the counters in place (sim.CounterWorder).
-func (r *Requester) CounterWords() [][]uint64 { return sim.WordsOf(&r.stats) }
+func (r *Requester) Stats() RequesterStats { return r.stats }
 
 // SetTarget gives the requester the channel that takes the host's
 // writes to the device (doorbells). Call it before the first cycle.
@@ -628,9 +614,9 @@ func (r *Requester) Commit() {
 	}
 	r.stats.Responses += s.responses
 	r.stats.FailedReads += s.failed
-	r.stall.Note(r.Now(), s.stall)
+	r.stats.TagStallCycles.Note(r.Now(), s.stall)
 	u := r.TagsInUse()
-	r.occ.NoteN(r.Now(), uint64(u))
+	r.stats.TagCycles.NoteN(r.Now(), uint64(u))
 	if u > r.stats.MaxTagsInUse {
 		r.stats.MaxTagsInUse = u
 	}

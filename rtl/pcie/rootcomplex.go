@@ -62,9 +62,10 @@ func (s *RootComplexStats) add(d *RootComplexStats) {
 // reach Memory in the order they arrived.
 type RootComplex struct {
 	sim.Base
-	name string
-	cfg  Config
-	mem  *Memory
+	sim.CounterSet // stats, under pcie: the host's view of the link's traffic
+	name           string
+	cfg            Config
+	mem            *Memory
 	// Rx carries requests from the device, Tx completions to it.
 	Rx, Tx *sim.Chan[TLP]
 	// CPU, if not nil (SetCPU), carries the MWr TLPs the host's CPU
@@ -99,7 +100,9 @@ func NewRootComplex(e *sim.Engine, name string, cfg Config, mem *Memory, rx, tx 
 	}
 	pipe := sim.NewChan[TLP](e, name+".pipe", cfg.ICMLatencyCycles+2, cfg.ICMLatencyCycles)
 	dpipe := sim.NewChan[TLP](e, name+".data_pipe", cfg.DataLatencyCycles+2, cfg.DataLatencyCycles)
-	return &RootComplex{name: name, cfg: cfg, mem: mem, Rx: rx, Tx: tx, pipe: pipe, dpipe: dpipe}
+	r := &RootComplex{name: name, cfg: cfg, mem: mem, Rx: rx, Tx: tx, pipe: pipe, dpipe: dpipe}
+	r.CounterSet = sim.Declare("pcie", &r.stats)
+	return r
 }
 
 // Name is the root complex's name.
@@ -110,13 +113,6 @@ func (r *RootComplex) Config() Config { return r.cfg }
 
 // Stats returns the counters.
 func (r *RootComplex) Stats() RootComplexStats { return r.stats }
-
-// Counters lists the counters under the group pcie: the host's view of the
-// link's traffic.
-func (r *RootComplex) Counters() []sim.Counter { return sim.CountersOf("pcie", &r.stats) }
-
-// CounterWords returns the counters in place (sim.CounterWorder).
-func (r *RootComplex) CounterWords() [][]uint64 { return sim.WordsOf(&r.stats) }
 
 // SetCPU gives the root complex the channel of the CPU's writes to the
 // device (doorbells). Call it before the root complex is added to the

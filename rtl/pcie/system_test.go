@@ -234,7 +234,7 @@ func TestRandomReads(t *testing.T) {
 			}
 			logs, stats, st := runRandom(t, c.cfg, seed, 2, c.reads, plain)
 			t.Logf("%s", stats)
-			if c.saturate && (st.MaxTagsInUse != c.cfg.Tags || st.TagStallCycles == 0) {
+			if c.saturate && (st.MaxTagsInUse != c.cfg.Tags || st.TagStallCycles.Count() == 0) {
 				t.Errorf("tags not saturated: %+v", st)
 			}
 			for _, mode := range []runMode{shuffled, noSkip} {
@@ -266,8 +266,8 @@ func TestTagBound(t *testing.T) {
 		mon := s.monitorTags()
 		s.run(t, 1_000_000)
 		st := s.req.Stats()
-		if st.MaxTagsInUse != tags || mon.max != tags || st.TagStallCycles == 0 || len(mon.errs) > 0 {
-			t.Errorf("tags %d: max in use %d (monitor %d), stall cycles %d, %v", tags, st.MaxTagsInUse, mon.max, st.TagStallCycles, mon.errs)
+		if st.MaxTagsInUse != tags || mon.max != tags || st.TagStallCycles.Count() == 0 || len(mon.errs) > 0 {
+			t.Errorf("tags %d: max in use %d (monitor %d), stall cycles %d, %v", tags, st.MaxTagsInUse, mon.max, st.TagStallCycles.Count(), mon.errs)
 		}
 	}
 }

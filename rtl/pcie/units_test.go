@@ -84,7 +84,7 @@ func TestLinkTiming(t *testing.T) {
 		}
 	}
 	st := l.Stats()
-	if c := st.PerType[CplD]; c.TLPs != 3 || c.WireBytes != 3*84 || c.PayloadBytes != 192 || st.BusyCycles != 18 || st.Total().TLPs != 3 {
+	if c := st.PerType[CplD]; c.TLPs != 3 || c.WireBytes != 3*84 || c.PayloadBytes != 192 || st.BusyCycles != 18 || st.TLPs != 3 {
 		t.Errorf("stats %+v", st)
 	}
 }
@@ -143,7 +143,7 @@ func TestLinkBackpressure(t *testing.T) {
 			t.Fatalf("TLP %d has tag %d", i, g.tlp.Tag)
 		}
 	}
-	if l.Stats().StallCycles == 0 {
+	if l.Stats().StallCycles.Count() == 0 {
 		t.Errorf("no stall: %+v", l.Stats())
 	}
 }

@@ -25,7 +25,7 @@ type Stats struct {
 	Failed  uint64 `counter:"failed" unit:"pieces" help:"checked pieces that failed a check (translation.md 4, checks 2 to 10)"`
 	// Failures breaks Failed down by status.
 	Failures map[prm.Status]uint64 `counter:"-"`
-	Stalls   uint64                `counter:"stall_cycles" unit:"cycles" kind:"wait" help:"cycles in which a piece waited at an input because its destination was not ready"`
+	Stalls   sim.Stalls            `counter:"stall_cycles" unit:"cycles" kind:"wait" help:"cycles in which a piece waited at an input because its destination was not ready"`
 }
 
 // Describe lists what the stage shows in its waveform scope: whether it
@@ -43,10 +43,10 @@ func (u *Unit) Describe() sim.Description {
 // cycles something happens to it (sim.Base).
 type Unit struct {
 	sim.Base
-	name  string
-	p     Ports
-	stats Stats
-	stall sim.Stalls // Stats.Stalls
+	sim.CounterSet // stats, under protcheck
+	name           string
+	p              Ports
+	stats          Stats
 
 	cov *cover.Collector // nil: coverage off
 
@@ -58,27 +58,16 @@ type Unit struct {
 
 // New makes the stage.
 func New(name string, p Ports) *Unit {
-	return &Unit{name: name, p: p, stats: Stats{Failures: map[prm.Status]uint64{}}}
+	u := &Unit{name: name, p: p, stats: Stats{Failures: map[prm.Status]uint64{}}}
+	u.CounterSet = sim.Declare("protcheck", &u.stats)
+	return u
 }
 
 // Name is the unit's hierarchical name.
 func (u *Unit) Name() string { return u.name }
 
 // Stats returns the counters.
-func (u *Unit) Stats() Stats {
-	s := u.stats
-	s.Stalls = u.stall.Count()
-	return s
-}
-
-// Counters lists the counters under the group protcheck.
-func (u *Unit) Counters() []sim.Counter {
-	s := u.Stats()
-	return sim.CountersOf("protcheck", &s)
-}
-
-// CounterWords returns the counters in place (sim.CounterWorder).
-func (u *Unit) CounterWords() [][]uint64 { return sim.WordsOf(&u.stats) }
+func (u *Unit) Stats() Stats { return u.stats }
 
 // Connections lists the channels the stage pops and pushes (sim.Connected).
 func (u *Unit) Connections() (in, out []sim.Port) {
@@ -107,14 +96,14 @@ func (u *Unit) Eval(now uint64) bool {
 	// at the other input (it checks one a cycle); one refused waits for
 	// its destination to take again, which wakes the stage.
 	if u.p.InLoop.Valid() && u.try(u.p.InLoop) {
-		u.stall.Note(now, false)
+		u.stats.Stalls.Note(now, false)
 		return u.p.In.Valid()
 	}
 	if u.p.In.Valid() && u.try(u.p.In) {
-		u.stall.Note(now, false)
+		u.stats.Stalls.Note(now, false)
 		return u.p.InLoop.Valid()
 	}
-	u.stall.Note(now, u.p.InLoop.Valid() || u.p.In.Valid())
+	u.stats.Stalls.Note(now, u.p.InLoop.Valid() || u.p.In.Valid())
 	return false
 }
 

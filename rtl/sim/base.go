@@ -1,5 +1,7 @@
 package sim
 
+import "strconv"
+
 // Base is embedded in a component that the engine should evaluate only in
 // the cycles something happens to it (Connected): it holds the
 // component's place in its engine, from which the component learns the
@@ -59,8 +61,11 @@ func (b *Base) Wake() {
 // evaluate it: nothing it waits on changed then, so it waited through
 // them as it did in the cycle it last ran. Note the condition once in
 // every Eval.
+//
+// A Stalls is a counter field of a unit's stats (kind:"wait" or
+// kind:"occupancy", see Counter), read where it is kept.
 type Stalls struct {
-	n    uint64
+	n    uint64 // the count: the first word (CountersOf reads it there)
 	k    uint64 // what the last Note counted for its cycle
 	last uint64
 }
@@ -90,5 +95,9 @@ func (s *Stalls) NoteN(now uint64, k uint64) {
 // the level the cycle leaves. It is a Stalls that counts use, not waits.
 type Occupancy = Stalls
 
+// String is the count, in decimal: a Stalls prints as the number it
+// counted (%v of a unit's stats shows its count, not its bookkeeping).
+func (s Stalls) String() string { return strconv.FormatUint(s.n, 10) }
+
 // Count is the number counted, up to the last Note.
-func (s *Stalls) Count() uint64 { return s.n }
+func (s Stalls) Count() uint64 { return s.n }

@@ -11,22 +11,27 @@ import (
 // Counter is one statistic a unit declares, read at the end of a run (or
 // whenever a report is made, never on the clocked path).
 //
-// A unit keeps its counters as the uint64 (or int) fields of a Stats
-// struct that it increments directly, and declares each one in the
-// field's tags, the only place its meaning is written:
+// A unit declares its counters once, as the fields of one Stats struct
+// whose tags are the only place their meaning is written, and embeds the
+// CounterSet that Declare makes of it:
 //
-//	Hits uint64 `counter:"hits" unit:"lookups" help:"lookups that found a valid line of their index"`
+//	Hits  uint64     `counter:"hits" unit:"lookups" help:"lookups that found a valid line of their index"`
+//	NoCtx sim.Stalls `counter:"context_stall_cycles" unit:"cycles" kind:"wait" help:"..."`
+//	Cache *linecache.Stats `group:"mtt_cache"`
 //
 // counter is the figure's name (its full name is the group, a dot, and
 // this), unit is what one count is, help is the event that increments it
 // and the state it reads. kind:"max" marks a high-water mark rather than a
-// count; kind:"occupancy" a sum over cycles of how many of something were
-// in use (an Occupancy), whose mean over the run, the figure named by the
-// mean tag, the statistics derive. Statistics files, summaries, sweep
-// tables and docs/counters.md all print counters by these names, so each
-// has one definition. The unit lists them with CountersOf (Counted) and
-// gives the waveform their live words with WordsOf (CounterWorder), so a
-// field added with its tags shows everywhere.
+// count. A count of cycles spent waiting (kind:"wait") or a sum over
+// cycles of how many of something were in use (kind:"occupancy", whose
+// mean over the run, the figure named by the mean tag, the statistics
+// derive) is a Stalls field that the unit notes in every Eval: it is
+// counted where it is kept, never copied in by hand. A field tagged
+// group:"name" (a struct, or a pointer to one, such as the stats of a
+// cache the unit holds) declares counters of its own under that group;
+// they follow the unit's own. Statistics files, summaries, sweep tables,
+// the waveform and docs/counters.md all print counters by these names, so
+// each has one definition.
 type Counter struct {
 	Name string // group.figure, e.g. mkc_cache.hits
 	Unit string // what one count is: lookups, reads, cycles, bytes
@@ -50,57 +55,111 @@ type Counted interface {
 	Counters() []Counter
 }
 
-// CountersOf lists the counters declared by the tags of stats, a struct
-// or a pointer to one, under group. Fields tagged counter:"-" are skipped
-// (a nested unit's stats the unit lists under their own group); any other
-// field must be a tagged unsigned or signed integer: CountersOf panics
-// naming a field that is not, so that a counter cannot go undeclared.
-func CountersOf(group string, stats any) []Counter {
-	v := reflect.Indirect(reflect.ValueOf(stats))
-	l := layoutOf(v.Type())
-	out := make([]Counter, len(l.fields))
-	for i, f := range l.fields {
-		out[i] = f.c
-		out[i].Name = group + "." + f.c.Name
-		if f.c.Mean != "" {
-			out[i].Mean = group + "." + f.c.Mean
-		}
-		switch fv := v.Field(f.index); {
-		case fv.CanUint():
-			out[i].Value = fv.Uint()
-		default:
-			out[i].Value = uint64(max(fv.Int(), 0))
-		}
-	}
-	return out
-}
-
-// CounterValuer is a Counted component that writes its counters' current
-// values cheaply, for a waveform, which shows them in every cycle the
-// component runs (building Counters would cost too much there): a
-// component whose counters are computed when read (pcie.Link's totals
-// over TLP types). One that keeps them as fields is a CounterWorder.
-type CounterValuer interface {
-	// CounterValues appends the values of Counters, in its order, to vs.
-	CounterValues(vs []uint64) []uint64
-}
-
 // CounterWorder is a Counted component whose counters a waveform can read
 // where the component keeps them: it compares them there, in every cycle
-// the component runs, and copies them only when they changed. The words
-// of counters of kind wait may be stale, since a waveform does not show
-// them (a unit brings those up to date in Stats); the others hold what
-// Counters reports.
+// the component runs, and copies them only when they changed.
 type CounterWorder interface {
-	// CounterWords returns the counters of Counters, in its order, as runs
-	// of words in the unit's own statistics (WordsOf): the same slices for
+	// CounterWords returns the counters of Counters that a waveform
+	// shows (all but the waits, Counter.Wait), in its order, as runs of
+	// words in the unit's own statistics (WordsOf): the same slices for
 	// the unit's life.
 	CounterWords() [][]uint64
 }
 
-// WordsOf returns the counters stats (a pointer to a struct) declares, in
-// the order of CountersOf, as runs of adjacent fields of the struct
-// itself: their live values, for CounterWords. Every counter must be a
+// CounterSet is a unit's counters: the tagged fields of its stats struct
+// (see Counter), under the unit's group. Embedded in the unit, it makes
+// the unit Counted and a CounterWorder with no code of the unit's own:
+//
+//	type Unit struct {
+//		sim.Base
+//		sim.CounterSet
+//		stats Stats
+//		...
+//	}
+//
+//	u.CounterSet = sim.Declare("mttwalk", &u.stats)
+type CounterSet struct {
+	group string
+	stats any // a pointer to the struct
+}
+
+// Declare makes the counter set of stats, a pointer to a struct of
+// tagged fields, under group. It panics, naming the field, on a field
+// that is not declared as Counter says: a mistake of the unit's code,
+// found when the unit is made.
+func Declare(group string, stats any) CounterSet {
+	t := reflect.TypeOf(stats)
+	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+		panic(fmt.Sprintf("sim: Declare(%q) wants a pointer to a stats struct, not %v", group, t))
+	}
+	layoutOf(t.Elem())
+	return CounterSet{group: group, stats: stats}
+}
+
+// Group is the group the set's own counters are named under.
+func (s CounterSet) Group() string { return s.group }
+
+// Counters lists the counters with their current values (Counted).
+func (s CounterSet) Counters() []Counter {
+	if s.stats == nil {
+		return nil
+	}
+	return CountersOf(s.group, s.stats)
+}
+
+// CounterWords returns the words of the counters a waveform shows
+// (CounterWorder).
+func (s CounterSet) CounterWords() [][]uint64 {
+	if s.stats == nil {
+		return nil
+	}
+	return WordsOf(s.stats)
+}
+
+// CountersOf lists the counters declared by the tags of stats, a struct
+// or a pointer to one, under group, then those of its groups. Fields
+// tagged counter:"-" are skipped; any other exported field must be a
+// declared counter or group: CountersOf panics naming a field that is
+// not, so that a counter cannot go undeclared.
+func CountersOf(group string, stats any) []Counter {
+	return appendCounters(nil, group, reflect.Indirect(reflect.ValueOf(stats)))
+}
+
+func appendCounters(out []Counter, group string, v reflect.Value) []Counter {
+	l := layoutOf(v.Type())
+	for _, f := range l.fields {
+		c := f.c
+		c.Name = group + "." + f.c.Name
+		if f.c.Mean != "" {
+			c.Mean = group + "." + f.c.Mean
+		}
+		switch fv := v.Field(f.index); {
+		case f.stalls:
+			c.Value = fv.Field(0).Uint() // Stalls.n, its count
+		case fv.CanUint():
+			c.Value = fv.Uint()
+		default:
+			c.Value = uint64(max(fv.Int(), 0))
+		}
+		out = append(out, c)
+	}
+	for _, g := range l.groups {
+		gv := v.Field(g.index)
+		if g.ptr {
+			if gv.IsNil() {
+				continue
+			}
+			gv = gv.Elem()
+		}
+		out = appendCounters(out, g.group, gv)
+	}
+	return out
+}
+
+// WordsOf returns the counters stats (a pointer to a struct) declares
+// that a waveform shows (all but the waits), in the order of CountersOf,
+// as runs of adjacent fields of the struct itself and of its groups:
+// their live values, for CounterWords. Every such counter must be a
 // 64-bit integer field (an int reads as its bits: a count or a high-water
 // mark is never negative); WordsOf panics naming the field when one is
 // not.
@@ -109,12 +168,18 @@ func WordsOf(stats any) [][]uint64 {
 	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
 		panic(fmt.Sprintf("sim: counter words want a pointer to a struct, not %v", t))
 	}
-	p := reflect.ValueOf(stats).UnsafePointer()
-	var out [][]uint64
-	end := ^uintptr(0) // the offset after the last run's last word
-	for _, f := range layoutOf(t.Elem()).fields {
-		if ft := t.Elem().Field(f.index).Type; ft.Size() != 8 {
-			panic(fmt.Sprintf("sim: counter %s of %v is a %v, not a 64-bit integer", f.c.Name, t.Elem(), ft))
+	return appendWords(nil, t.Elem(), reflect.ValueOf(stats).UnsafePointer())
+}
+
+func appendWords(out [][]uint64, t reflect.Type, p unsafe.Pointer) [][]uint64 {
+	l := layoutOf(t)
+	end := ^uintptr(0) // the offset after the last run's last word, in this struct
+	for _, f := range l.fields {
+		if f.c.Wait {
+			continue
+		}
+		if ft := t.Field(f.index).Type; ft.Size() != 8 {
+			panic(fmt.Sprintf("sim: counter %s of %v is a %v, not a 64-bit integer", f.c.Name, t, ft))
 		}
 		if k := len(out) - 1; k >= 0 && f.offset == end {
 			out[k] = unsafe.Slice(&out[k][0], len(out[k])+1)
@@ -123,13 +188,25 @@ func WordsOf(stats any) [][]uint64 {
 		}
 		end = f.offset + 8
 	}
+	for _, g := range l.groups {
+		gp := unsafe.Add(p, t.Field(g.index).Offset)
+		gt := t.Field(g.index).Type
+		if g.ptr {
+			if gp = *(*unsafe.Pointer)(gp); gp == nil {
+				continue
+			}
+			gt = gt.Elem()
+		}
+		out = appendWords(out, gt, gp)
+	}
 	return out
 }
 
 // counterLayout is what the tags of one stats type declare: each counter
-// (without group and value) and where its field lies.
+// (without group and value) and where its field lies, and its groups.
 type counterLayout struct {
 	fields []counterField
+	groups []groupField
 }
 
 type counterField struct {
@@ -137,11 +214,21 @@ type counterField struct {
 	index  int          // the field's number in the struct
 	offset uintptr      // its byte offset
 	kind   reflect.Kind // its integer kind
+	stalls bool         // a Stalls: its count is its first word
+}
+
+// groupField is a field that declares counters of its own under group.
+type groupField struct {
+	index int
+	group string
+	ptr   bool // a pointer to the struct, not the struct
 }
 
 // layouts caches the layout of each stats type (as encoding/binary and
 // encoding/json cache theirs): tags are read once per type, not per call.
 var layouts sync.Map // reflect.Type -> *counterLayout
+
+var stallsType = reflect.TypeFor[Stalls]()
 
 // layoutOf reads the counter tags of struct type t, or returns them cached.
 func layoutOf(t reflect.Type) *counterLayout {
@@ -152,26 +239,45 @@ func layoutOf(t reflect.Type) *counterLayout {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		name := f.Tag.Get("counter")
+		if g := f.Tag.Get("group"); g != "" {
+			gt, ptr := f.Type, f.Type.Kind() == reflect.Pointer
+			if ptr {
+				gt = gt.Elem()
+			}
+			if name != "" || gt.Kind() != reflect.Struct || !f.IsExported() {
+				panic(fmt.Sprintf("sim: %s field %s: a group is an exported struct or pointer to one, with no counter tag", t, f.Name))
+			}
+			layoutOf(gt)
+			l.groups = append(l.groups, groupField{index: i, group: g, ptr: ptr})
+			continue
+		}
 		if name == "-" || !f.IsExported() {
 			continue
 		}
-		unit, help := f.Tag.Get("unit"), f.Tag.Get("help")
+		unit, help, kind := f.Tag.Get("unit"), f.Tag.Get("help"), f.Tag.Get("kind")
 		if name == "" || unit == "" || help == "" {
 			panic(fmt.Sprintf("sim: %s field %s lacks its counter, unit or help tag", t, f.Name))
 		}
-		if (f.Tag.Get("kind") == "occupancy") != (f.Tag.Get("mean") != "") {
+		if (kind == "occupancy") != (f.Tag.Get("mean") != "") {
 			panic(fmt.Sprintf("sim: %s field %s: an occupancy (kind:\"occupancy\") and only one has a mean tag", t, f.Name))
+		}
+		wait := kind == "wait" || kind == "occupancy"
+		if stalls := f.Type == stallsType; stalls != wait {
+			panic(fmt.Sprintf("sim: %s field %s: a wait or occupancy counter is a sim.Stalls the unit notes, and a Stalls is one (kind %q, type %v)", t, f.Name, kind, f.Type))
 		}
 		switch k := f.Type.Kind(); k {
 		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
 			reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		case reflect.Struct:
+			if !wait {
+				panic(fmt.Sprintf("sim: %s field %s is a %s, not a count", t, f.Name, k))
+			}
 		default:
 			panic(fmt.Sprintf("sim: %s field %s is a %s, not a count", t, f.Name, k))
 		}
 		l.fields = append(l.fields, counterField{
-			c: Counter{Name: name, Unit: unit, Help: help, Max: f.Tag.Get("kind") == "max",
-				Wait: f.Tag.Get("kind") == "wait" || f.Tag.Get("kind") == "occupancy", Mean: f.Tag.Get("mean")},
-			index: i, offset: f.Offset, kind: f.Type.Kind(),
+			c:     Counter{Name: name, Unit: unit, Help: help, Max: kind == "max", Wait: wait, Mean: f.Tag.Get("mean")},
+			index: i, offset: f.Offset, kind: f.Type.Kind(), stalls: wait,
 		})
 	}
 	actual, _ := layouts.LoadOrStore(t, l)

@@ -122,3 +122,113 @@ func TestWordsOf(t *testing.T) {
 	}()
 	WordsOf(&mixed{})
 }
+
+// cacheStats is a group's struct: a cache's counters that its unit
+// declares under a group of their own.
+type cacheStats struct {
+	Hits   uint64 `counter:"hits" unit:"lookups" help:"lookups that hit"`
+	Misses uint64 `counter:"misses" unit:"lookups" help:"lookups that missed"`
+}
+
+// declared is a unit's stats as a unit declares them: counts, a wait and
+// an occupancy noted where they are kept, and a cache's group by pointer.
+type declared struct {
+	Pieces uint64      `counter:"pieces" unit:"pieces" help:"pieces taken"`
+	Wait   Stalls      `counter:"stall_cycles" unit:"cycles" kind:"wait" help:"cycles a piece waited"`
+	Max    int         `counter:"max_busy" unit:"contexts" kind:"max" help:"the most busy"`
+	Busy   Occupancy   `counter:"busy_cycles" unit:"context-cycles" kind:"occupancy" mean:"mean_busy" help:"contexts busy, summed"`
+	Last   uint64      `counter:"last" unit:"pieces" help:"after the occupancy"`
+	Cache  *cacheStats `group:"unit_cache"`
+	Inline cacheStats  `group:"inline_cache"`
+}
+
+// TestDeclare: a unit's counters, its waits and occupancies among them,
+// read where the unit keeps them, then its groups' under their own
+// names; the words are those the waveform shows (no wait), live.
+func TestDeclare(t *testing.T) {
+	var cache cacheStats
+	s := declared{Pieces: 3, Max: 2, Last: 9, Cache: &cache}
+	set := Declare("unit", &s)
+	s.Wait.Note(10, true)
+	s.Wait.Note(14, false) // 10..13 waited: 4
+	s.Busy.NoteN(10, 2)
+	s.Busy.NoteN(12, 1) // 2+2+1
+	cache.Hits, cache.Misses = 5, 6
+	s.Inline.Hits = 7
+	type nv struct {
+		name string
+		v    uint64
+		wait bool
+	}
+	var got []nv
+	for _, c := range set.Counters() {
+		got = append(got, nv{c.Name, c.Value, c.Wait})
+	}
+	want := []nv{{"unit.pieces", 3, false}, {"unit.stall_cycles", 4, true}, {"unit.max_busy", 2, false},
+		{"unit.busy_cycles", 5, true}, {"unit.last", 9, false}, {"unit_cache.hits", 5, false},
+		{"unit_cache.misses", 6, false}, {"inline_cache.hits", 7, false}, {"inline_cache.misses", 0, false}}
+	if !slices.Equal(got, want) {
+		t.Errorf("counters\n got %v\nwant %v", got, want)
+	}
+	if c, _ := Find(set.Counters(), "unit.busy_cycles"); c.Mean != "unit.mean_busy" {
+		t.Errorf("busy_cycles' mean is %q", c.Mean)
+	}
+	var words []uint64
+	for _, w := range set.CounterWords() {
+		words = append(words, w...)
+	}
+	if want := []uint64{3, 2, 9, 5, 6, 7, 0}; !slices.Equal(words, want) {
+		t.Errorf("words %v, want %v", words, want)
+	}
+	cache.Misses, s.Last = 60, 90
+	words = words[:0]
+	for _, w := range set.CounterWords() {
+		words = append(words, w...)
+	}
+	if want := []uint64{3, 2, 90, 5, 60, 7, 0}; !slices.Equal(words, want) {
+		t.Errorf("words after a change %v, want %v", words, want)
+	}
+	// A group by pointer that is nil declares nothing.
+	s.Cache = nil
+	if n := len(Declare("unit", &s).Counters()); n != 7 {
+		t.Errorf("%d counters with a nil group, want 7", n)
+	}
+	// A zero set declares nothing.
+	if cs, ws := (CounterSet{}).Counters(), (CounterSet{}).CounterWords(); cs != nil || ws != nil {
+		t.Errorf("zero set: %v, %v", cs, ws)
+	}
+}
+
+// TestDeclareRefuses: a wait or occupancy is a Stalls the unit notes, and
+// a Stalls is one; a group is a struct; Declare wants a pointer.
+func TestDeclareRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		stats any
+		want  string
+	}{
+		{"wait copied into a count", &struct {
+			W uint64 `counter:"w" unit:"cycles" kind:"wait" help:"h"`
+		}{}, "field W: a wait or occupancy counter is a sim.Stalls"},
+		{"stalls not a wait", &struct {
+			W Stalls `counter:"w" unit:"cycles" help:"h"`
+		}{}, "field W: a wait or occupancy counter is a sim.Stalls"},
+		{"group not a struct", &struct {
+			G uint64 `group:"g"`
+		}{}, "field G: a group is"},
+		{"bad counter in a group", &struct {
+			G struct{ N uint64 } `group:"g"`
+		}{}, "field N lacks"},
+		{"not a pointer", struct{}{}, "wants a pointer"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func() {
+				r := recover()
+				if msg, _ := r.(string); !strings.Contains(msg, tc.want) {
+					t.Errorf("panic %v, want one naming %q", r, tc.want)
+				}
+			}()
+			Declare("g", tc.stats)
+		})
+	}
+}

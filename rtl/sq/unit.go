@@ -61,16 +61,16 @@ type Ports struct {
 // Stats counts the front's work. Each field's tags are the counter's one
 // definition (sim.Counter), under the group sq.
 type Stats struct {
-	Doorbells    uint64 `counter:"doorbells" unit:"MWr TLPs" help:"doorbells taken: MWr TLPs to the doorbell register"`
-	BadDoorbells uint64 `counter:"bad_doorbells" unit:"MWr TLPs" help:"MWr TLPs to another address or of another length than the doorbell's 8 bytes, dropped"`
-	WQEs         uint64 `counter:"wqes" unit:"WQEs" help:"WQEs read and sent to the top, the bad ones included (NOPs not)"`
-	NOPs         uint64 `counter:"nops" unit:"WQEs" help:"NOP WQEs read and skipped (the host's padding at the end of a send queue)"`
-	Fenced       uint64 `counter:"fenced" unit:"WQEs" help:"WQEs with a fence mode other than none: the model orders every WQE after a UMR or invalidate behind it (a device whose umr_fence is strong), so each is run in order as any other"`
-	BadWQEs      uint64 `counter:"bad_wqes" unit:"WQEs" help:"WQEs that could not be read or parsed: sent with the reason, their operation fails"`
-	ReadBytes    uint64 `counter:"read_bytes" unit:"bytes" help:"bytes of send queue and UMR lists read from host memory"`
-	BusyCycles   uint64 `counter:"busy_cycles" unit:"cycles" kind:"occupancy" mean:"busy" help:"cycles the fetch engine served a doorbell (busy = busy_cycles / cycles)"`
-	CQEs         uint64 `counter:"cqes" unit:"CQEs" help:"CQEs written to the host (MWr of 64 bytes to the QP's completion queue), one a work request, the error ones included"`
-	ErrCQEs      uint64 `counter:"error_cqes" unit:"CQEs" help:"error CQEs written (REQ_ERR with the syndrome of the failure), of cqes"`
+	Doorbells    uint64        `counter:"doorbells" unit:"MWr TLPs" help:"doorbells taken: MWr TLPs to the doorbell register"`
+	BadDoorbells uint64        `counter:"bad_doorbells" unit:"MWr TLPs" help:"MWr TLPs to another address or of another length than the doorbell's 8 bytes, dropped"`
+	WQEs         uint64        `counter:"wqes" unit:"WQEs" help:"WQEs read and sent to the top, the bad ones included (NOPs not)"`
+	NOPs         uint64        `counter:"nops" unit:"WQEs" help:"NOP WQEs read and skipped (the host's padding at the end of a send queue)"`
+	Fenced       uint64        `counter:"fenced" unit:"WQEs" help:"WQEs with a fence mode other than none: the model orders every WQE after a UMR or invalidate behind it (a device whose umr_fence is strong), so each is run in order as any other"`
+	BadWQEs      uint64        `counter:"bad_wqes" unit:"WQEs" help:"WQEs that could not be read or parsed: sent with the reason, their operation fails"`
+	ReadBytes    uint64        `counter:"read_bytes" unit:"bytes" help:"bytes of send queue and UMR lists read from host memory"`
+	BusyCycles   sim.Occupancy `counter:"busy_cycles" unit:"cycles" kind:"occupancy" mean:"busy" help:"cycles the fetch engine served a doorbell (busy = busy_cycles / cycles)"`
+	CQEs         uint64        `counter:"cqes" unit:"CQEs" help:"CQEs written to the host (MWr of 64 bytes to the QP's completion queue), one a work request, the error ones included"`
+	ErrCQEs      uint64        `counter:"error_cqes" unit:"CQEs" help:"error CQEs written (REQ_ERR with the syndrome of the failure), of cqes"`
 }
 
 // State is the fetch engine's state.
@@ -111,25 +111,27 @@ var StateEnum = func() *sim.Enum {
 // cycles something happens to it (sim.Base).
 type Unit struct {
 	sim.Base
-	name  string
-	p     Ports
-	state State
-	qpn   uint32            // the QP being served
-	pi    uint16            // the producer counter its doorbell announced
-	ci    map[uint32]uint16 // every QP's consumer counter
-	ready []doorbell        // the doorbells taken, not yet served, in order
-	cqPI  map[uint32]uint32 // every QP's completion queue producer counter
-	rqCI  map[uint32]uint16 // every QP's receive counter (wqe_counter of receive CQEs)
-	cqQ   []bus.Completion  // CQEs waiting for the request port
-	buf   []byte            // the WQE read so far
-	wqe   bus.WQE           // the parsed WQE
-	stats Stats
-	occ   sim.Occupancy
+	sim.CounterSet // stats, under sq
+	name           string
+	p              Ports
+	state          State
+	qpn            uint32            // the QP being served
+	pi             uint16            // the producer counter its doorbell announced
+	ci             map[uint32]uint16 // every QP's consumer counter
+	ready          []doorbell        // the doorbells taken, not yet served, in order
+	cqPI           map[uint32]uint32 // every QP's completion queue producer counter
+	rqCI           map[uint32]uint16 // every QP's receive counter (wqe_counter of receive CQEs)
+	cqQ            []bus.Completion  // CQEs waiting for the request port
+	buf            []byte            // the WQE read so far
+	wqe            bus.WQE           // the parsed WQE
+	stats          Stats
 }
 
 // New makes the send-queue front.
 func New(name string, p Ports) *Unit {
-	return &Unit{name: name, p: p, ci: map[uint32]uint16{}, cqPI: map[uint32]uint32{}, rqCI: map[uint32]uint16{}}
+	u := &Unit{name: name, p: p, ci: map[uint32]uint16{}, cqPI: map[uint32]uint32{}, rqCI: map[uint32]uint16{}}
+	u.CounterSet = sim.Declare("sq", &u.stats)
+	return u
 }
 
 // doorbell is a doorbell taken: the QP and the producer counter it
@@ -160,20 +162,7 @@ func (u *Unit) Describe() sim.Description {
 }
 
 // Stats returns the counters.
-func (u *Unit) Stats() Stats {
-	s := u.stats
-	s.BusyCycles = u.occ.Count()
-	return s
-}
-
-// Counters lists the counters under the group sq.
-func (u *Unit) Counters() []sim.Counter {
-	s := u.Stats()
-	return sim.CountersOf("sq", &s)
-}
-
-// CounterWords returns the counters in place (sim.CounterWorder).
-func (u *Unit) CounterWords() [][]uint64 { return sim.WordsOf(&u.stats) }
+func (u *Unit) Stats() Stats { return u.stats }
 
 // Eval runs one cycle of the fetch engine.
 func (u *Unit) Eval(now uint64) bool {
@@ -230,7 +219,7 @@ func (u *Unit) Eval(now uint64) bool {
 	}
 	u.writeCQE()
 	if u.state != Idle {
-		u.occ.NoteN(now, 1)
+		u.stats.BusyCycles.NoteN(now, 1)
 	}
 	// The states that act without an input move on by themselves.
 	return u.state == ReadHead || u.state == ReadRest || u.state == ReadList || u.state == Emit ||

@@ -62,9 +62,8 @@ const other = "other"
 
 // samplers are the methods, wherever they live, that only a tracer
 // calls every cycle: a unit's waveform sampler (a closure of its Describe
-// method), a channel's and a payload's field values, a component's
-// counter values.
-var samplers = []string{").Describe.func", ").HeadValues", ").FieldValues", ").CounterValues", ".CounterValues-fm"}
+// method), a channel's and a payload's field values.
+var samplers = []string{").Describe.func", ").HeadValues", ").FieldValues"}
 
 // classify returns the layer of function fn.
 func classify(fn string) string {

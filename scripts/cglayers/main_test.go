@@ -23,8 +23,6 @@ func TestClassify(t *testing.T) {
 		{"mkeysim/rtl/walk.(*Contexts).Take", "units"},
 		{"mkeysim/rtl/walk.(*Contexts).Describe.func1", "waveform"},
 		{"mkeysim/rtl/bus.(*Lookup).FieldValues", "waveform"},
-		{"mkeysim/rtl/pcie.(*Link).CounterValues", "waveform"},
-		{"mkeysim/rtl/sim.CounterValuer.CounterValues-fm", "waveform"},
 		{"mkeysim/prm.ParseMKC", "units"},
 		{"mkeysim/rtl.(*Top).retire", "top"},
 		{"mkeysim/rtl/pcie.(*RootComplex).Eval", "PCIe"},

@@ -110,18 +110,27 @@ bench: build
 		bash scripts/instr-bench.sh $(BIN) >$(OUT)/instr.txt && cat $(OUT)/instr.txt; \
 	else echo "instructions per access: skipped, valgrind is not installed (sudo apt-get install valgrind)"; fi
 
-# Outside CI: issue 10's check, the code before the new kernel (f5dde44)
-# against this checkout on the same inputs: results identical, and the
-# speed-ups of the README's table (scripts/vs-before.sh; 5 rounds, about
-# four minutes; ROUNDS=9 make vs-before for more).
+# Outside CI: a change's check against the code before it. With BASE (a
+# commit), a refactoring's: this checkout's results with their cycles,
+# statistics and VCDs byte for byte against BASE's (scripts/same-as.sh,
+# about a minute), then the speed-ups of the same workloads side by side
+# (scripts/vs-before.sh). Without BASE, issue 10's: the code before the
+# new kernel (f5dde44) against this checkout, results identical and the
+# speed-ups of the README's table (5 rounds, about four minutes; ROUNDS=9
+# for more).
 ROUNDS ?= 5
 vs-before:
+ifeq ($(origin BASE),command line)
+	bash scripts/same-as.sh $(BASE)
+	bash scripts/vs-before.sh $(ROUNDS) $(BASE)
+else
 	bash scripts/vs-before.sh $(ROUNDS)
+endif
 
-# A refactoring's check (scripts/same-as.sh): this checkout against BASE
-# (default HEAD), byte for byte: results with their cycles, statistics and
-# VCDs of every example, a million random operations, and a VCD of
-# 20,000 (about half a minute).
+# A refactoring's check alone (scripts/same-as.sh): this checkout against
+# BASE (default HEAD), byte for byte: results with their cycles,
+# statistics and VCDs of every example, a million random operations, and
+# a VCD of 20,000 (about half a minute).
 BASE ?= HEAD
 same-as:
 	bash scripts/same-as.sh $(BASE)

@@ -211,6 +211,7 @@ func (u *Unit) Eval(now uint64) bool {
 	if !pending && !inValid && !loopValid && !p.Ctrl.Valid() && !p.MemResp.Valid() {
 		u.stats.StallCycles.Note(now, false)
 		u.noteCauses(now, 0)
+		u.stats.MSHRCycles.NoteN(now, uint64(u.mshrs.inUse))
 		return false
 	}
 	moves := u.Handshakes()
@@ -235,19 +236,18 @@ func (u *Unit) Eval(now uint64) bool {
 	if invalState {
 		u.state = StateInval
 	}
+	u.stats.MSHRCycles.NoteN(now, uint64(u.mshrs.inUse))
 	// A cycle that moved anything may have freed what a waiting piece
 	// needs (an MSHR, a target slot): look again in the next one.
 	return u.mshrs.issuing+u.mshrs.replaying > 0 || u.Handshakes() != moves
 }
 
-// Commit latches the registers that waveforms show. Everything else the
-// unit keeps is private to it and was updated in place by Eval (no other
-// component can read it, so that is the same as latching it here); the
-// channels latch their own pushes and pops.
-func (u *Unit) Commit() {
-	u.inUseQ = u.mshrs.inUse
-	u.stats.MSHRCycles.NoteN(u.Now(), uint64(u.inUseQ))
-}
+// Commit latches the registers that waveforms show, and only them.
+// Everything else the unit keeps is private to it and was updated in
+// place by Eval (no other component can read it, so that is the same as
+// latching it here), its counters among them; the channels latch their
+// own pushes and pops.
+func (u *Unit) Commit() { u.inUseQ = u.mshrs.inUse }
 
 // fillStage takes one read completion. A fresh one installs the line and
 // starts the MSHR's replay (a failed one starts it without installing

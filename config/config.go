@@ -15,7 +15,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"mkeysim/rtl"
-	"mkeysim/tb"
+	"mkeysim/tb/stimulus"
 )
 
 // Config is everything a run can set. The model's parameters are at the
@@ -25,8 +25,8 @@ import (
 // still read (model.mkc_cache.ways is mkc_cache.ways), with the keys of
 // its time (model.mtt.cache.sets: older).
 type Config struct {
-	Model    rtl.Config  `toml:"model,flat" json:"model"`
-	Workload tb.Workload `toml:"workload" json:"workload"`
+	Model    rtl.Config        `toml:"model,flat" json:"model"`
+	Workload stimulus.Workload `toml:"workload" json:"workload"`
 }
 
 // legacyPrefix is the table the model's parameters were once under.
@@ -34,13 +34,13 @@ const legacyPrefix = "model."
 
 // Default is the configuration in force when nothing is set.
 func Default() Config {
-	return Config{Model: rtl.DefaultConfig(), Workload: tb.DefaultWorkload()}
+	return Config{Model: rtl.DefaultConfig(), Workload: stimulus.DefaultWorkload()}
 }
 
 // Validate names the first bad parameter, its value and what it may be:
 // the model's (rtl.Config.Validate: declared ranges, host memory layout,
 // the units' rules), then the workload's ranges and rules
-// (tb.Workload.Check, which reads a trace workload's file and keeps it in
+// (stimulus.Workload.Check, which reads a trace workload's file and keeps it in
 // c.Workload, so that the run replays it without reading it again).
 func (c *Config) Validate() error {
 	if err := c.Model.Validate(); err != nil {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"mkeysim/tb"
+	"mkeysim/tb/stimulus"
 )
 
 // TestTraceFileParam: workload.trace_file is a parameter like the others
@@ -50,7 +50,7 @@ func TestTraceFileParam(t *testing.T) {
 	if err := os.Remove(good); err != nil {
 		t.Fatal(err)
 	}
-	sc := tb.Generate(c.Workload)
+	sc := stimulus.Generate(c.Workload)
 	if len(sc.Ops) != 3 || sc.Ops[2].Access.Addr != 2<<40 {
 		t.Errorf("replay of the trace Validate read: %d operations", len(sc.Ops))
 	}

@@ -14,6 +14,7 @@ import (
 	"mkeysim/ref"
 	"mkeysim/scenario"
 	"mkeysim/tb"
+	"mkeysim/tb/stimulus"
 )
 
 // Sweep is what to run: a base configuration, the axes varied over it and
@@ -256,7 +257,7 @@ func (s *Sweep) Describe() string {
 		return fmt.Sprint(v) + " " + unit
 	}
 	keys := field("keys", w.Keys, "keys")
-	if w.Kind != tb.KindMixed && w.Kind != "" && !varied["workload.kind"] {
+	if w.Kind != stimulus.KindMixed && w.Kind != "" && !varied["workload.kind"] {
 		keys = w.Kind + " over " + field("mrs", w.MRs, "MRs")
 	}
 	desc := "workload: " + keys + ", " + field("accesses", w.Accesses, "accesses") + ", "
@@ -508,16 +509,16 @@ func (s *Sweep) seeds() int {
 func (s *Sweep) runOnce(p Point, cfg config.Config, stop <-chan struct{}) (Row, error) {
 	var err error
 	var sc *scenario.Scenario
-	var feed *tb.Feed
+	var feed *stimulus.Feed
 	if s.Scenario != nil {
 		if sc, err = s.scenario(); err != nil {
 			return Row{}, err
 		}
-		feed = tb.FeedOf(sc.Ops, 0)
+		feed = stimulus.FeedOf(sc.Ops, 0)
 	} else {
 		// Made as the point runs: points of millions of accesses in
 		// parallel hold a few thousand operations each.
-		g := tb.NewGenerator(cfg.Workload)
+		g := stimulus.NewGenerator(cfg.Workload)
 		sc, feed = g.Setup(), g.Feed()
 	}
 	where := "point " + p.Describe(s.Axes)

@@ -16,6 +16,7 @@ import (
 
 	"mkeysim/config"
 	"mkeysim/tb"
+	"mkeysim/tb/stimulus"
 )
 
 // smallConfig is the default configuration on a small workload (64 keys,
@@ -77,7 +78,7 @@ func TestWaysMonotone(t *testing.T) {
 // byHand runs one configuration the way 'mkeysim run' does, with tb.
 func byHand(t *testing.T, c config.Config) tb.Stats {
 	t.Helper()
-	sc := tb.Generate(c.Workload)
+	sc := stimulus.Generate(c.Workload)
 	b, err := tb.New(c.Model)
 	if err != nil {
 		t.Fatal(err)
@@ -153,7 +154,7 @@ func TestDeterministic(t *testing.T) {
 				}
 			}
 		}
-		if r := res.Rows[0]; r.Operations != len(tb.Generate(smallConfig().Workload).Ops) {
+		if r := res.Rows[0]; r.Operations != len(stimulus.Generate(smallConfig().Workload).Ops) {
 			t.Errorf("operations %d", r.Operations)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"mkeysim/ref"
 	"mkeysim/rtl"
 	"mkeysim/scenario"
+	"mkeysim/tb/stimulus"
 )
 
 // TestSteadyStateAllocations: in steady state the clocked model allocates
@@ -29,7 +30,7 @@ func TestSteadyStateAllocations(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name  string
-		w     Workload
+		w     stimulus.Workload
 		check bool
 		max   float64 // allocations per translation
 		bytes float64 // bytes allocated per translation
@@ -38,11 +39,11 @@ func TestSteadyStateAllocations(t *testing.T) {
 		{"miss-bound", MissWorkload(), false, 0.05, 450},
 		// Commands allocate (a UMR's list, a query's result): a few
 		// per thousand operations.
-		{"default", DefaultWorkload(), false, 0.1, 90},
-		{"default, checked", DefaultWorkload(), true, 0.15, 100},
+		{"default", stimulus.DefaultWorkload(), false, 0.1, 90},
+		{"default, checked", stimulus.DefaultWorkload(), true, 0.15, 100},
 	} {
 		c.w.Accesses = 60_000
-		g := NewGenerator(c.w)
+		g := stimulus.NewGenerator(c.w)
 		setup, f := g.Setup(), g.Feed()
 		cfg := rtl.DefaultConfig()
 		b := loadedBench(t, cfg, setup)

@@ -12,6 +12,7 @@ import (
 	"mkeysim/rtl/sim"
 	"mkeysim/scenario"
 	"mkeysim/tb/host"
+	"mkeysim/tb/stimulus"
 )
 
 // Bench is the clocked model in its environment.
@@ -187,7 +188,7 @@ func (b *Bench) Run(ops []scenario.Op, progress func(done int)) ([]scenario.Resu
 // (no progress and nothing pending for Watchdog cycles, WatchdogCycles by
 // default): its error names the stuck unit and the oldest operation.
 func (b *Bench) Stream(ops []scenario.Op, opt RunOptions) error {
-	return b.StreamFeed(FeedOf(ops, opt.SeqBase), opt)
+	return b.StreamFeed(stimulus.FeedOf(ops, opt.SeqBase), opt)
 }
 
 // StreamFeed is Stream over the operations of f, numbered as f numbers
@@ -195,7 +196,7 @@ func (b *Bench) Stream(ops []scenario.Op, opt RunOptions) error {
 // and forgotten once their results are in: the same results, cycles and
 // counters as Stream over all of them at once, in the memory of a few
 // chunks.
-func (b *Bench) StreamFeed(f *Feed, opt RunOptions) error {
+func (b *Bench) StreamFeed(f *stimulus.Feed, opt RunOptions) error {
 	base := f.First()
 	b.src.feed, b.src.base, b.src.seq = f, base, base
 	b.src.chunk = f.From(base)
@@ -318,7 +319,7 @@ type source struct {
 	// feed holds the run's operations; chunk is the rest of the one
 	// that holds seq, the number of the next operation to push (nil when
 	// there is none), and base the number of the run's first.
-	feed  *Feed
+	feed  *stimulus.Feed
 	chunk []scenario.Op
 	seq   int
 	base  int
@@ -429,7 +430,7 @@ type sink struct {
 	// feed holds the run's operations, from base on; seen marks, from
 	// lo (the oldest operation without a result), the results taken: a
 	// window as wide as the model's reorder, whatever the run's length.
-	feed     *Feed
+	feed     *stimulus.Feed
 	base     int
 	lo       int
 	seen     []bool

@@ -9,6 +9,7 @@ import (
 	"mkeysim/rtl"
 	"mkeysim/rtl/sim"
 	"mkeysim/scenario"
+	"mkeysim/tb/stimulus"
 	"mkeysim/vcd"
 )
 
@@ -21,13 +22,15 @@ import (
 
 // BenchmarkDefaultWorkload is the default run (make run's workload)
 // without the golden-model check.
-func BenchmarkDefaultWorkload(b *testing.B) { benchRun(b, Generate(DefaultWorkload()), false) }
+func BenchmarkDefaultWorkload(b *testing.B) {
+	benchRun(b, stimulus.Generate(stimulus.DefaultWorkload()), false)
+}
 
 // BenchmarkTracedDefaultWorkload is BenchmarkDefaultWorkload with the
 // whole waveform written (to io.Discard): what --vcd costs the loop, the
 // clock and the writer goroutine included.
 func BenchmarkTracedDefaultWorkload(b *testing.B) {
-	benchRun(b, Generate(DefaultWorkload()), true)
+	benchRun(b, stimulus.Generate(stimulus.DefaultWorkload()), true)
 }
 
 // BenchmarkTraceCost is what the waveform costs, measured side by side:
@@ -37,7 +40,7 @@ func BenchmarkTracedDefaultWorkload(b *testing.B) {
 // untraced runs'. Pairing keeps the ratio meaningful on a machine whose
 // speed drifts from one minute to the next.
 func BenchmarkTraceCost(b *testing.B) {
-	sc := Generate(DefaultWorkload())
+	sc := stimulus.Generate(stimulus.DefaultWorkload())
 	var wall, cpu [2]time.Duration // untraced, traced
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -81,23 +84,23 @@ func timedRun(b *testing.B, sc *scenario.Scenario, traced bool) (bench *Bench, w
 
 // BenchmarkHotWorkload is hit-bound: every access to a cached working set
 // of 128 keys, no commands: the pipeline's peak rate.
-func BenchmarkHotWorkload(b *testing.B) { benchRun(b, Generate(HotWorkload()), false) }
+func BenchmarkHotWorkload(b *testing.B) { benchRun(b, stimulus.Generate(HotWorkload()), false) }
 
 // BenchmarkMissWorkload is miss-bound: 100k accesses spread evenly over
 // 64K keys, no commands, so that almost every access misses the MKC cache
 // and its MTT line and waits for PCIe round trips.
-func BenchmarkMissWorkload(b *testing.B) { benchRun(b, Generate(MissWorkload()), false) }
+func BenchmarkMissWorkload(b *testing.B) { benchRun(b, stimulus.Generate(MissWorkload()), false) }
 
 // HotWorkload is the hit-bound measurement workload.
-func HotWorkload() Workload {
-	w := DefaultWorkload()
+func HotWorkload() stimulus.Workload {
+	w := stimulus.DefaultWorkload()
 	w.UMRPerMille, w.InvalPerMille, w.QueryPerMille, w.ResumePerMille, w.HotPerMille = 0, 0, 0, 0, 1000
 	return w
 }
 
 // MissWorkload is the miss-bound measurement workload.
-func MissWorkload() Workload {
-	w := DefaultWorkload()
+func MissWorkload() stimulus.Workload {
+	w := stimulus.DefaultWorkload()
 	w.Keys, w.HotPerMille = 1<<16, 0
 	w.UMRPerMille, w.InvalPerMille, w.QueryPerMille, w.ResumePerMille = 0, 0, 0, 0
 	return w

@@ -11,6 +11,7 @@ import (
 	"mkeysim/ref"
 	"mkeysim/rtl"
 	"mkeysim/scenario"
+	"mkeysim/tb/stimulus"
 )
 
 // runBoth runs a scenario through the clocked model and checks every
@@ -127,9 +128,9 @@ func TestRandomWorkloads(t *testing.T) {
 	}
 	for name, cfg := range smallConfigs() {
 		for seed := int64(1); seed <= 3; seed++ {
-			w := DefaultWorkload()
+			w := stimulus.DefaultWorkload()
 			w.Seed, w.Keys, w.Accesses = seed, 300, n
-			sc := Generate(w)
+			sc := stimulus.Generate(w)
 			t.Logf("%s seed %d: %d operations", name, seed, len(sc.Ops))
 			runBoth(t, name, sc, cfg, nil)
 		}
@@ -140,9 +141,9 @@ func TestRandomWorkloads(t *testing.T) {
 // evaluated in a different random order every cycle, with and without idle
 // skipping: every result and every completion cycle must be the same.
 func TestTickOrderIndependent(t *testing.T) {
-	w := DefaultWorkload()
+	w := stimulus.DefaultWorkload()
 	w.Keys, w.Accesses = 200, 3000
-	sc := Generate(w)
+	sc := stimulus.Generate(w)
 	cfg := rtl.DefaultConfig()
 	base := runBoth(t, "in order", sc, cfg, nil)
 	for _, seed := range []int64{1, 2, 3} {
@@ -172,9 +173,9 @@ func TestTickOrderIndependent(t *testing.T) {
 // TestGenerateDeterministic: the same workload seed gives the same
 // scenario, operation for operation.
 func TestGenerateDeterministic(t *testing.T) {
-	w := DefaultWorkload()
+	w := stimulus.DefaultWorkload()
 	w.Keys, w.Accesses = 100, 5000
-	a, b := Generate(w), Generate(w)
+	a, b := stimulus.Generate(w), stimulus.Generate(w)
 	if len(a.Ops) != len(b.Ops) || len(a.MKeys) != len(b.MKeys) {
 		t.Fatalf("seed %d: %d/%d ops, %d/%d keys", w.Seed, len(a.Ops), len(b.Ops), len(a.MKeys), len(b.MKeys))
 	}

@@ -5,15 +5,16 @@ import (
 	"time"
 
 	"mkeysim/rtl"
+	"mkeysim/tb/stimulus"
 )
 
 // TestCacheGeometryMonotonic: on one fixed workload with LRU, more MKC
 // cache sets or ways never lower the MKC hit rate, and a working set that
 // fits the cache hits after warm-up.
 func TestCacheGeometryMonotonic(t *testing.T) {
-	w := DefaultWorkload()
+	w := stimulus.DefaultWorkload()
 	w.Keys, w.Accesses, w.UMRPerMille, w.InvalPerMille, w.QueryPerMille = 512, 20_000, 0, 0, 0
-	sc := Generate(w)
+	sc := stimulus.Generate(w)
 	rate := func(sets, ways int) float64 {
 		cfg := rtl.DefaultConfig()
 		cfg.MKCCache.Sets, cfg.MKCCache.Ways = sets, ways

@@ -12,6 +12,7 @@ import (
 	"mkeysim/ref"
 	"mkeysim/rtl"
 	"mkeysim/scenario"
+	"mkeysim/tb/stimulus"
 )
 
 // suiteRun is one scenario of the coverage suite and the configuration
@@ -40,14 +41,14 @@ func coverageSuite(t testing.TB) []suiteRun {
 		}
 		runs = append(runs, suiteRun{name: f, sc: sc, cfg: rtl.DefaultConfig()})
 	}
-	w := DefaultWorkload()
+	w := stimulus.DefaultWorkload()
 	w.Seed, w.Keys, w.Accesses = 11, 400, 20_000
-	runs = append(runs, suiteRun{name: "random seed 11", sc: Generate(w), cfg: rtl.DefaultConfig()})
-	w = DefaultWorkload()
+	runs = append(runs, suiteRun{name: "random seed 11", sc: stimulus.Generate(w), cfg: rtl.DefaultConfig()})
+	w = stimulus.DefaultWorkload()
 	w.Seed, w.Keys, w.Accesses, w.HotPerMille = 12, 2000, 20_000, 200
 	w.UMRPerMille, w.InvalPerMille, w.ResumePerMille, w.BadPerMille = 20, 10, 50, 150
-	runs = append(runs, suiteRun{name: "random seed 12, tiny caches", sc: Generate(w), cfg: smallConfigs()["tiny"]})
-	runs = append(runs, suiteRun{name: "KLM trees", sc: KLMTrees(13, 4, 2000), cfg: rtl.DefaultConfig()})
+	runs = append(runs, suiteRun{name: "random seed 12, tiny caches", sc: stimulus.Generate(w), cfg: smallConfigs()["tiny"]})
+	runs = append(runs, suiteRun{name: "KLM trees", sc: stimulus.KLMTrees(13, 4, 2000), cfg: rtl.DefaultConfig()})
 	runs = append(runs, suiteRun{name: "directed: every status and mode at every level", sc: statusLevelScenario(rtl.DefaultConfig().KLM.MaxIndirection), cfg: rtl.DefaultConfig()})
 	overlap := rtl.DefaultConfig()
 	overlap.OverlapInvalidate = true

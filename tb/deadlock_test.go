@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"mkeysim/rtl"
+	"mkeysim/tb/stimulus"
 )
 
 // leastConfig is every parameter at the least value the model accepts,
@@ -50,7 +51,7 @@ func TestNoDeadlockAtLeastResources(t *testing.T) {
 	}
 	for _, depth := range depths {
 		for seed := int64(1); seed <= seeds; seed++ {
-			sc := KLMTrees(seed, depth, 120)
+			sc := stimulus.KLMTrees(seed, depth, 120)
 			runBoth(t, fmt.Sprintf("least resources, depth %d, seed %d", depth, seed), sc, leastConfig(depth), nil)
 			r := rand.New(rand.NewSource(seed))
 			cfg := randomLeast(r, depth)

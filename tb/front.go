@@ -7,6 +7,7 @@ import (
 	"mkeysim/prm"
 	"mkeysim/scenario"
 	"mkeysim/tb/host"
+	"mkeysim/tb/stimulus"
 	"mkeysim/tb/wire"
 )
 
@@ -78,7 +79,7 @@ type WireStats struct {
 // the model runs; each result is answered with the responder's packets.
 // The results are those of Stream on ops.
 func (b *Bench) StreamWire(ops []scenario.Op, opt RunOptions, wo WireOptions) (WireStats, error) {
-	return b.StreamWireFeed(FeedOf(ops, opt.SeqBase), opt, wo)
+	return b.StreamWireFeed(stimulus.FeedOf(ops, opt.SeqBase), opt, wo)
 }
 
 // StreamWireFeed is StreamWire over the operations of f, sent as packets
@@ -87,7 +88,7 @@ func (b *Bench) StreamWire(ops []scenario.Op, opt RunOptions, wo WireOptions) (W
 // the requester cannot send, or whose packets the responder cannot parse,
 // is an error naming it; the run ends before the chunk of f that holds
 // it (Feed.Map), so a slice's operations do not run at all.
-func (b *Bench) StreamWireFeed(f *Feed, opt RunOptions, wo WireOptions) (WireStats, error) {
+func (b *Bench) StreamWireFeed(f *stimulus.Feed, opt RunOptions, wo WireOptions) (WireStats, error) {
 	req, resp := wire.NewRequester(), wire.NewResponder()
 	var st WireStats
 	w := newWireRun(b, wo.Frames != nil)
@@ -188,7 +189,7 @@ func (w *wireRun) late(seq int, frame []byte) {
 // streamMessages streams run, where w holds the message each operation
 // that travelled as packets came in; it answers every message's result
 // through resp.
-func (b *Bench) streamMessages(run *Feed, w *wireRun, resp *wire.Responder, opt RunOptions, wo WireOptions, st *WireStats) error {
+func (b *Bench) streamMessages(run *stimulus.Feed, w *wireRun, resp *wire.Responder, opt RunOptions, wo WireOptions, st *WireStats) error {
 	h := w.h
 	b.src.recv = true
 	defer func() { b.src.recv = false }()
@@ -274,12 +275,12 @@ type HostStats struct {
 // completion queue and checks that each work request has its CQE, in
 // the order the results came (an error names the QP and the CQE).
 func (b *Bench) StreamHost(ops []scenario.Op, opt RunOptions) (HostStats, error) {
-	return b.StreamHostFeed(FeedOf(ops, opt.SeqBase), opt)
+	return b.StreamHostFeed(stimulus.FeedOf(ops, opt.SeqBase), opt)
 }
 
 // StreamHostFeed is StreamHost over the operations of f, made as the host
 // posts them (StreamFeed).
-func (b *Bench) StreamHostFeed(f *Feed, opt RunOptions) (HostStats, error) {
+func (b *Bench) StreamHostFeed(f *stimulus.Feed, opt RunOptions) (HostStats, error) {
 	h := host.New(b.Mem)
 	b.src.host, b.src.err = h, nil
 	inner := opt

@@ -11,6 +11,7 @@ import (
 	"mkeysim/rtl"
 	"mkeysim/scenario"
 	"mkeysim/tb/host"
+	"mkeysim/tb/stimulus"
 	"mkeysim/tb/wire"
 )
 
@@ -192,9 +193,9 @@ func TestHostFrontExamples(t *testing.T) {
 // result matches the golden model and completes at the cycle of the run
 // in order.
 func TestHostFrontTickOrder(t *testing.T) {
-	w := DefaultWorkload()
+	w := stimulus.DefaultWorkload()
 	w.Keys, w.Accesses, w.Seed = 200, 2000, 23
-	sc := Generate(w)
+	sc := stimulus.Generate(w)
 	run := func(tweak func(*Bench)) []uint64 {
 		board, err := NewScoreboard(sc, ref.Config{MaxIndirection: rtl.DefaultConfig().KLM.MaxIndirection})
 		if err != nil {
@@ -240,9 +241,9 @@ func TestHostFrontTickOrder(t *testing.T) {
 // wrap (more CQEs than all of them hold), the host polls each CQE as it lands (owner bits
 // of every pass) and every work request that ended has its CQE.
 func TestHostFrontLongRun(t *testing.T) {
-	w := DefaultWorkload()
+	w := stimulus.DefaultWorkload()
 	w.Accesses, w.Seed = 12000, 29
-	sc := Generate(w)
+	sc := stimulus.Generate(w)
 	b := loadedBench(t, rtl.DefaultConfig(), sc)
 	st, err := b.StreamHost(sc.Ops, RunOptions{})
 	if err != nil {
@@ -282,7 +283,7 @@ func TestWireFrontSendError(t *testing.T) {
 	ops[first+1].Access.QPN = 1 << 24
 	b := loadedBench(t, rtl.DefaultConfig(), sc)
 	var got []int
-	_, err = b.StreamWireFeed(FeedOf(ops, 0), RunOptions{OnResult: func(r *scenario.Result) error {
+	_, err = b.StreamWireFeed(stimulus.FeedOf(ops, 0), RunOptions{OnResult: func(r *scenario.Result) error {
 		got = append(got, r.Seq)
 		return nil
 	}}, WireOptions{})

@@ -13,6 +13,7 @@ import (
 	"mkeysim/rtl/pcie"
 	"mkeysim/rtl/sim"
 	"mkeysim/scenario"
+	"mkeysim/tb/stimulus"
 	"mkeysim/vcd"
 )
 
@@ -95,7 +96,7 @@ func (h *deafHost) Commit() {}
 // hang: the run completes.
 func TestWatchdogNamesStuckUnit(t *testing.T) {
 	cfg := rtl.DefaultConfig()
-	sc := Generate(Workload{Seed: 3, Keys: 16, Accesses: 10})
+	sc := stimulus.Generate(stimulus.Workload{Seed: 3, Keys: 16, Accesses: 10})
 	b, err := build(cfg, nil, func(e *sim.Engine, _ *pcie.Memory, rx, tx *sim.Chan[pcie.TLP]) sim.Component {
 		return &deafHost{rx: rx}
 	})
@@ -115,7 +116,7 @@ func TestWatchdogNamesStuckUnit(t *testing.T) {
 	}
 
 	cfg.PCIe.ICMLatencyCycles = 60_000
-	sc = Generate(Workload{Seed: 3, Keys: 16, Accesses: 10})
+	sc = stimulus.Generate(stimulus.Workload{Seed: 3, Keys: 16, Accesses: 10})
 	runBoth(t, "slow host", sc, cfg, nil)
 }
 

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"mkeysim/scenario"
+	"mkeysim/tb/stimulus"
 	"mkeysim/tb/wire"
 )
 
@@ -34,10 +35,10 @@ type Replay struct {
 	// accesses.
 	Ops, Accesses int
 	// Chunk is how many operations the run reads at a time (0:
-	// feedChunk); set it before Feed.
+	// stimulus.FeedChunk); set it before Feed.
 	Chunk int
 
-	feed *Feed
+	feed *stimulus.Feed
 	in   *replayReader
 	w    *wireRun // the run, once StreamReplay starts it
 }
@@ -112,35 +113,32 @@ func (r *Replay) reader() (*replayReader, error) {
 // it. A packet that continues a WRITE after its message was taken, which
 // only a capture that interleaves the packets of WRITEs on several QPs
 // holds, is reported in the cycle it is read.
-func (r *Replay) Feed() *Feed {
+func (r *Replay) Feed() *stimulus.Feed {
 	if r.feed != nil {
 		return r.feed
 	}
-	f := &Feed{}
-	r.feed = f
 	chunk := r.Chunk
 	if chunk <= 0 {
-		chunk = feedChunk
+		chunk = stimulus.FeedChunk
 	}
 	next := 0 // the next of the scenario's operations to place
-	f.more = func(spare []scenario.Op) []scenario.Op {
-		if f.err != nil || f.made >= r.Ops {
+	r.feed = stimulus.NewFeed(func(spare []scenario.Op, made int) ([]scenario.Op, error) {
+		if made >= r.Ops {
 			if r.in != nil {
 				r.in.close()
 			}
-			return nil
+			return nil, nil
 		}
 		if r.in == nil {
 			in, err := r.reader()
 			if err != nil {
-				f.err = err
-				return nil
+				return nil, err
 			}
 			r.in = in
 		}
 		in := r.in
 		out := spare
-		for f.made+len(out) < r.Ops && (len(out) < chunk || in.open > 0 && len(out) < 4*chunk) {
+		for made+len(out) < r.Ops && (len(out) < chunk || in.open > 0 && len(out) < 4*chunk) {
 			if len(r.ops) > 0 && !wire.Carries(&r.ops[next]) {
 				out = append(out, r.ops[next])
 				next++
@@ -155,16 +153,15 @@ func (r *Replay) Feed() *Feed {
 				case !errors.As(err, &pe): // a PcapError names the file and the packet
 					err = fmt.Errorf("%w: %v", ErrCaptureChanged, err)
 				}
-				f.err = err
-				return nil
+				return nil, err
 			}
-			in.place(m, f.made+len(out))
+			in.place(m, made+len(out))
 			out = append(out, m.m.Op)
 			next++
 		}
-		return out
-	}
-	return f
+		return out, nil
+	})
+	return r.feed
 }
 
 // ErrCaptureChanged is the error of a run whose capture, read again,

@@ -12,6 +12,7 @@ import (
 	"mkeysim/prm"
 	"mkeysim/rtl"
 	"mkeysim/scenario"
+	"mkeysim/tb/stimulus"
 	"mkeysim/tb/wire"
 )
 
@@ -114,10 +115,10 @@ func replayRun(t *testing.T, sc *scenario.Scenario, pkts []wire.Captured, chunk 
 // (a scenario without operations), a chunk of one operation runs as the
 // whole capture at once.
 func TestReplayFed(t *testing.T) {
-	w := DefaultWorkload()
+	w := stimulus.DefaultWorkload()
 	w.Seed, w.Keys, w.Accesses = 9, 64, 3000
 	w.UMRPerMille, w.InvalPerMille, w.QueryPerMille, w.ResumePerMille = 20, 20, 5, 50
-	sc := Generate(w)
+	sc := stimulus.Generate(w)
 	run := collect(t, sc, func(b *Bench, o RunOptions, wo WireOptions) (WireStats, error) {
 		return b.StreamWire(sc.Ops, o, wo)
 	})
@@ -251,7 +252,7 @@ func TestReplayChanged(t *testing.T) {
 // generatedCapture is a capture made as it is read: the requests of the
 // wire-carried operations of a generated workload.
 type generatedCapture struct {
-	g    *Generator
+	g    *stimulus.Generator
 	req  *wire.Requester
 	ops  []scenario.Op
 	held []wire.Captured
@@ -261,7 +262,7 @@ type generatedCapture struct {
 func (c *generatedCapture) Next() (*wire.Captured, error) {
 	for len(c.held) == 0 {
 		if len(c.ops) == 0 {
-			if c.ops = c.g.Next(feedChunk); c.ops == nil {
+			if c.ops = c.g.Next(stimulus.FeedChunk); c.ops == nil {
 				return nil, io.EOF
 			}
 		}
@@ -295,11 +296,11 @@ func TestReplayMemory(t *testing.T) {
 		t.Skip("replays 165,000 generated accesses")
 	}
 	live := func(accesses int) (uint64, int) {
-		w := DefaultWorkload()
+		w := stimulus.DefaultWorkload()
 		w.Accesses = accesses
-		setup := NewGenerator(w).Setup()
+		setup := stimulus.NewGenerator(w).Setup()
 		r, err := NewReplay(nil, func() (Packets, error) {
-			g := NewGenerator(w)
+			g := stimulus.NewGenerator(w)
 			g.Setup()
 			return &generatedCapture{g: g, req: wire.NewRequester()}, nil
 		})

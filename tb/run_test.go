@@ -6,6 +6,7 @@ import (
 
 	"mkeysim/rtl"
 	"mkeysim/scenario"
+	"mkeysim/tb/stimulus"
 )
 
 // loadedBench returns a new bench of cfg with sc's QPs and MKeys loaded;
@@ -41,7 +42,7 @@ func runBench(t *testing.T, cfg rtl.Config, sc *scenario.Scenario) *Bench {
 func TestStreamStop(t *testing.T) {
 	w := HotWorkload()
 	w.Accesses = 2000
-	sc := Generate(w)
+	sc := stimulus.Generate(w)
 	for _, at := range []int{0, 1, 100} {
 		b := loadedBench(t, rtl.DefaultConfig(), sc)
 		stop := make(chan struct{})

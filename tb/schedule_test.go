@@ -12,6 +12,7 @@ import (
 	"mkeysim/rtl"
 	"mkeysim/rtl/sim"
 	"mkeysim/scenario"
+	"mkeysim/tb/stimulus"
 	"mkeysim/vcd"
 )
 
@@ -114,32 +115,32 @@ func TestScheduleMatchesEvalAll(t *testing.T) {
 		n = 1000
 	}
 	for name, cfg := range smallConfigs() {
-		w := DefaultWorkload()
+		w := stimulus.DefaultWorkload()
 		w.Keys, w.Accesses = 300, n
-		runs = append(runs, run{"random " + name, Generate(w), cfg})
+		runs = append(runs, run{"random " + name, stimulus.Generate(w), cfg})
 	}
 	overlap := rtl.DefaultConfig()
 	overlap.OverlapInvalidate = true
-	w := DefaultWorkload()
+	w := stimulus.DefaultWorkload()
 	w.Keys, w.Accesses, w.InvalPerMille = 200, n, 20
-	runs = append(runs, run{"overlapping invalidation", Generate(w), overlap})
+	runs = append(runs, run{"overlapping invalidation", stimulus.Generate(w), overlap})
 	fast := overlap
 	fast.CmdLatency = 0
-	runs = append(runs, run{"overlapping invalidation, no firmware latency", Generate(w), fast})
+	runs = append(runs, run{"overlapping invalidation, no firmware latency", stimulus.Generate(w), fast})
 	fast.OverlapInvalidate = false
-	runs = append(runs, run{"no firmware latency", Generate(w), fast})
-	runs = append(runs, run{"miss-bound", Generate(func() Workload { w := MissWorkload(); w.Keys, w.Accesses = 4096, n; return w }()), rtl.DefaultConfig()})
-	runs = append(runs, run{"hot", Generate(func() Workload { w := HotWorkload(); w.Accesses = n; return w }()), rtl.DefaultConfig()})
+	runs = append(runs, run{"no firmware latency", stimulus.Generate(w), fast})
+	runs = append(runs, run{"miss-bound", stimulus.Generate(func() stimulus.Workload { w := MissWorkload(); w.Keys, w.Accesses = 4096, n; return w }()), rtl.DefaultConfig()})
+	runs = append(runs, run{"hot", stimulus.Generate(func() stimulus.Workload { w := HotWorkload(); w.Accesses = n; return w }()), rtl.DefaultConfig()})
 	// The data path: every translated access moves its bytes (reads,
 	// writes, atomics) before it retires; few requests in flight, and
 	// the tiny geometry.
 	data := rtl.DefaultConfig()
 	data.Data.Enabled, data.Data.Outstanding = true, 3
 	data.PCIe.DataLatencyCycles = 57
-	runs = append(runs, run{"data path", Generate(w), data})
+	runs = append(runs, run{"data path", stimulus.Generate(w), data})
 	tinyData := smallConfigs()["tiny"]
 	tinyData.Data.Enabled, tinyData.Data.Outstanding = true, 1
-	runs = append(runs, run{"data path, tiny", Generate(w), tinyData})
+	runs = append(runs, run{"data path, tiny", stimulus.Generate(w), tinyData})
 	for _, f := range files[:min(len(files), 12)] {
 		sc, _ := scenario.ReadFile(f)
 		runs = append(runs, run{filepath.Base(f) + ", data path", sc, data})
@@ -151,10 +152,10 @@ func TestScheduleMatchesEvalAll(t *testing.T) {
 		sc, _ := scenario.ReadFile(f)
 		runs = append(runs, run{filepath.Base(f) + viaHost, sc, rtl.DefaultConfig()})
 	}
-	hw := DefaultWorkload()
+	hw := stimulus.DefaultWorkload()
 	hw.Accesses, hw.Seed = 3000, 17
-	runs = append(runs, run{"random" + viaHost, Generate(hw), rtl.DefaultConfig()})
-	runs = append(runs, run{"random, tiny" + viaHost, Generate(hw), smallConfigs()["tiny"]})
+	runs = append(runs, run{"random" + viaHost, stimulus.Generate(hw), rtl.DefaultConfig()})
+	runs = append(runs, run{"random, tiny" + viaHost, stimulus.Generate(hw), smallConfigs()["tiny"]})
 	for _, r := range runs {
 		t.Run(r.name, func(t *testing.T) {
 			host := strings.HasSuffix(r.name, viaHost)

@@ -7,6 +7,7 @@ import (
 	"mkeysim/prm"
 	"mkeysim/ref"
 	"mkeysim/scenario"
+	"mkeysim/tb/stimulus"
 )
 
 // Scoreboard checks the clocked model's results against the golden model,
@@ -22,9 +23,9 @@ import (
 // mkeysim run, mkeysim sweep and the tests all check through it.
 type Scoreboard struct {
 	model *ref.Model
-	feed  *Feed // the operations checked
-	base  int   // the number of their first
-	next  int   // golden results computed: operations up to next-1
+	feed  *stimulus.Feed // the operations checked
+	base  int            // the number of their first
+	next  int            // golden results computed: operations up to next-1
 	// want[off:] holds the golden results of operations lo..next-1, nil
 	// once matched: a window from the oldest result not yet matched, as
 	// wide as the model's reorder window (results leave out of order only
@@ -61,12 +62,12 @@ func NewScoreboard(sc *scenario.Scenario, cfg ref.Config) (*Scoreboard, error) {
 	if err := m.Load(sc); err != nil {
 		return nil, err
 	}
-	return &Scoreboard{model: m, feed: FeedOf(sc.Ops, 0), Keep: 5}, nil
+	return &Scoreboard{model: m, feed: stimulus.FeedOf(sc.Ops, 0), Keep: 5}, nil
 }
 
 // Follow checks the operations of f (Bench.StreamFeed) instead of the
 // scenario's; call it before the first Check.
-func (s *Scoreboard) Follow(f *Feed) {
+func (s *Scoreboard) Follow(f *stimulus.Feed) {
 	base := f.First()
 	s.feed, s.base, s.next, s.lo = f, base, base, base
 	clear(s.want)

@@ -7,6 +7,7 @@ import (
 	"mkeysim/ref"
 	"mkeysim/rtl"
 	"mkeysim/scenario"
+	"mkeysim/tb/stimulus"
 )
 
 // TestScoreboardWindow: results checked out of order agree; a second
@@ -14,7 +15,7 @@ import (
 // Missing names the operation left without a result; and the scoreboard
 // holds only the window from the oldest result not yet matched.
 func TestScoreboardWindow(t *testing.T) {
-	sc := Generate(HotWorkload())
+	sc := stimulus.Generate(HotWorkload())
 	sc.Ops = sc.Ops[:40]
 	cfg := ref.Config{MaxIndirection: rtl.DefaultConfig().KLM.MaxIndirection}
 	m := ref.New(cfg)

@@ -2,6 +2,7 @@ package tb
 
 import (
 	"mkeysim/rtl"
+	"mkeysim/tb/stimulus"
 	"strings"
 	"testing"
 
@@ -29,7 +30,7 @@ func TestSinkCatchesBadCompletions(t *testing.T) {
 	} {
 		e := sim.New()
 		ch := sim.NewChan[rtl.Result](e, "top.out", 1, 1)
-		s := &sink{in: ch, feed: FeedOf(make([]scenario.Op, 3), 0), inOrder: c.inOrder}
+		s := &sink{in: ch, feed: stimulus.FeedOf(make([]scenario.Op, 3), 0), inOrder: c.inOrder}
 		feed := &feeder{out: ch, seqs: c.seqs}
 		e.Add(feed, s)
 		for i := 0; i < 20 && s.err == nil; i++ {

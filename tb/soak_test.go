@@ -10,6 +10,7 @@ import (
 	"mkeysim/ref"
 	"mkeysim/rtl"
 	"mkeysim/scenario"
+	"mkeysim/tb/stimulus"
 )
 
 var (
@@ -30,12 +31,12 @@ func TestSoak(t *testing.T) {
 	if testing.Short() {
 		ops, keys = min(ops, 100_000), min(keys, 10_000)
 	}
-	w := DefaultWorkload()
+	w := stimulus.DefaultWorkload()
 	w.Seed, w.Keys, w.Accesses = *soakSeed, keys, ops
 	w.HotKeys = keys / 8
 	cfg := rtl.DefaultConfig()
 	start := time.Now()
-	gen := NewGenerator(w)
+	gen := stimulus.NewGenerator(w)
 	setup := gen.Setup()
 	b, err := New(cfg)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"mkeysim/rtl"
 	"mkeysim/rtl/pcie"
 	"mkeysim/scenario"
+	"mkeysim/tb/stimulus"
 )
 
 // tappedRun runs sc on a new bench of cfg after setup (nil: none) and
@@ -46,9 +47,9 @@ func TestTapTLPs(t *testing.T) {
 	for _, data := range []bool{false, true} {
 		cfg := rtl.DefaultConfig()
 		cfg.Data.Enabled = data
-		w := DefaultWorkload()
+		w := stimulus.DefaultWorkload()
 		w.Accesses, w.Seed = 3000, 7
-		ops := Generate(w)
+		ops := stimulus.Generate(w)
 		_, plain := tappedRun(t, cfg, ops, nil)
 
 		var seen [2][pcie.NumTypes]uint64

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"mkeysim/internal/tooltest"
+	"mkeysim/tb/stimulus"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,11 +25,11 @@ import (
 func smallWorkload(seed int64) *scenario.Scenario { return workload(seed, 400) }
 
 func workload(seed int64, accesses int) *scenario.Scenario {
-	w := DefaultWorkload()
+	w := stimulus.DefaultWorkload()
 	w.Seed, w.Keys, w.Accesses = seed, 48, accesses
 	// Commands often enough that a few hundred accesses see each kind.
 	w.UMRPerMille, w.InvalPerMille, w.QueryPerMille, w.ResumePerMille = 30, 20, 10, 100
-	return Generate(w)
+	return stimulus.Generate(w)
 }
 
 // tracedRun runs sc through a bench built with cfg and traced with o into
@@ -363,7 +364,7 @@ func TestTraceGTKWaveLoadsDefaultRun(t *testing.T) {
 	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "default.vcd")
-	sc := Generate(DefaultWorkload())
+	sc := stimulus.Generate(stimulus.DefaultWorkload())
 	b := loadedBench(t, rtl.DefaultConfig(), sc)
 	tr, err := TraceFile(b, path, vcd.Options{Comment: "TestTraceGTKWaveLoadsDefaultRun"})
 	if err != nil {
@@ -601,7 +602,7 @@ func TestTraceFileReplaces(t *testing.T) {
 	if err := os.WriteFile(path, old, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sc := Generate(HotWorkload())
+	sc := stimulus.Generate(HotWorkload())
 	sc.Ops = sc.Ops[:200]
 	trace := func(path string, o vcd.Options) error {
 		b := loadedBench(t, rtl.DefaultConfig(), sc)

@@ -24,6 +24,7 @@ import (
 	"mkeysim/ref"
 	"mkeysim/scenario"
 	"mkeysim/tb"
+	"mkeysim/tb/stimulus"
 	"mkeysim/vcd"
 )
 
@@ -216,7 +217,7 @@ func TestInterrupt(t *testing.T) {
 			}
 			cfg := config.Default()
 			cfg.Workload.Accesses = accesses
-			sc := tb.Generate(cfg.Workload)
+			sc := stimulus.Generate(cfg.Workload)
 			board, err := tb.NewScoreboard(sc, ref.Config{MaxIndirection: cfg.Model.KLM.MaxIndirection})
 			if err != nil {
 				t.Fatal(err)

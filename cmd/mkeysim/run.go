@@ -19,6 +19,7 @@ import (
 	"mkeysim/ref"
 	"mkeysim/scenario"
 	"mkeysim/tb"
+	"mkeysim/tb/stimulus"
 	"mkeysim/tb/wire"
 )
 
@@ -130,7 +131,7 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 	}
 	var sc *scenario.Scenario
 	name := "default workload"
-	if k := cfg.Workload.Kind; k != tb.KindMixed && k != "" {
+	if k := cfg.Workload.Kind; k != stimulus.KindMixed && k != "" {
 		name = k + " workload"
 		if s := cfg.Workload.TraceSummary(); s != "" {
 			name = s // the file, its length, and whether it wraps around
@@ -144,8 +145,8 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 		return fail("--pcap-out %q: only --front wire has packets to write (add --front wire)", rf.pcapOut)
 	}
 	var replay *tb.Replay
-	var feed *tb.Feed // the operations, made as the run goes for a generated workload
-	accesses := 0     // how many of them are accesses
+	var feed *stimulus.Feed // the operations, made as the run goes for a generated workload
+	accesses := 0           // how many of them are accesses
 	switch {
 	case rf.capture != "":
 		name = rf.capture
@@ -173,11 +174,11 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 	default:
 		// Made as the model takes them: a run of any length holds a few
 		// thousand operations.
-		g := tb.NewGenerator(cfg.Workload)
+		g := stimulus.NewGenerator(cfg.Workload)
 		sc, feed, accesses = g.Setup(), g.Feed(), g.Accesses()
 	}
 	if feed == nil {
-		feed, accesses = tb.FeedOf(sc.Ops, 0), tb.Accesses(sc.Ops)
+		feed, accesses = stimulus.FeedOf(sc.Ops, 0), stimulus.Accesses(sc.Ops)
 	}
 	// Output directories are made before the paths are checked, and
 	// removed again if the run leaves them empty.

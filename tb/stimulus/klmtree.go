@@ -1,4 +1,4 @@
-package tb
+package stimulus
 
 import (
 	"math/rand"

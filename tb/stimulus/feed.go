@@ -1,4 +1,4 @@
-package tb
+package stimulus
 
 import (
 	"slices"
@@ -48,15 +48,35 @@ func FeedOf(ops []scenario.Op, base int) *Feed {
 	return f
 }
 
-// feedChunk is how many accesses a generator's feed makes at a time:
+// NewFeed returns a feed of the operations that more makes, numbered from
+// 0, a chunk at a time as the feed's reader takes them. more is handed
+// the number of the chunk's first operation (the operations made so far)
+// and spare, an empty slice whose array it may fill (nil, or a forgotten
+// chunk's); it returns nil when there are no more operations, or an
+// error that ends the feed there (Err returns it). It is not called again
+// after either.
+func NewFeed(more func(spare []scenario.Op, next int) ([]scenario.Op, error)) *Feed {
+	f := &Feed{}
+	f.more = func(spare []scenario.Op) []scenario.Op {
+		ops, err := more(spare, f.made)
+		if err != nil {
+			f.err = err
+			return nil
+		}
+		return ops
+	}
+	return f
+}
+
+// FeedChunk is how many accesses a generator's feed makes at a time:
 // about 230 KB of operations, far more than a reorder buffer holds in
 // flight, so that the chunks held are two or three.
-const feedChunk = 4096
+const FeedChunk = 4096
 
 // Feed returns a feed of the generator's operations (Next), numbered from
-// 0, made feedChunk accesses at a time; call it before any Next.
+// 0, made FeedChunk accesses at a time; call it before any Next.
 func (g *Generator) Feed() *Feed {
-	f := &Feed{more: func(spare []scenario.Op) []scenario.Op { return g.nextInto(spare, feedChunk) }}
+	f := &Feed{more: func(spare []scenario.Op) []scenario.Op { return g.nextInto(spare, FeedChunk) }}
 	f.grow()
 	return f
 }
@@ -91,7 +111,8 @@ func (f *Feed) Map(fn func(seq int, op *scenario.Op) (scenario.Op, error)) *Feed
 	return m
 }
 
-// Err is why a Map feed ended before its source did (nil if it did not).
+// Err is why a Map feed ended before its source did, or why the chunks
+// of a NewFeed feed ended early (nil if neither).
 func (f *Feed) Err() error { return f.err }
 
 // grow makes the next chunk; it reports false when there is none.
@@ -130,6 +151,10 @@ func (f *Feed) First() int { return f.first }
 
 // Made is the number after the last operation made so far.
 func (f *Feed) Made() int { return f.made }
+
+// Chunks is how many chunks of operations the feed holds: a few,
+// whatever the run's length, when its reader forgets what it has done.
+func (f *Feed) Chunks() int { return len(f.chunks) }
 
 // Done reports whether every operation of the run is made.
 func (f *Feed) Done() bool { return f.done }

@@ -14,6 +14,7 @@ import (
 	"mkeysim/ref"
 	"mkeysim/scenario"
 	"mkeysim/tb"
+	"mkeysim/tb/score"
 	"mkeysim/tb/stimulus"
 )
 
@@ -531,9 +532,9 @@ func (s *Sweep) runOnce(p Point, cfg config.Config, stop <-chan struct{}) (Row, 
 	if err := bench.Load(sc); err != nil {
 		return Row{}, &InputError{Msg: fmt.Sprintf("%s: %s: %v", where, s.Describe(), err)}
 	}
-	var board *tb.Scoreboard
+	var board *score.Board
 	if s.Check {
-		if board, err = tb.NewScoreboard(sc, ref.Config{MaxIndirection: cfg.Model.KLM.MaxIndirection}); err != nil {
+		if board, err = score.NewBoard(sc, ref.Config{MaxIndirection: cfg.Model.KLM.MaxIndirection}); err != nil {
 			return Row{}, &InputError{Msg: fmt.Sprintf("%s: %s: %v", where, s.Describe(), err)}
 		}
 		board.Overlap = cfg.Model.OverlapInvalidate

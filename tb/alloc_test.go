@@ -8,6 +8,7 @@ import (
 	"mkeysim/ref"
 	"mkeysim/rtl"
 	"mkeysim/scenario"
+	"mkeysim/tb/score"
 	"mkeysim/tb/stimulus"
 )
 
@@ -47,10 +48,10 @@ func TestSteadyStateAllocations(t *testing.T) {
 		setup, f := g.Setup(), g.Feed()
 		cfg := rtl.DefaultConfig()
 		b := loadedBench(t, cfg, setup)
-		var board *Scoreboard
+		var board *score.Board
 		if c.check {
 			var err error
-			if board, err = NewScoreboard(setup, ref.Config{MaxIndirection: cfg.KLM.MaxIndirection}); err != nil {
+			if board, err = score.NewBoard(setup, ref.Config{MaxIndirection: cfg.KLM.MaxIndirection}); err != nil {
 				t.Fatal(err)
 			}
 			board.Follow(f)

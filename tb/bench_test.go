@@ -11,6 +11,7 @@ import (
 	"mkeysim/ref"
 	"mkeysim/rtl"
 	"mkeysim/scenario"
+	"mkeysim/tb/score"
 	"mkeysim/tb/stimulus"
 )
 
@@ -19,7 +20,7 @@ import (
 // difference or a missing result.
 func runBoth(t testing.TB, name string, sc *scenario.Scenario, cfg rtl.Config, tweak func(*Bench)) []scenario.Result {
 	t.Helper()
-	board, err := NewScoreboard(sc, ref.Config{MaxIndirection: cfg.KLM.MaxIndirection})
+	board, err := score.NewBoard(sc, ref.Config{MaxIndirection: cfg.KLM.MaxIndirection})
 	if err != nil {
 		t.Fatalf("%s: golden model: %v", name, err)
 	}

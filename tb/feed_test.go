@@ -11,6 +11,7 @@ import (
 	"mkeysim/ref"
 	"mkeysim/rtl"
 	"mkeysim/scenario"
+	"mkeysim/tb/score"
 	"mkeysim/tb/stimulus"
 	"mkeysim/tb/wire"
 )
@@ -48,7 +49,7 @@ func TestStreamFeed(t *testing.T) {
 		setup, f := g.Setup(), g.Feed()
 		fed := loadedBench(t, cfg, setup)
 		fed.InterArrival(c.gap)
-		board, err := NewScoreboard(setup, ref.Config{MaxIndirection: cfg.KLM.MaxIndirection})
+		board, err := score.NewBoard(setup, ref.Config{MaxIndirection: cfg.KLM.MaxIndirection})
 		if err != nil {
 			t.Fatal(err)
 		}

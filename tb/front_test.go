@@ -11,6 +11,7 @@ import (
 	"mkeysim/rtl"
 	"mkeysim/scenario"
 	"mkeysim/tb/host"
+	"mkeysim/tb/score"
 	"mkeysim/tb/stimulus"
 	"mkeysim/tb/wire"
 )
@@ -197,7 +198,7 @@ func TestHostFrontTickOrder(t *testing.T) {
 	w.Keys, w.Accesses, w.Seed = 200, 2000, 23
 	sc := stimulus.Generate(w)
 	run := func(tweak func(*Bench)) []uint64 {
-		board, err := NewScoreboard(sc, ref.Config{MaxIndirection: rtl.DefaultConfig().KLM.MaxIndirection})
+		board, err := score.NewBoard(sc, ref.Config{MaxIndirection: rtl.DefaultConfig().KLM.MaxIndirection})
 		if err != nil {
 			t.Fatal(err)
 		}

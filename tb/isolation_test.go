@@ -15,6 +15,7 @@ import (
 	"mkeysim/ref"
 	"mkeysim/rtl"
 	"mkeysim/scenario"
+	"mkeysim/tb/score"
 )
 
 var (
@@ -41,16 +42,16 @@ const isoMaxIndex = 48
 // which keys are live, which died and which accesses are stalled.
 type isoGen struct {
 	r      *rand.Rand
-	sh     *Isolation
+	sh     *score.Isolation
 	sc     *scenario.Scenario
 	frames []uint64 // page frames shared by every PD
 	dead   []prm.Key
 }
 
 func genIsolation(seed int64, n int) *scenario.Scenario {
-	g := &isoGen{r: rand.New(rand.NewSource(seed)), sh: NewIsolation(4), sc: &scenario.Scenario{QPs: isoQPs}}
-	for _, q := range isoQPs {
-		g.sh.qps[q.QPN] = q
+	g := &isoGen{r: rand.New(rand.NewSource(seed)), sh: score.NewIsolation(4), sc: &scenario.Scenario{QPs: isoQPs}}
+	if err := g.sh.Load(&scenario.Scenario{QPs: isoQPs}); err != nil {
+		panic(err) // QPs alone: nothing to refuse
 	}
 	g.frames = []uint64{0} // a ptag of 0 is a page like any other
 	for i := 0; i < 23; i++ {
@@ -182,7 +183,7 @@ func (g *isoGen) goodAccess(index uint32) (scenario.Op, bool) {
 	r := g.r
 	var types []prm.AccessType
 	for _, t := range prm.AccessTypes() {
-		if isoRight(t, &m) {
+		if score.Grants(t, &m) {
 			types = append(types, t)
 		}
 	}
@@ -244,7 +245,7 @@ func (g *isoGen) attackAccess() {
 		}
 	case 2: // a right it lacks
 		for _, t := range prm.AccessTypes() {
-			if !isoRight(t, &m) {
+			if !score.Grants(t, &m) {
 				a.Type = t
 			}
 		}
@@ -503,7 +504,7 @@ func (g *isoGen) destroy() {
 	if g.r.Intn(10) == 0 || idx == 0 {
 		idx = uint32(1 + g.r.Intn(isoMaxIndex))
 	}
-	old, was := g.sh.live(idx)
+	old, was := g.sh.Live(idx)
 	t := g.templates(idx)
 	g.add(scenario.Op{Kind: scenario.OpDestroyMKey, Index: idx})
 	if was {
@@ -549,7 +550,7 @@ func (g *isoGen) umr() {
 		return
 	}
 	m, _ := g.obj(idx)
-	old, wasLive := g.sh.live(idx)
+	old, wasLive := g.sh.Live(idx)
 	u := &scenario.UMR{QPN: g.owner(m), Key: prm.MakeKey(idx, m.Variant)}
 	if r.Intn(4) == 0 {
 		u.Key ^= prm.Key(r.Intn(256)) // UMR finds its target by index alone
@@ -742,8 +743,8 @@ type isoConfig struct {
 
 // isoJudge checks every result, in seq order, with a fresh oracle, and
 // returns the oracle and the first violations.
-func isoJudge(sc *scenario.Scenario, depth int, overlap bool, results []scenario.Result) (*Isolation, []string, error) {
-	o := NewIsolation(depth)
+func isoJudge(sc *scenario.Scenario, depth int, overlap bool, results []scenario.Result) (*score.Isolation, []string, error) {
+	o := score.NewIsolation(depth)
 	if err := o.Load(sc); err != nil {
 		return nil, nil, err
 	}
@@ -899,7 +900,7 @@ var isoMustSee = []string{
 // scoreboard, and returns its results by seq and the scoreboard's
 // differences by seq.
 func isoClocked(sc *scenario.Scenario, c isoConfig) ([]scenario.Result, map[int]string, error) {
-	board, err := NewScoreboard(sc, ref.Config{MaxIndirection: c.cfg.KLM.MaxIndirection})
+	board, err := score.NewBoard(sc, ref.Config{MaxIndirection: c.cfg.KLM.MaxIndirection})
 	if err != nil {
 		return nil, nil, err
 	}

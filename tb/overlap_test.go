@@ -7,6 +7,7 @@ import (
 	"mkeysim/ref"
 	"mkeysim/rtl"
 	"mkeysim/scenario"
+	"mkeysim/tb/score"
 )
 
 // TestScoreboardOverlap: with overlapping invalidation, an access issued
@@ -44,7 +45,7 @@ func TestScoreboardOverlap(t *testing.T) {
 		status  prm.Status
 		want    int
 	}{{false, prm.MKeyFree, 1}, {true, prm.MKeyFree, 0}, {true, prm.PDMismatch, 1}} {
-		board, err := NewScoreboard(sc, ref.Config{MaxIndirection: 4})
+		board, err := score.NewBoard(sc, ref.Config{MaxIndirection: 4})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"mkeysim/ref"
 	"mkeysim/rtl"
 	"mkeysim/scenario"
+	"mkeysim/tb/score"
 	"mkeysim/tb/stimulus"
 )
 
@@ -46,7 +47,7 @@ func TestSoak(t *testing.T) {
 	if err := b.Load(setup); err != nil {
 		t.Fatal(err)
 	}
-	board, err := NewScoreboard(setup, ref.Config{MaxIndirection: cfg.KLM.MaxIndirection})
+	board, err := score.NewBoard(setup, ref.Config{MaxIndirection: cfg.KLM.MaxIndirection})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ import (
 	"mkeysim/internal/tooltest"
 	"mkeysim/ref"
 	"mkeysim/scenario"
-	"mkeysim/tb"
+	"mkeysim/tb/score"
 	"mkeysim/tb/stimulus"
 	"mkeysim/vcd"
 )
@@ -218,7 +218,7 @@ func TestInterrupt(t *testing.T) {
 			cfg := config.Default()
 			cfg.Workload.Accesses = accesses
 			sc := stimulus.Generate(cfg.Workload)
-			board, err := tb.NewScoreboard(sc, ref.Config{MaxIndirection: cfg.Model.KLM.MaxIndirection})
+			board, err := score.NewBoard(sc, ref.Config{MaxIndirection: cfg.Model.KLM.MaxIndirection})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -19,6 +19,7 @@ import (
 	"mkeysim/ref"
 	"mkeysim/scenario"
 	"mkeysim/tb"
+	"mkeysim/tb/score"
 	"mkeysim/tb/stimulus"
 	"mkeysim/tb/wire"
 )
@@ -243,9 +244,9 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 	if err := bench.Load(sc); err != nil {
 		return fail("%s: %v", name, err)
 	}
-	var board *tb.Scoreboard
+	var board *score.Board
 	if rf.check {
-		if board, err = tb.NewScoreboard(sc, ref.Config{MaxIndirection: cfg.Model.KLM.MaxIndirection, Coverage: goldenCov, Stop: c.Context().Done()}); err != nil {
+		if board, err = score.NewBoard(sc, ref.Config{MaxIndirection: cfg.Model.KLM.MaxIndirection, Coverage: goldenCov, Stop: c.Context().Done()}); err != nil {
 			return fail("%s: %v", name, err)
 		}
 		board.Follow(feed)

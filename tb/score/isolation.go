@@ -1,4 +1,4 @@
-package tb
+package score
 
 import (
 	"fmt"
@@ -150,7 +150,7 @@ func (s *Isolation) apply(seq int, op *scenario.Op) (scenario.Result, []isoVerdi
 			res.Status = st
 		}
 	case scenario.OpDestroyMKey:
-		before, was := s.live(op.Index)
+		before, was := s.Live(op.Index)
 		if s.objs[op.Index] == nil {
 			res.Status = prm.BadKeyIndex
 		} else {
@@ -167,12 +167,12 @@ func (s *Isolation) apply(seq int, op *scenario.Op) (scenario.Result, []isoVerdi
 		}
 	case scenario.OpUMR:
 		idx := op.UMR.Key.Index()
-		before, was := s.live(idx)
+		before, was := s.Live(idx)
 		res.Status = s.umr(op.UMR)
 		s.track(idx, before, was, fmt.Sprintf("umr at seq %d", seq))
 	case scenario.OpLocalInvalidate, scenario.OpSendWithInvalidate:
 		idx := op.Key.Index()
-		before, was := s.live(idx)
+		before, was := s.Live(idx)
 		res.Status = s.invalidate(op.QPN, op.Key, op.Kind == scenario.OpSendWithInvalidate)
 		s.track(idx, before, was, fmt.Sprintf("%v at seq %d", op.Kind, seq))
 	case scenario.OpPageFaultResume:

@@ -1,4 +1,4 @@
-package tb
+package score
 
 import (
 	"strings"
@@ -15,7 +15,9 @@ import (
 // Missing names the operation left without a result; and the scoreboard
 // holds only the window from the oldest result not yet matched.
 func TestScoreboardWindow(t *testing.T) {
-	sc := stimulus.Generate(HotWorkload())
+	w := stimulus.DefaultWorkload() // the hit-bound workload of tb's benchmarks
+	w.UMRPerMille, w.InvalPerMille, w.QueryPerMille, w.ResumePerMille, w.HotPerMille = 0, 0, 0, 0, 1000
+	sc := stimulus.Generate(w)
 	sc.Ops = sc.Ops[:40]
 	cfg := ref.Config{MaxIndirection: rtl.DefaultConfig().KLM.MaxIndirection}
 	m := ref.New(cfg)
@@ -26,7 +28,7 @@ func TestScoreboardWindow(t *testing.T) {
 	for i := range sc.Ops {
 		m.ApplyInto(i, &sc.Ops[i], &res[i])
 	}
-	board, err := NewScoreboard(sc, cfg)
+	board, err := NewBoard(sc, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package tb
+package score
 
 import (
 	"fmt"
@@ -13,8 +13,9 @@ import (
 // walk through every key the bytes reach (translation.md 4), which
 // grants the segments or names the first rule broken.
 
-// isoRight is the MKC right each access type needs (translation.md 1).
-func isoRight(t prm.AccessType, m *prm.MKC) bool {
+// Grants reports whether m grants the MKC right that access type t needs
+// (translation.md 1).
+func Grants(t prm.AccessType, m *prm.MKC) bool {
 	switch t {
 	case prm.LocalRead:
 		return m.LR
@@ -141,7 +142,7 @@ func (w *isoWalk) piece(level int, key prm.Key, v, l, off uint64, chain string) 
 		return w.deny(prm.QPNMismatch, level, off, "key %v at level %d is bound to QP %d, not %d (%s)", key, level, m.QPN, w.a.QPN, chain)
 	case !covers(m, v, l):
 		return w.deny(prm.OutOfRange, level, off, "key %v at level %d covers [%#x +%#x), not [%#x +%#x) (%s)", key, level, m.StartAddr, m.Len, v, l, chain)
-	case !isoRight(w.a.Type, m):
+	case !Grants(w.a.Type, m):
 		return w.deny(prm.AccessDenied, level, off, "key %v at level %d lacks the right for %v (%s)", key, level, w.a.Type, chain)
 	case m.AccessMode > prm.ModeMEMIC,
 		(m.AccessMode == prm.ModeMTT || m.AccessMode == prm.ModeFixedBufferSize) && m.LogEntitySize < 12:

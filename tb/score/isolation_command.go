@@ -1,4 +1,4 @@
-package tb
+package score
 
 import (
 	"mkeysim/prm"
@@ -55,8 +55,8 @@ func (s *Isolation) writeWords(addr uint64, mtt []prm.MTTEntry, klm []prm.KLMEnt
 	}
 }
 
-// live is the full key of index while it is created and not free.
-func (s *Isolation) live(index uint32) (prm.Key, bool) {
+// Live is the full key of index while it is created and not free.
+func (s *Isolation) Live(index uint32) (prm.Key, bool) {
 	o := s.objs[index]
 	if o == nil || o.mkc.Free {
 		return 0, false
@@ -67,7 +67,7 @@ func (s *Isolation) live(index uint32) (prm.Key, bool) {
 // track records, around a command on index, a key that died and a key
 // that came (back) to life.
 func (s *Isolation) track(index uint32, before prm.Key, wasLive bool, what string) {
-	after, isLive := s.live(index)
+	after, isLive := s.Live(index)
 	if wasLive && (!isLive || after != before) {
 		s.dead[before] = what
 	}

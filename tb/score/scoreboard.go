@@ -1,4 +1,4 @@
-package tb
+package score
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 	"mkeysim/tb/stimulus"
 )
 
-// Scoreboard checks the clocked model's results against the golden model,
+// Board checks the clocked model's results against the golden model,
 // the one place that does: it runs the golden model along with the
 // scenario, operation by operation, and matches each result by its
 // sequence number (results may leave out of order with overlapping
@@ -21,7 +21,7 @@ import (
 // results come in.
 //
 // mkeysim run, mkeysim sweep and the tests all check through it.
-type Scoreboard struct {
+type Board struct {
 	model *ref.Model
 	feed  *stimulus.Feed // the operations checked
 	base  int            // the number of their first
@@ -54,20 +54,20 @@ type Scoreboard struct {
 	Overlapped int
 }
 
-// NewScoreboard loads the scenario's QPs and initial MKeys into a fresh
+// NewBoard loads the scenario's QPs and initial MKeys into a fresh
 // golden model with cfg; it checks the results of sc.Ops, or of a feed's
 // operations (Follow).
-func NewScoreboard(sc *scenario.Scenario, cfg ref.Config) (*Scoreboard, error) {
+func NewBoard(sc *scenario.Scenario, cfg ref.Config) (*Board, error) {
 	m := ref.New(cfg)
 	if err := m.Load(sc); err != nil {
 		return nil, err
 	}
-	return &Scoreboard{model: m, feed: stimulus.FeedOf(sc.Ops, 0), Keep: 5}, nil
+	return &Board{model: m, feed: stimulus.FeedOf(sc.Ops, 0), Keep: 5}, nil
 }
 
 // Follow checks the operations of f (Bench.StreamFeed) instead of the
 // scenario's; call it before the first Check.
-func (s *Scoreboard) Follow(f *stimulus.Feed) {
+func (s *Board) Follow(f *stimulus.Feed) {
 	base := f.First()
 	s.feed, s.base, s.next, s.lo = f, base, base, base
 	clear(s.want)
@@ -78,7 +78,7 @@ func (s *Scoreboard) Follow(f *stimulus.Feed) {
 // operation and returns the difference ("" when they agree), counting and
 // keeping it. A sequence number that names no operation, or one checked
 // twice, is a difference too.
-func (s *Scoreboard) Check(got *scenario.Result) string {
+func (s *Board) Check(got *scenario.Result) string {
 	s.seen++
 	i := got.Seq
 	if i < s.base || i >= s.feed.Made() {
@@ -132,7 +132,7 @@ func (s *Scoreboard) Check(got *scenario.Result) string {
 
 // describe names operation seq in a difference report, by number alone
 // when its chunk of a long run is forgotten.
-func (s *Scoreboard) describe(seq int) string {
+func (s *Board) describe(seq int) string {
 	if op := s.feed.At(seq); op != nil {
 		return describeOp(op)
 	}
@@ -144,7 +144,7 @@ func (s *Scoreboard) describe(seq int) string {
 // with only accesses and invalidations between. When it is, an access the
 // scenario order stalls on a page fault did not stall: the golden model
 // forgets it, so that a later page_fault_resume agrees.
-func (s *Scoreboard) overlapped(i int, got, want *scenario.Result) bool {
+func (s *Board) overlapped(i int, got, want *scenario.Result) bool {
 	op := s.feed.At(i)
 	if op.Kind != scenario.OpAccess {
 		return false
@@ -176,7 +176,7 @@ func (s *Scoreboard) overlapped(i int, got, want *scenario.Result) bool {
 	return false
 }
 
-func (s *Scoreboard) differ(d string) string {
+func (s *Board) differ(d string) string {
 	s.Mismatches++
 	if len(s.First) < s.Keep {
 		s.First = append(s.First, d)
@@ -186,7 +186,7 @@ func (s *Scoreboard) differ(d string) string {
 
 // pending returns the golden result of operation i not yet matched, nil
 // if it is matched or not computed yet.
-func (s *Scoreboard) pending(i int) *scenario.Result {
+func (s *Board) pending(i int) *scenario.Result {
 	if i < s.lo || s.off+i-s.lo >= len(s.want) {
 		return nil
 	}
@@ -195,7 +195,7 @@ func (s *Scoreboard) pending(i int) *scenario.Result {
 
 // Missing lists, at the end of a run, the operations that got no result
 // (at most n of them) and how many there are in all.
-func (s *Scoreboard) Missing(n int) ([]string, int) {
+func (s *Board) Missing(n int) ([]string, int) {
 	var out []string
 	total := 0
 	for i := s.lo; i < s.feed.Made(); i++ {
@@ -210,11 +210,11 @@ func (s *Scoreboard) Missing(n int) ([]string, int) {
 }
 
 // Checked is the number of results checked.
-func (s *Scoreboard) Checked() int { return s.seen }
+func (s *Board) Checked() int { return s.seen }
 
 // Summary says how the check went, in one line: "all N results agree with
 // the golden model", or the count of differences and the first of them.
-func (s *Scoreboard) Summary() string {
+func (s *Board) Summary() string {
 	if s.Mismatches == 0 {
 		return fmt.Sprintf("all %d results agree with the golden model", s.seen)
 	}

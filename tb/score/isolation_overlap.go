@@ -1,4 +1,4 @@
-package tb
+package score
 
 import (
 	"mkeysim/prm"

@@ -1,16 +1,13 @@
 package tb
 
 import (
-	"io"
 	"syscall"
 	"testing"
 	"time"
 
 	"mkeysim/rtl"
-	"mkeysim/rtl/sim"
 	"mkeysim/scenario"
 	"mkeysim/tb/stimulus"
-	"mkeysim/vcd"
 )
 
 // The clocked model's benchmarks: each runs one workload through a fresh
@@ -23,73 +20,32 @@ import (
 // BenchmarkDefaultWorkload is the default run (make run's workload)
 // without the golden-model check.
 func BenchmarkDefaultWorkload(b *testing.B) {
-	benchRun(b, stimulus.Generate(stimulus.DefaultWorkload()), false)
+	benchRun(b, stimulus.Generate(stimulus.DefaultWorkload()))
 }
 
-// BenchmarkTracedDefaultWorkload is BenchmarkDefaultWorkload with the
-// whole waveform written (to io.Discard): what --vcd costs the loop, the
-// clock and the writer goroutine included.
-func BenchmarkTracedDefaultWorkload(b *testing.B) {
-	benchRun(b, stimulus.Generate(stimulus.DefaultWorkload()), true)
-}
-
-// BenchmarkTraceCost is what the waveform costs, measured side by side:
-// each iteration runs the default workload without a tracer and with one
-// (the whole VCD to io.Discard), in alternating order, and the metrics
-// are the ratios of the traced runs' total wall and CPU time to the
-// untraced runs'. Pairing keeps the ratio meaningful on a machine whose
-// speed drifts from one minute to the next.
-func BenchmarkTraceCost(b *testing.B) {
-	sc := stimulus.Generate(stimulus.DefaultWorkload())
-	var wall, cpu [2]time.Duration // untraced, traced
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		for k := range 2 {
-			traced := (i+k)%2 == 1
-			_, w, c := timedRun(b, sc, traced)
-			wall[sim.B(traced)] += w
-			cpu[sim.B(traced)] += c
-		}
-	}
-	b.ReportMetric(wall[1].Seconds()/wall[0].Seconds(), "traced/untraced-wall")
-	b.ReportMetric(cpu[1].Seconds()/cpu[0].Seconds(), "traced/untraced-cpu")
-}
-
-// timedRun runs sc through a fresh bench, traced to io.Discard or not,
-// and returns the bench and the wall and CPU time of the run loop (the
-// tracer's Close included); building and loading the bench are outside
-// the benchmark's timer.
-func timedRun(b *testing.B, sc *scenario.Scenario, traced bool) (bench *Bench, wall, cpu time.Duration) {
+// timedRun runs sc through a fresh bench and returns the bench and the
+// wall and CPU time of the run loop; building and loading the bench are
+// outside the benchmark's timer. (tb/wave's benchmarks run the same with
+// a tracer.)
+func timedRun(b *testing.B, sc *scenario.Scenario) (bench *Bench, wall, cpu time.Duration) {
 	b.StopTimer()
 	bench = loadedBench(b, rtl.DefaultConfig(), sc)
-	var tr *Tracer
-	if traced {
-		var err error
-		if tr, err = Trace(bench, io.Discard, vcd.Options{}); err != nil {
-			b.Fatal(err)
-		}
-	}
 	b.StartTimer()
 	start, startCPU := time.Now(), cpuTime()
 	if err := bench.Stream(sc.Ops, RunOptions{OnResult: func(*scenario.Result) error { return nil }}); err != nil {
 		b.Fatal(err)
-	}
-	if tr != nil {
-		if err := tr.Close(); err != nil {
-			b.Fatal(err)
-		}
 	}
 	return bench, time.Since(start), cpuTime() - startCPU
 }
 
 // BenchmarkHotWorkload is hit-bound: every access to a cached working set
 // of 128 keys, no commands: the pipeline's peak rate.
-func BenchmarkHotWorkload(b *testing.B) { benchRun(b, stimulus.Generate(HotWorkload()), false) }
+func BenchmarkHotWorkload(b *testing.B) { benchRun(b, stimulus.Generate(HotWorkload())) }
 
 // BenchmarkMissWorkload is miss-bound: 100k accesses spread evenly over
 // 64K keys, no commands, so that almost every access misses the MKC cache
 // and its MTT line and waits for PCIe round trips.
-func BenchmarkMissWorkload(b *testing.B) { benchRun(b, stimulus.Generate(MissWorkload()), false) }
+func BenchmarkMissWorkload(b *testing.B) { benchRun(b, stimulus.Generate(MissWorkload())) }
 
 // HotWorkload is the hit-bound measurement workload.
 func HotWorkload() stimulus.Workload {
@@ -115,12 +71,12 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-func benchRun(b *testing.B, sc *scenario.Scenario, traced bool) {
+func benchRun(b *testing.B, sc *scenario.Scenario) {
 	var cycles, translations uint64
 	var wall, cpu time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		bench, w, c := timedRun(b, sc, traced)
+		bench, w, c := timedRun(b, sc)
 		wall += w
 		cpu += c
 		cycles += bench.Eng.Now()

@@ -102,9 +102,10 @@ func TestExamples(t *testing.T) {
 	}
 }
 
-// smallConfigs are geometries that stress the pipeline: tiny caches,
-// shallow FIFOs, few tags and credits, long and short links.
-func smallConfigs() map[string]rtl.Config {
+// SmallConfigs are geometries that stress the pipeline: tiny caches,
+// shallow FIFOs, few tags and credits, long and short links (exported
+// for schedule_test.go, which is package tb_test).
+func SmallConfigs() map[string]rtl.Config {
 	out := map[string]rtl.Config{"default": rtl.DefaultConfig()}
 	c := rtl.DefaultConfig()
 	c.FIFODepth, c.ROBEntries = 1, 2
@@ -127,7 +128,7 @@ func TestRandomWorkloads(t *testing.T) {
 	if testing.Short() {
 		n = 2_000
 	}
-	for name, cfg := range smallConfigs() {
+	for name, cfg := range SmallConfigs() {
 		for seed := int64(1); seed <= 3; seed++ {
 			w := stimulus.DefaultWorkload()
 			w.Seed, w.Keys, w.Accesses = seed, 300, n

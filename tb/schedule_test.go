@@ -1,4 +1,6 @@
-package tb
+// This test compares waveforms, and tb/wave imports tb: it is an external
+// test of the bench (package tb_test) so that it can import both.
+package tb_test
 
 import (
 	"bytes"
@@ -12,7 +14,9 @@ import (
 	"mkeysim/rtl"
 	"mkeysim/rtl/sim"
 	"mkeysim/scenario"
+	"mkeysim/tb"
 	"mkeysim/tb/stimulus"
+	"mkeysim/tb/wave"
 	"mkeysim/vcd"
 )
 
@@ -31,7 +35,7 @@ type scheduleRun struct {
 // not due does nothing) or only when due (the engine's schedule).
 func runScheduled(t *testing.T, sc *scenario.Scenario, cfg rtl.Config, evalAll, host bool) scheduleRun {
 	t.Helper()
-	b, err := New(cfg)
+	b, err := tb.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +44,7 @@ func runScheduled(t *testing.T, sc *scenario.Scenario, cfg rtl.Config, evalAll, 
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	tr, err := Trace(b, &buf, vcd.Options{})
+	tr, err := wave.New(b, &buf, vcd.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +52,7 @@ func runScheduled(t *testing.T, sc *scenario.Scenario, cfg rtl.Config, evalAll, 
 	if host {
 		// The host front: the send-queue front, the doorbells and the
 		// root complex's CPU writes.
-		_, err = b.StreamHost(sc.Ops, RunOptions{OnResult: func(r *scenario.Result) error {
+		_, err = b.StreamHost(sc.Ops, tb.RunOptions{OnResult: func(r *scenario.Result) error {
 			res = append(res, r.Clone())
 			return nil
 		}})
@@ -94,7 +98,7 @@ func TestScheduleMatchesEvalAll(t *testing.T) {
 		quick := rtl.DefaultConfig()
 		quick.CmdLatency = 0
 		runs = append(runs, run{filepath.Base(f) + ", no firmware latency", sc, quick})
-		runs = append(runs, run{filepath.Base(f) + ", tiny", sc, smallConfigs()["tiny"]})
+		runs = append(runs, run{filepath.Base(f) + ", tiny", sc, tb.SmallConfigs()["tiny"]})
 	}
 	// An access overtaken by an overlapping invalidation with no firmware
 	// latency (TestScoreboardOverlap): the command path's timer is due in
@@ -114,7 +118,7 @@ func TestScheduleMatchesEvalAll(t *testing.T) {
 	if testing.Short() {
 		n = 1000
 	}
-	for name, cfg := range smallConfigs() {
+	for name, cfg := range tb.SmallConfigs() {
 		w := stimulus.DefaultWorkload()
 		w.Keys, w.Accesses = 300, n
 		runs = append(runs, run{"random " + name, stimulus.Generate(w), cfg})
@@ -129,8 +133,8 @@ func TestScheduleMatchesEvalAll(t *testing.T) {
 	runs = append(runs, run{"overlapping invalidation, no firmware latency", stimulus.Generate(w), fast})
 	fast.OverlapInvalidate = false
 	runs = append(runs, run{"no firmware latency", stimulus.Generate(w), fast})
-	runs = append(runs, run{"miss-bound", stimulus.Generate(func() stimulus.Workload { w := MissWorkload(); w.Keys, w.Accesses = 4096, n; return w }()), rtl.DefaultConfig()})
-	runs = append(runs, run{"hot", stimulus.Generate(func() stimulus.Workload { w := HotWorkload(); w.Accesses = n; return w }()), rtl.DefaultConfig()})
+	runs = append(runs, run{"miss-bound", stimulus.Generate(func() stimulus.Workload { w := tb.MissWorkload(); w.Keys, w.Accesses = 4096, n; return w }()), rtl.DefaultConfig()})
+	runs = append(runs, run{"hot", stimulus.Generate(func() stimulus.Workload { w := tb.HotWorkload(); w.Accesses = n; return w }()), rtl.DefaultConfig()})
 	// The data path: every translated access moves its bytes (reads,
 	// writes, atomics) before it retires; few requests in flight, and
 	// the tiny geometry.
@@ -138,7 +142,7 @@ func TestScheduleMatchesEvalAll(t *testing.T) {
 	data.Data.Enabled, data.Data.Outstanding = true, 3
 	data.PCIe.DataLatencyCycles = 57
 	runs = append(runs, run{"data path", stimulus.Generate(w), data})
-	tinyData := smallConfigs()["tiny"]
+	tinyData := tb.SmallConfigs()["tiny"]
 	tinyData.Data.Enabled, tinyData.Data.Outstanding = true, 1
 	runs = append(runs, run{"data path, tiny", stimulus.Generate(w), tinyData})
 	for _, f := range files[:min(len(files), 12)] {
@@ -155,7 +159,7 @@ func TestScheduleMatchesEvalAll(t *testing.T) {
 	hw := stimulus.DefaultWorkload()
 	hw.Accesses, hw.Seed = 3000, 17
 	runs = append(runs, run{"random" + viaHost, stimulus.Generate(hw), rtl.DefaultConfig()})
-	runs = append(runs, run{"random, tiny" + viaHost, stimulus.Generate(hw), smallConfigs()["tiny"]})
+	runs = append(runs, run{"random, tiny" + viaHost, stimulus.Generate(hw), tb.SmallConfigs()["tiny"]})
 	for _, r := range runs {
 		t.Run(r.name, func(t *testing.T) {
 			host := strings.HasSuffix(r.name, viaHost)

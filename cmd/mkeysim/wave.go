@@ -14,6 +14,7 @@ import (
 	"mkeysim/config"
 	"mkeysim/internal/outfile"
 	"mkeysim/tb"
+	"mkeysim/tb/wave"
 	"mkeysim/vcd"
 )
 
@@ -52,7 +53,7 @@ func (w *waveFlags) validate() error {
 	if w.to != 0 && w.from > w.to {
 		return fmt.Errorf("--vcd-from %d is after --vcd-to %d", w.from, w.to)
 	}
-	if err := tb.CheckTraceScope(w.scope); err != nil {
+	if err := wave.CheckScope(w.scope); err != nil {
 		return fmt.Errorf("--vcd-scope %q: %v", w.scope, err)
 	}
 	if w.fst {
@@ -60,7 +61,7 @@ func (w *waveFlags) validate() error {
 			return fmt.Errorf("--fst: vcd2fst is not on PATH; it comes with GTKWave (Debian: apt-get install gtkwave), or leave out --fst for a VCD")
 		}
 	}
-	gtkw, filters := tb.TracePaths(w.file)
+	gtkw, filters := wave.Paths(w.file)
 	for _, p := range []string{w.file, fstPath(w.file), gtkw, filters} {
 		if err := checkWritable(p, p == filters); err != nil {
 			return fmt.Errorf("--vcd %q: %v", w.file, err)
@@ -127,9 +128,9 @@ func (noTracer) close() (string, error) { return "", nil }
 func (noTracer) abort()                 {}
 func (noTracer) failed() bool           { return false }
 
-// fileTracer is a tb.Tracer writing files.
+// fileTracer is a wave.Tracer writing files.
 type fileTracer struct {
-	t    *tb.Tracer
+	t    *wave.Tracer
 	file string
 	fst  bool
 }
@@ -149,7 +150,7 @@ func (f fileTracer) close() (string, error) {
 		os.Remove(fst)
 		return "", fmt.Errorf("--fst: vcd2fst %s %s failed (%v): %s; the VCD %s is kept", f.file, fst, err, strings.TrimSpace(string(out)), f.file)
 	}
-	gtkw, _ := tb.TracePaths(f.file)
+	gtkw, _ := wave.Paths(f.file)
 	save, err := os.ReadFile(gtkw)
 	if err == nil {
 		save = bytes.Replace(save, []byte(`[dumpfile] "`+filepath.Base(f.file)+`"`), []byte(`[dumpfile] "`+filepath.Base(fst)+`"`), 1)
@@ -179,7 +180,7 @@ func (w *waveFlags) start(b *tb.Bench, cfg config.Config, name string) (tracer, 
 		Version:     "mkeysim run",
 		Comment:     fmt.Sprintf("mkeysim run: %s, seed %d, clock %d ps per cycle", oneLine(name), cfg.Workload.Seed, cfg.Model.ClockPS),
 	}
-	t, err := tb.TraceFile(b, w.file, o)
+	t, err := wave.Create(b, w.file, o)
 	if err != nil {
 		return nil, writeFailed("--vcd", w.file, err)
 	}

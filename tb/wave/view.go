@@ -1,4 +1,4 @@
-package tb
+package wave
 
 import (
 	"bytes"
@@ -11,12 +11,13 @@ import (
 
 	"mkeysim/internal/outfile"
 	"mkeysim/rtl"
+	"mkeysim/tb"
 	"mkeysim/vcd"
 )
 
 // This file turns a tracer's signals into what GTKWave opens: the
 // translate filters that show codes by name, the save file that groups
-// the signals, and the files of TraceFile.
+// the signals, and the files of Create.
 
 // filterFiles are the translate filters of every value naming the
 // tracer's signals use, as NAME.txt.
@@ -103,39 +104,39 @@ func (t *Tracer) SaveFile(saveFile, dumpFile, filterDir string) vcd.SaveFile {
 // shownCycles is about how many cycles a save file shows when it opens.
 const shownCycles = 400
 
-// TracePaths returns the save file and the filter directory written
+// Paths returns the save file and the filter directory written
 // beside the VCD file path: "run.vcd" gives "run.gtkw" and "run.filters".
-func TracePaths(path string) (gtkw, filters string) {
+func Paths(path string) (gtkw, filters string) {
 	base := strings.TrimSuffix(path, ".vcd")
 	return base + ".gtkw", base + ".filters"
 }
 
-// traceFiles are the files of a TraceFile tracer.
-type traceFiles struct {
+// files are the files of a Create tracer.
+type files struct {
 	path          string // the VCD
-	gtkw, filters string // TracePaths
+	gtkw, filters string // Paths
 	f             *outfile.File
 	// cleared is closed once the waveform an earlier run left at path
 	// is removed (removeOld).
 	cleared chan struct{}
 }
 
-// TraceFile traces b's run into the VCD file path (see Trace), with its
-// save file and translate filters beside it (TracePaths). Everything is
+// Create traces b's run into the VCD file path (see New), with its
+// save file and translate filters beside it (Paths). Everything is
 // written through internal/outfile: under temporary names, checked,
 // synced and renamed by Close, so no half-written file ever has the
 // final name; after an error or Abort nothing is left. A waveform
-// already at path is removed as the trace starts, beside the run
+// already at path is removed as the tracer starts, beside the run
 // (removeOld). The errors are *outfile.Error, naming the file.
-func TraceFile(b *Bench, path string, o vcd.Options) (*Tracer, error) {
-	tf := &traceFiles{path: path}
-	tf.gtkw, tf.filters = TracePaths(path)
+func Create(b *tb.Bench, path string, o vcd.Options) (*Tracer, error) {
+	tf := &files{path: path}
+	tf.gtkw, tf.filters = Paths(path)
 	f, err := outfile.Create(path)
 	if err != nil {
 		return nil, err
 	}
 	tf.f = f
-	t, err := Trace(b, f, o)
+	t, err := New(b, f, o)
 	if err != nil {
 		f.Abort()
 		return nil, err
@@ -152,7 +153,7 @@ func TraceFile(b *Bench, path string, o vcd.Options) (*Tracer, error) {
 // 170 MB on this project's machines); done by Close's rename, it ended
 // every run, done here it overlaps the simulation. finish waits for it
 // before putting the new file in its place.
-func (tf *traceFiles) removeOld() {
+func (tf *files) removeOld() {
 	defer close(tf.cleared)
 	if fi, err := os.Lstat(tf.path); err == nil && fi.Mode().IsRegular() {
 		os.Remove(tf.path)
@@ -161,7 +162,7 @@ func (tf *traceFiles) removeOld() {
 
 // finish puts the VCD in place, then the filters and the save file,
 // each whole or not at all; err is the VCD writer's error, if any.
-func (tf *traceFiles) finish(t *Tracer, err error) error {
+func (tf *files) finish(t *Tracer, err error) error {
 	<-tf.cleared
 	if err != nil {
 		tf.f.Abort()
@@ -189,7 +190,7 @@ func (tf *traceFiles) finish(t *Tracer, err error) error {
 }
 
 // abort removes the VCD's temporary file.
-func (tf *traceFiles) abort() {
+func (tf *files) abort() {
 	<-tf.cleared
 	tf.f.Abort()
 }
@@ -211,18 +212,18 @@ func displaySettings(gtkw []byte) []byte {
 	return append(out, gtkw[i:]...)
 }
 
-// TraceScopes lists the scopes a tracer declares (for the default model),
+// Scopes lists the scopes a tracer declares (for the default model),
 // the names Options.Scope patterns are matched against.
-func TraceScopes() ([]string, error) {
-	b, err := New(rtl.DefaultConfig())
+func Scopes() ([]string, error) {
+	b, err := tb.New(rtl.DefaultConfig())
 	if err != nil {
 		return nil, err
 	}
-	return traceScopes(b), nil
+	return scopes(b), nil
 }
 
-// traceScopes lists b's trace scopes: "top", then each unit's.
-func traceScopes(b *Bench) []string {
+// scopes lists b's waveform scopes: "top", then each unit's.
+func scopes(b *tb.Bench) []string {
 	t := newTracer(b, vcd.NewWriter(io.Discard, vcd.Options{}))
 	t.declare()
 	out := []string{"top"}
@@ -237,16 +238,16 @@ func traceScopes(b *Bench) []string {
 	return out
 }
 
-func joinScopes(b *Bench) string { return strings.Join(traceScopes(b), ", ") }
+func joinScopes(b *tb.Bench) string { return strings.Join(scopes(b), ", ") }
 
-// CheckTraceScope checks a -vcd-scope value (comma-separated patterns,
+// CheckScope checks a -vcd-scope value (comma-separated patterns,
 // see vcd.Options.Scope) against the default model's scopes: every
 // pattern must be well formed and select at least one signal.
-func CheckTraceScope(pattern string) error {
+func CheckScope(pattern string) error {
 	if strings.TrimSpace(pattern) == "" {
 		return nil
 	}
-	b, err := New(rtl.DefaultConfig())
+	b, err := tb.New(rtl.DefaultConfig())
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package tb
+package wave
 
 import (
 	"fmt"
@@ -6,12 +6,13 @@ import (
 	"strings"
 
 	"mkeysim/rtl/sim"
+	"mkeysim/tb"
 	"mkeysim/vcd"
 )
 
 // This file declares what the tracer traces: one scope per unit under
 // "top", the unit's state first, then every channel it consumes or
-// produces (see trace.go for what each signal means). The tracer knows
+// produces (see tracer.go for what each signal means). The tracer knows
 // no unit: a unit's state is what it declares (sim.Described), a
 // channel's payload what its type declares (sim.Fielded).
 //
@@ -264,7 +265,7 @@ func sumLen(runs [][]uint64) int {
 // flowOrder lists the engine's channels in creation order, except the
 // host side's, in the order a TLP crosses them: up the link, into the
 // root complex, down the link.
-func flowOrder(b *Bench) []sim.Port {
+func flowOrder(b *tb.Bench) []sim.Port {
 	host := []sim.Port{b.Up.Wire(), b.Up.Out, b.RC.Pipe(), b.RC.DataPipe(), b.Down.In, b.Down.Wire()}
 	var out []sim.Port
 	for _, p := range b.Eng.Ports() {
@@ -277,7 +278,7 @@ func flowOrder(b *Bench) []sim.Port {
 
 // portPlace returns the unit scope (under top) and the local name of a
 // channel.
-func portPlace(b *Bench, p sim.Port) (unit, local string) {
+func portPlace(b *tb.Bench, p sim.Port) (unit, local string) {
 	switch p {
 	case sim.Port(b.Top.In):
 		return "core", "in"

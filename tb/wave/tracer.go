@@ -1,4 +1,4 @@
-package tb
+package wave
 
 import (
 	"fmt"
@@ -7,12 +7,13 @@ import (
 	"slices"
 
 	"mkeysim/rtl/sim"
+	"mkeysim/tb"
 	"mkeysim/vcd"
 )
 
 // This file is the waveform tracer: it samples the bench every cycle and
-// streams the changes to a vcd.Writer. trace_signals.go declares what is
-// traced, trace_view.go writes the GTKWave save file and translate
+// streams the changes to a vcd.Writer. signals.go declares what is
+// traced, view.go writes the GTKWave save file and translate
 // filters and manages the files.
 //
 // # What a signal means
@@ -93,10 +94,10 @@ type sig struct {
 	idx  uint32
 }
 
-// Tracer writes the waveform of a Bench's run. Make one with Trace or
-// TraceFile before the run and Close it after.
+// Tracer writes the waveform of a Bench's run. Make one with New or
+// Create before the run and Close it after.
 type Tracer struct {
-	b        *Bench
+	b        *tb.Bench
 	w        *vcd.Writer
 	from, to uint64
 
@@ -136,7 +137,7 @@ type Tracer struct {
 	closed    bool
 	closeErr  error
 
-	file *traceFiles // TraceFile's files, nil for Trace
+	file *files // Create's files, nil for New
 }
 
 // Signal describes one traced variable, for save files and tests.
@@ -153,12 +154,12 @@ type Signal struct {
 // model's clock period). It declares every signal, writes the header and
 // registers the engine hook; the run then proceeds as usual and Close
 // finishes the file. Call it before Run and at most once per bench.
-func Trace(b *Bench, out io.Writer, o vcd.Options) (*Tracer, error) {
+func New(b *tb.Bench, out io.Writer, o vcd.Options) (*Tracer, error) {
 	if o.TimescalePS == 0 {
 		o.TimescalePS = b.Top.Config().ClockPS
 	}
 	if o.Version == "" {
-		o.Version = "mkeysim tb.Trace"
+		o.Version = "mkeysim tb.Trace" // the name it had before tb/wave: VCD headers stay as they were
 	}
 	if o.To != 0 && o.From > o.To {
 		return nil, fmt.Errorf("trace: window starts at cycle %d, after its end %d", o.From, o.To)
@@ -193,7 +194,7 @@ func Trace(b *Bench, out io.Writer, o vcd.Options) (*Tracer, error) {
 }
 
 // newTracer returns a tracer of b into w with nothing declared.
-func newTracer(b *Bench, w *vcd.Writer) *Tracer {
+func newTracer(b *tb.Bench, w *vcd.Writer) *Tracer {
 	return &Tracer{b: b, w: w, byPort: map[sim.Port]int{}, enums: map[string]*sim.Enum{}}
 }
 
@@ -590,12 +591,12 @@ func (t *Tracer) writer() {
 	}
 }
 
-// Failed reports whether a TraceFile tracer's file has met a write
+// Failed reports whether a Create tracer's file has met a write
 // error (a full disk): the waveform cannot be whole, and a run may stop
 // instead of simulating for nothing. Safe to call while the tracer writes.
 func (t *Tracer) Failed() bool { return t.file != nil && t.file.f.Failed() }
 
-// Abort stops the tracer without finishing its files: a TraceFile
+// Abort stops the tracer without finishing its files: a Create
 // tracer removes what it was writing. After Close it does nothing, so
 // that "defer t.Abort()" covers every early return.
 func (t *Tracer) Abort() {
@@ -611,7 +612,7 @@ func (t *Tracer) Abort() {
 }
 
 // Close writes what is left and ends the VCD file (it does not close the
-// io.Writer given to Trace). A TraceFile tracer also writes the save file
+// io.Writer given to New). A Create tracer also writes the save file
 // and the filters and moves everything to its final name. The engine hook
 // stays registered but does nothing after Close. Close returns the first
 // error met; calling it again returns the same error.

@@ -1,9 +1,10 @@
-package tb
+package wave
 
 import (
 	"bytes"
 	"fmt"
 	"mkeysim/internal/tooltest"
+	"mkeysim/tb"
 	"mkeysim/tb/stimulus"
 	"os"
 	"os/exec"
@@ -32,12 +33,17 @@ func workload(seed int64, accesses int) *scenario.Scenario {
 	return stimulus.Generate(w)
 }
 
+// runCounts are the operations the bench has handed the model and the
+// results it has taken so far, counted from the run's own callbacks
+// (RunOptions.OnIssue and OnResult).
+type runCounts struct{ sent, taken int }
+
 // tracedRun runs sc through a bench built with cfg and traced with o into
 // a buffer. watch, if not nil, makes a hook that runs after the tracer's,
-// so it sees the state the tracer sampled.
-func tracedRun(t *testing.T, sc *scenario.Scenario, cfg rtl.Config, o vcd.Options, tweak func(*Bench), watch func(*Bench) func(uint64)) (*vcd.File, []byte, []scenario.Result, *Tracer) {
+// so it sees the state the tracer sampled (n counts the run so far).
+func tracedRun(t *testing.T, sc *scenario.Scenario, cfg rtl.Config, o vcd.Options, tweak func(*tb.Bench), watch func(b *tb.Bench, n *runCounts) func(uint64)) (*vcd.File, []byte, []scenario.Result, *Tracer) {
 	t.Helper()
-	b, err := New(cfg)
+	b, err := tb.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,14 +54,20 @@ func tracedRun(t *testing.T, sc *scenario.Scenario, cfg rtl.Config, o vcd.Option
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	tr, err := Trace(b, &buf, o)
+	tr, err := New(b, &buf, o)
 	if err != nil {
 		t.Fatal(err)
 	}
+	n := &runCounts{}
 	if watch != nil {
-		b.Eng.OnCycle(watch(b))
+		b.Eng.OnCycle(watch(b, n))
 	}
-	res, err := b.Run(sc.Ops, nil)
+	var res []scenario.Result
+	err = b.Stream(sc.Ops, tb.RunOptions{OnIssue: func(int, uint64) { n.sent++ }, OnResult: func(r *scenario.Result) error {
+		n.taken++
+		res = append(res, r.Clone())
+		return nil
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +115,8 @@ type expectation struct {
 // recorder notes the model's state through its own accessors, not the
 // tracer's code.
 type recorder struct {
-	b    *Bench
+	b    *tb.Bench
+	n    *runCounts
 	want []expectation
 }
 
@@ -187,8 +200,8 @@ func (r *recorder) hook(now uint64) {
 		}
 	}
 	top := b.Top
-	r.note(now, "top.tb.ops_sent", uint64(b.src.seq-b.src.base))
-	r.note(now, "top.tb.results", uint64(b.sink.n))
+	r.note(now, "top.tb.ops_sent", uint64(r.n.sent))
+	r.note(now, "top.tb.results", uint64(r.n.taken))
 	r.note(now, "top.core.cmd_state", uint64(top.CmdState()))
 	r.note(now, "top.core.rob_count", uint64(top.InFlight()))
 	c := top.Cache
@@ -265,8 +278,8 @@ func TestTraceMatchesModel(t *testing.T) {
 	}{{"default", 3, 400, rtl.DefaultConfig()}, {"default", 11, 400, rtl.DefaultConfig()}, {"tiny", 4, 40, tiny}, {"wide", 5, 400, wide}} {
 		t.Run(fmt.Sprint(c.name, "-seed", c.seed), func(t *testing.T) {
 			var rec *recorder
-			f, _, res, tr := tracedRun(t, workload(c.seed, c.accesses), c.cfg, vcd.Options{}, nil, func(b *Bench) func(uint64) {
-				rec = &recorder{b: b}
+			f, _, res, tr := tracedRun(t, workload(c.seed, c.accesses), c.cfg, vcd.Options{}, nil, func(b *tb.Bench, n *runCounts) func(uint64) {
+				rec = &recorder{b: b, n: n}
 				return rec.hook
 			})
 			if len(res) == 0 || len(rec.want) == 0 {
@@ -366,7 +379,7 @@ func TestTraceGTKWaveLoadsDefaultRun(t *testing.T) {
 	path := filepath.Join(dir, "default.vcd")
 	sc := stimulus.Generate(stimulus.DefaultWorkload())
 	b := loadedBench(t, rtl.DefaultConfig(), sc)
-	tr, err := TraceFile(b, path, vcd.Options{Comment: "TestTraceGTKWaveLoadsDefaultRun"})
+	tr, err := Create(b, path, vcd.Options{Comment: "TestTraceGTKWaveLoadsDefaultRun"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -376,7 +389,7 @@ func TestTraceGTKWaveLoadsDefaultRun(t *testing.T) {
 	if err := tr.Close(); err != nil {
 		t.Fatal(err)
 	}
-	gtkw, filters := TracePaths(path)
+	gtkw, filters := Paths(path)
 	for _, p := range []string{path, gtkw, filepath.Join(filters, "status.txt")} {
 		if _, err := os.Stat(p); err != nil {
 			t.Fatal(err)
@@ -386,7 +399,7 @@ func TestTraceGTKWaveLoadsDefaultRun(t *testing.T) {
 	if len(left) > 0 {
 		t.Fatalf("temporary files left: %v", left)
 	}
-	out, err := exec.Command("bash", "../scripts/gtkwave-check.sh", path, gtkw).CombinedOutput()
+	out, err := exec.Command("bash", "../../scripts/gtkwave-check.sh", path, gtkw).CombinedOutput()
 	if err != nil {
 		t.Fatalf("gtkwave-check: %v\n%s", err, out)
 	}
@@ -414,7 +427,7 @@ func TestTraceGTKWaveLoadsDefaultRun(t *testing.T) {
 		copyFile(t, filepath.Join(filters, e.Name()), filepath.Join(moved, "default.filters", e.Name()))
 	}
 	os.RemoveAll(dir)
-	out, err = exec.Command("bash", "../scripts/gtkwave-check.sh", filepath.Join(moved, "default.vcd"), filepath.Join(moved, "default.gtkw")).CombinedOutput()
+	out, err = exec.Command("bash", "../../scripts/gtkwave-check.sh", filepath.Join(moved, "default.vcd"), filepath.Join(moved, "default.gtkw")).CombinedOutput()
 	if err != nil {
 		t.Fatalf("gtkwave-check on the copied folder: %v\n%s", err, out)
 	}
@@ -532,14 +545,14 @@ func TestTraceDoesNotPerturb(t *testing.T) {
 			t.Fatalf("result %d differs when traced: %s (cycle %d, untraced %d)", i, d, traced[i].Cycle, plain[i].Cycle)
 		}
 	}
-	_, noSkipVCD, _, _ := tracedRun(t, sc, rtl.DefaultConfig(), vcd.Options{}, func(b *Bench) { b.Eng.NoSkip = true }, nil)
+	_, noSkipVCD, _, _ := tracedRun(t, sc, rtl.DefaultConfig(), vcd.Options{}, func(b *tb.Bench) { b.Eng.NoSkip = true }, nil)
 	if !bytes.Equal(skipVCD, noSkipVCD) {
 		t.Fatalf("the waveform depends on idle skipping (%d bytes with, %d without)", len(skipVCD), len(noSkipVCD))
 	}
 	// Two-phase discipline: evaluating the units in a different random
 	// order every cycle gives the same waveform, byte for byte.
 	for _, seed := range []int64{1, 2} {
-		_, shuffled, _, _ := tracedRun(t, sc, rtl.DefaultConfig(), vcd.Options{}, func(b *Bench) { b.Eng.Shuffle(seed) }, nil)
+		_, shuffled, _, _ := tracedRun(t, sc, rtl.DefaultConfig(), vcd.Options{}, func(b *tb.Bench) { b.Eng.Shuffle(seed) }, nil)
 		if !bytes.Equal(skipVCD, shuffled) {
 			t.Fatalf("shuffle seed %d: the waveform depends on the order units are evaluated in", seed)
 		}
@@ -549,7 +562,7 @@ func TestTraceDoesNotPerturb(t *testing.T) {
 // TestTraceScopeCheck: scope patterns are checked against the scopes the
 // tracer declares.
 func TestTraceScopeCheck(t *testing.T) {
-	scopes, err := TraceScopes()
+	scopes, err := Scopes()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -561,12 +574,12 @@ func TestTraceScopeCheck(t *testing.T) {
 		t.Errorf("scopes %v, want %v", scopes, want)
 	}
 	for _, ok := range []string{"", "top", "top.mptcache", "top.*walk, top.host", "top.*"} {
-		if err := CheckTraceScope(ok); err != nil {
+		if err := CheckScope(ok); err != nil {
 			t.Errorf("%q: %v", ok, err)
 		}
 	}
 	for _, bad := range []string{"mptcache", "top.nothing", "top.mptcache,top.typo", "top.[", "*.mshr"} {
-		if err := CheckTraceScope(bad); err == nil {
+		if err := CheckScope(bad); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
 	}
@@ -576,14 +589,14 @@ func TestTraceScopeCheck(t *testing.T) {
 // fails at TraceFile and leaves no file behind.
 func TestTraceFileLeavesNothingOnError(t *testing.T) {
 	dir := t.TempDir()
-	b, err := New(rtl.DefaultConfig())
+	b, err := tb.New(rtl.DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := TraceFile(b, filepath.Join(dir, "missing", "x.vcd"), vcd.Options{}); err == nil {
+	if _, err := Create(b, filepath.Join(dir, "missing", "x.vcd"), vcd.Options{}); err == nil {
 		t.Fatal("no error for a file in a missing directory")
 	}
-	if _, err := TraceFile(b, filepath.Join(dir, "x.vcd"), vcd.Options{Scope: "top.none"}); err == nil {
+	if _, err := Create(b, filepath.Join(dir, "x.vcd"), vcd.Options{Scope: "top.none"}); err == nil {
 		t.Fatal("no error for a scope that selects nothing")
 	}
 	if left, _ := os.ReadDir(dir); len(left) != 0 {
@@ -602,11 +615,11 @@ func TestTraceFileReplaces(t *testing.T) {
 	if err := os.WriteFile(path, old, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sc := stimulus.Generate(HotWorkload())
+	sc := stimulus.Generate(hotWorkload())
 	sc.Ops = sc.Ops[:200]
 	trace := func(path string, o vcd.Options) error {
 		b := loadedBench(t, rtl.DefaultConfig(), sc)
-		tr, err := TraceFile(b, path, o)
+		tr, err := Create(b, path, o)
 		if err != nil {
 			return err
 		}
@@ -656,7 +669,7 @@ func TestTraceCounters(t *testing.T) {
 	}
 	var wants []want
 	names, waits := map[string]bool{}, map[string]bool{}
-	f, _, _, tr := tracedRun(t, workload(3, 400), rtl.DefaultConfig(), vcd.Options{}, nil, func(b *Bench) func(uint64) {
+	f, _, _, tr := tracedRun(t, workload(3, 400), rtl.DefaultConfig(), vcd.Options{}, nil, func(b *tb.Bench, _ *runCounts) func(uint64) {
 		return func(now uint64) {
 			for _, c := range b.Eng.Components() {
 				cn, ok := c.(sim.Counted)
@@ -724,4 +737,25 @@ func TestTraceCounters(t *testing.T) {
 		t.Errorf("%d counters of waiting cycles and occupancies, want 21 (waits: mkc_cache and its four causes, ROB order, walker contexts, KLM level-0 contexts, protcheck, klmwalk credits, requester tags, data path slots, two links; occupancies: ROB, MSHRs, walkers, KLM contexts, tags, data requests, the send-queue front's busy cycles): %v", len(waits), waits)
 	}
 	t.Logf("%d values of %d counters checked", len(wants), len(names))
+}
+
+// loadedBench is a new bench of cfg with sc loaded.
+func loadedBench(t testing.TB, cfg rtl.Config, sc *scenario.Scenario) *tb.Bench {
+	t.Helper()
+	b, err := tb.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Load(sc); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// hotWorkload is tb's hit-bound benchmark workload: every access to a
+// working set of 128 keys, no commands.
+func hotWorkload() stimulus.Workload {
+	w := stimulus.DefaultWorkload()
+	w.UMRPerMille, w.InvalPerMille, w.QueryPerMille, w.ResumePerMille, w.HotPerMille = 0, 0, 0, 0, 1000
+	return w
 }

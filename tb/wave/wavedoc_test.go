@@ -1,4 +1,4 @@
-package tb
+package wave
 
 import (
 	"io"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"mkeysim/rtl"
+	"mkeysim/tb"
 	"mkeysim/vcd"
 )
 
@@ -28,11 +29,11 @@ type tracedScope struct {
 // Numbered contexts show as ctxN.
 func tracedScopes(t *testing.T) map[string]*tracedScope {
 	t.Helper()
-	b, err := New(rtl.DefaultConfig())
+	b, err := tb.New(rtl.DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := Trace(b, io.Discard, vcd.Options{})
+	tr, err := New(b, io.Discard, vcd.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +121,7 @@ func ticks(cell string) []string {
 // of the page stay in the waveform; the page had also missed a channel
 // the send-queue front added.
 func TestWaveformDoc(t *testing.T) {
-	raw, err := os.ReadFile("../docs/waveform.md")
+	raw, err := os.ReadFile("../../docs/waveform.md")
 	if err != nil {
 		t.Fatal(err)
 	}

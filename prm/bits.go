@@ -16,21 +16,6 @@ func (r BitRange) mask() uint32 {
 	return uint32((uint64(1)<<uint(r.Width()) - 1) << uint(r.Lo))
 }
 
-// reservedMask returns, per dword of a size-byte format, the bits no field
-// covers.
-func reservedMask(size int, fields [][]BitRange) []uint32 {
-	m := make([]uint32, size/4)
-	for i := range m {
-		m[i] = ^uint32(0)
-	}
-	for _, parts := range fields {
-		for _, p := range parts {
-			m[p.Offset/4] &^= p.mask()
-		}
-	}
-	return m
-}
-
 // checkReserved returns a ReservedBitsError for any set bit of b that
 // reserved marks, or nil.
 func checkReserved(format string, b []byte, reserved []uint32) error {

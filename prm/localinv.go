@@ -73,8 +73,8 @@ func localInvMismatch(w *UMRWQE) error {
 			return &FieldError{Format: format, Field: f.name, Value: f.got, Reason: fmt.Sprintf("a local invalidate has %#x", f.want)}
 		}
 	}
-	for i := range mkcFields {
-		f := &mkcFields[i]
+	for i := range MKCLayout.fields {
+		f := &MKCLayout.fields[i]
 		if got, want := f.get(&w.MKC), f.get(&want.MKC); got != want {
 			return &FieldError{Format: format, Field: "mkc " + f.Name, Value: got,
 				Reason: fmt.Sprintf("a local invalidate's image has %#x (free = 1, all else 0)", want)}

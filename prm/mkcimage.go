@@ -4,9 +4,9 @@ import "encoding/binary"
 
 // The MKC's layout written out, field by field, for the model's hot paths:
 // a context is decoded every time the MKC cache is filled from ICM, and the
-// table-driven loop over mkcFields (a closure call and a loop over bit
-// ranges for each of 31 fields) cost about 3,000 instructions a decode.
-// mkcFields stays the one description of the format: TestMKCImageMatchesTable
+// table-driven MKCLayout.Decode (a closure call and a loop over bit ranges
+// for each of 31 fields) cost about 3,000 instructions a decode.
+// MKCLayout stays the one description of the format: TestMKCImageMatchesTable
 // and FuzzMKCImage hold these two functions to it, bit for bit.
 
 // decodeMKC sets m to the fields of a 64-byte image, reserved bits aside.

@@ -1,51 +1,18 @@
 package prm
 
 import (
-	"encoding/binary"
 	"math/rand"
 	"testing"
 )
 
-// The field table's own reading of an image, bit range by bit range: the
-// reference decodeMKC and encodeMKC are held to.
+// The field table's own reading of an image, MKCLayout's Decode and Put:
+// the reference decodeMKC and encodeMKC are held to.
 
-// put writes the low Width bits of v into the range of b.
-func (r BitRange) put(b []byte, v uint64) {
-	d := binary.BigEndian.Uint32(b[r.Offset:])
-	m := r.mask()
-	d = d&^m | uint32(v<<uint(r.Lo))&m
-	binary.BigEndian.PutUint32(b[r.Offset:], d)
-}
+// tableDecode sets every field of m from b through MKCLayout.
+func tableDecode(m *MKC, b []byte) { MKCLayout.Decode(m, b) }
 
-// get reads the range of b.
-func (r BitRange) get(b []byte) uint64 {
-	return uint64(binary.BigEndian.Uint32(b[r.Offset:])&r.mask()) >> uint(r.Lo)
-}
-
-// tableDecode sets every field of m from b through mkcFields.
-func tableDecode(m *MKC, b []byte) {
-	*m = MKC{}
-	for _, f := range mkcFields {
-		var v uint64
-		for _, p := range f.Parts {
-			v = v<<uint(p.Width()) | p.get(b)
-		}
-		f.set(m, v)
-	}
-}
-
-// tableEncode packs m into b through mkcFields, the first part of a field
-// holding its most significant bits.
-func tableEncode(b []byte, m *MKC) {
-	clear(b)
-	for _, f := range mkcFields {
-		v := f.get(m)
-		for i := len(f.Parts) - 1; i >= 0; i-- {
-			f.Parts[i].put(b, v)
-			v >>= uint(f.Parts[i].Width())
-		}
-	}
-}
+// tableEncode packs m into b through MKCLayout.
+func tableEncode(b []byte, m *MKC) { MKCLayout.Put(b, m) }
 
 // checkImage compares decodeMKC and encodeMKC with the table on img, and
 // encodeMKC on m (whose fields may hold more bits than their width).

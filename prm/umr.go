@@ -194,7 +194,7 @@ func (k MKeyMask) Apply(cur, img MKC) MKC {
 			continue
 		}
 		for _, name := range m.fields {
-			f := mkcByName[name]
+			f, _ := MKCLayout.Lookup(name)
 			f.set(&out, f.get(&img))
 		}
 	}

@@ -87,9 +87,9 @@ func (p *parser) mkey(at path, v value, needIndex bool) MKey {
 
 // mkcFields are the MKC's fields sorted by name: an mkc object's fields
 // are parsed, and its errors found, in this order.
-var mkcFields = func() []prm.Field {
+var mkcFields = func() []prm.MKCField {
 	f := prm.MKCFields()
-	slices.SortFunc(f, func(a, b prm.Field) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(f, func(a, b prm.MKCField) int { return strings.Compare(a.Name, b.Name) })
 	if len(f) > 64 {
 		panic("scenario: mkcGiven holds 64 fields")
 	}

@@ -1,9 +1,6 @@
 package prm
 
-import (
-	"encoding/binary"
-	"fmt"
-)
+import "fmt"
 
 // CQESize is the size of a completion queue entry in bytes (struct
 // mlx5_cqe64).
@@ -113,18 +110,6 @@ func (s CQESyndrome) String() string {
 	return fmt.Sprintf("0x%02x", uint8(s))
 }
 
-// opOwn packs the byte at 3Fh: opcode 7:4, format 3:2, se 1, owner 0.
-func opOwn(op CQEOpcode, format uint8, se, owner bool) byte {
-	v := byte(op&0xf)<<4 | (format&3)<<2
-	if se {
-		v |= 1 << 1
-	}
-	if owner {
-		v |= 1
-	}
-	return v
-}
-
 // PeekCQEOpcode returns the opcode of a 64-byte CQE, so that a poller can
 // choose ParseCQE or ParseErrCQE.
 func PeekCQEOpcode(b []byte) (CQEOpcode, error) {
@@ -169,19 +154,36 @@ type CQE struct {
 	Owner      bool      // flips each pass around the CQ
 }
 
-// Put packs c into b[:64]; fields wider than their bits are cut.
-func (c *CQE) Put(b []byte) {
-	b = b[:CQESize]
-	copy(b[0x00:], c.Misc[:])
-	binary.BigEndian.PutUint32(b[0x24:], c.ImmInvalPKey)
-	copy(b[0x28:], c.App[:])
-	binary.BigEndian.PutUint32(b[0x2c:], c.ByteCnt)
-	binary.BigEndian.PutUint64(b[0x30:], c.Timestamp)
-	binary.BigEndian.PutUint32(b[0x38:], uint32(c.SWQEOpcode)<<24|c.QPN&0xffffff)
-	binary.BigEndian.PutUint16(b[0x3c:], c.WQECounter)
-	b[0x3e] = c.Signature
-	b[0x3f] = opOwn(c.Opcode, c.Format, c.SE, c.Owner)
+// CQELayout is the CQE's field table, from the kernel's struct
+// mlx5_cqe64: the named fields and the opaque dwords misc_00h..misc_20h
+// and app; no reserved bits.
+var CQELayout = newLayout("CQE", "cqe", "the kernel's struct mlx5_cqe64 (include/linux/mlx5/device.h)", CQESize,
+	append(cqeMisc(),
+		field("imm_inval_pkey", func(c *CQE) *uint32 { return &c.ImmInvalPKey }, dw(0x24)),
+		opaque("app", func(c *CQE) *[4]byte { return &c.App }, dw(0x28)),
+		field("byte_cnt", func(c *CQE) *uint32 { return &c.ByteCnt }, dw(0x2C)),
+		field("timestamp", func(c *CQE) *uint64 { return &c.Timestamp }, dw(0x30), dw(0x34)),
+		field("s_wqe_opcode", func(c *CQE) *Opcode { return &c.SWQEOpcode }, r(0x38, 31, 24)),
+		field("qpn", func(c *CQE) *uint32 { return &c.QPN }, r(0x38, 23, 0)),
+		field("wqe_counter", func(c *CQE) *uint16 { return &c.WQECounter }, r(0x3C, 31, 16)),
+		field("signature", func(c *CQE) *uint8 { return &c.Signature }, r(0x3C, 15, 8)),
+		field("opcode", func(c *CQE) *CQEOpcode { return &c.Opcode }, r(0x3C, 7, 4)),
+		field("format", func(c *CQE) *uint8 { return &c.Format }, r(0x3C, 3, 2)),
+		flag("se", 0x3C, 1, func(c *CQE) *bool { return &c.SE }),
+		flag("owner", 0x3C, 0, func(c *CQE) *bool { return &c.Owner }),
+	)...)
+
+// cqeMisc is the rows of CQE.Misc, bytes 00h..23h, a dword each.
+func cqeMisc() []Field[CQE] {
+	var rows []Field[CQE]
+	for off := 0; off < len(CQE{}.Misc); off += 4 {
+		rows = append(rows, opaque(fmt.Sprintf("misc_%02xh", off), func(c *CQE) *[4]byte { return (*[4]byte)(c.Misc[off:]) }, dw(off)))
+	}
+	return rows
 }
+
+// Put packs c into b[:64]; fields wider than their bits are cut.
+func (c *CQE) Put(b []byte) { CQELayout.Put(b, c) }
 
 // Append appends the 64-byte CQE to b.
 func (c *CQE) Append(b []byte) []byte { return appendPut(b, CQESize, c) }
@@ -190,31 +192,16 @@ func (c *CQE) Append(b []byte) []byte { return appendPut(b, CQESize, c) }
 // (REQ_ERR and RESP_ERR: ParseErrCQE; SIG_ERR, not modelled) is reported
 // as a *FieldError beside the CQE parsed in this layout.
 func ParseCQE(b []byte) (CQE, error) {
-	if len(b) != CQESize {
-		return CQE{}, &SizeError{Format: "CQE", Want: CQESize, Got: len(b)}
-	}
-	var c CQE
-	copy(c.Misc[:], b[0x00:])
-	c.ImmInvalPKey = binary.BigEndian.Uint32(b[0x24:])
-	copy(c.App[:], b[0x28:])
-	c.ByteCnt = binary.BigEndian.Uint32(b[0x2c:])
-	c.Timestamp = binary.BigEndian.Uint64(b[0x30:])
-	d := binary.BigEndian.Uint32(b[0x38:])
-	c.SWQEOpcode, c.QPN = Opcode(d>>24), d&0xffffff
-	c.WQECounter = binary.BigEndian.Uint16(b[0x3c:])
-	c.Signature = b[0x3e]
-	c.Opcode, c.Format, c.SE, c.Owner = splitOpOwn(b[0x3f])
+	c, err := CQELayout.Parse(b)
 	switch {
+	case err != nil:
+		return c, err
 	case c.Opcode.IsError():
 		return c, &FieldError{Format: "CQE", Field: "opcode", Value: uint64(c.Opcode), Reason: "an error CQE: parse it with ParseErrCQE"}
 	case c.Opcode == CQESigErr:
 		return c, &FieldError{Format: "CQE", Field: "opcode", Value: uint64(c.Opcode), Reason: "a signature error CQE, not modelled"}
 	}
 	return c, nil
-}
-
-func splitOpOwn(v byte) (op CQEOpcode, format uint8, se, owner bool) {
-	return CQEOpcode(v >> 4), v >> 2 & 3, v&(1<<1) != 0, v&1 != 0
 }
 
 // ErrCQE is a failed completion, opcode REQ_ERR or RESP_ERR (struct
@@ -242,32 +229,25 @@ type ErrCQE struct {
 	Owner         bool
 }
 
-// errCQEReserved marks the reserved bits of an error CQE per dword.
-var errCQEReserved = func() [CQESize / 4]uint32 {
-	var m [CQESize / 4]uint32
-	for i := 0; i < 0x20/4; i++ {
-		m[i] = ^uint32(0)
-	}
-	for i := 0x24 / 4; i < 0x34/4; i++ {
-		m[i] = ^uint32(0)
-	}
-	m[0x34/4] = 0xffff0000
-	return m
-}()
+// ErrCQELayout is the error CQE's field table, from the kernel's struct
+// mlx5_err_cqe.
+var ErrCQELayout = newLayout("error CQE", "err_cqe", "the kernel's struct mlx5_err_cqe (include/linux/mlx5/device.h)", CQESize,
+	field("srqn", func(c *ErrCQE) *uint32 { return &c.SRQN }, dw(0x20)),
+	field("vendor_err_synd", func(c *ErrCQE) *uint8 { return &c.VendorErrSynd }, r(0x34, 15, 8)),
+	field("syndrome", func(c *ErrCQE) *CQESyndrome { return &c.Syndrome }, r(0x34, 7, 0)),
+	field("s_wqe_opcode", func(c *ErrCQE) *Opcode { return &c.SWQEOpcode }, r(0x38, 31, 24)),
+	field("qpn", func(c *ErrCQE) *uint32 { return &c.QPN }, r(0x38, 23, 0)),
+	field("wqe_counter", func(c *ErrCQE) *uint16 { return &c.WQECounter }, r(0x3C, 31, 16)),
+	field("signature", func(c *ErrCQE) *uint8 { return &c.Signature }, r(0x3C, 15, 8)),
+	field("opcode", func(c *ErrCQE) *CQEOpcode { return &c.Opcode }, r(0x3C, 7, 4)),
+	field("format", func(c *ErrCQE) *uint8 { return &c.Format }, r(0x3C, 3, 2)),
+	flag("se", 0x3C, 1, func(c *ErrCQE) *bool { return &c.SE }),
+	flag("owner", 0x3C, 0, func(c *ErrCQE) *bool { return &c.Owner }),
+)
 
 // Put packs c into b[:64]; reserved bytes are written as 0 and fields
 // wider than their bits are cut.
-func (c *ErrCQE) Put(b []byte) {
-	b = b[:CQESize]
-	clear(b)
-	binary.BigEndian.PutUint32(b[0x20:], c.SRQN)
-	b[0x36] = c.VendorErrSynd
-	b[0x37] = uint8(c.Syndrome)
-	binary.BigEndian.PutUint32(b[0x38:], uint32(c.SWQEOpcode)<<24|c.QPN&0xffffff)
-	binary.BigEndian.PutUint16(b[0x3c:], c.WQECounter)
-	b[0x3e] = c.Signature
-	b[0x3f] = opOwn(c.Opcode, c.Format, c.SE, c.Owner)
-}
+func (c *ErrCQE) Put(b []byte) { ErrCQELayout.Put(b, c) }
 
 // Append appends the 64-byte CQE to b.
 func (c *ErrCQE) Append(b []byte) []byte { return appendPut(b, CQESize, c) }
@@ -280,20 +260,11 @@ func ParseErrCQE(b []byte) (ErrCQE, error) {
 	if len(b) != CQESize {
 		return ErrCQE{}, &SizeError{Format: format, Want: CQESize, Got: len(b)}
 	}
-	d := binary.BigEndian.Uint32(b[0x38:])
-	c := ErrCQE{
-		SRQN:          binary.BigEndian.Uint32(b[0x20:]),
-		VendorErrSynd: b[0x36],
-		Syndrome:      CQESyndrome(b[0x37]),
-		SWQEOpcode:    Opcode(d >> 24),
-		QPN:           d & 0xffffff,
-		WQECounter:    binary.BigEndian.Uint16(b[0x3c:]),
-		Signature:     b[0x3e],
-	}
-	c.Opcode, c.Format, c.SE, c.Owner = splitOpOwn(b[0x3f])
+	var c ErrCQE
+	ErrCQELayout.Decode(&c, b)
 	var fe error
 	if !c.Opcode.IsError() {
 		fe = &FieldError{Format: format, Field: "opcode", Value: uint64(c.Opcode), Reason: "not REQ_ERR (0xd) or RESP_ERR (0xe)"}
 	}
-	return c, joinErrs(fe, checkReserved(format, b, errCQEReserved[:]))
+	return c, joinErrs(fe, ErrCQELayout.checkReserved(format, b))
 }

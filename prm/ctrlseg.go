@@ -1,9 +1,6 @@
 package prm
 
-import (
-	"encoding/binary"
-	"fmt"
-)
+import "fmt"
 
 // The control segment that starts every send WQE, and the opcodes, fence
 // modes and completion modes it names.
@@ -154,21 +151,22 @@ type CtrlSeg struct {
 	Imm uint32
 }
 
-// ctrlReserved marks the reserved bits of the control segment per dword.
-var ctrlReserved = [CtrlSegSize / 4]uint32{1: 0x000000c0, 2: 0x00ffff11}
+// CtrlSegLayout is the control segment's field table.
+var CtrlSegLayout = newLayout("WQE control segment", "ctrl_seg", "the kernel's struct mlx5_wqe_ctrl_seg", CtrlSegSize,
+	field("opmod", func(c *CtrlSeg) *uint8 { return &c.OpMod }, r(0x00, 31, 24)),
+	field("wqe_index", func(c *CtrlSeg) *uint16 { return &c.WQEIndex }, r(0x00, 23, 8)),
+	field("opcode", func(c *CtrlSeg) *Opcode { return &c.Opcode }, r(0x00, 7, 0)),
+	field("qpn", func(c *CtrlSeg) *uint32 { return &c.QPN }, r(0x04, 31, 8)),
+	field("ds", func(c *CtrlSeg) *uint8 { return &c.DS }, r(0x04, 5, 0)),
+	field("signature", func(c *CtrlSeg) *uint8 { return &c.Signature }, r(0x08, 31, 24)),
+	field("fm", func(c *CtrlSeg) *FenceMode { return &c.Fence }, r(0x08, 7, 5)),
+	field("ce", func(c *CtrlSeg) *CompletionMode { return &c.CE }, r(0x08, 3, 2)),
+	flag("se", 0x08, 1, func(c *CtrlSeg) *bool { return &c.SE }),
+	field("imm", func(c *CtrlSeg) *uint32 { return &c.Imm }, dw(0x0C)).spec("general_id / imm"),
+)
 
 // Put packs c into b[:16]; fields wider than their bits are cut.
-func (c CtrlSeg) Put(b []byte) {
-	b = b[:CtrlSegSize]
-	binary.BigEndian.PutUint32(b[0:], uint32(c.OpMod)<<24|uint32(c.WQEIndex)<<8|uint32(c.Opcode))
-	binary.BigEndian.PutUint32(b[4:], (c.QPN&0xffffff)<<8|uint32(c.DS&MaxDS))
-	d2 := uint32(c.Signature)<<24 | uint32(c.Fence&7)<<5 | uint32(c.CE&3)<<2
-	if c.SE {
-		d2 |= 1 << 1
-	}
-	binary.BigEndian.PutUint32(b[8:], d2)
-	binary.BigEndian.PutUint32(b[12:], c.Imm)
-}
+func (c CtrlSeg) Put(b []byte) { CtrlSegLayout.Put(b, &c) }
 
 // Append appends the 16-byte segment to b.
 func (c CtrlSeg) Append(b []byte) []byte { return appendPut(b, CtrlSegSize, c) }
@@ -188,24 +186,10 @@ func ParseCtrlSeg(b []byte) (CtrlSeg, error) {
 // parseCtrl decodes b[:16], noting its errors in e with reserved offsets
 // moved by off.
 func parseCtrl(e *wqeErrs, format string, off int, b []byte) CtrlSeg {
-	d0 := binary.BigEndian.Uint32(b[0:])
-	d1 := binary.BigEndian.Uint32(b[4:])
-	d2 := binary.BigEndian.Uint32(b[8:])
-	c := CtrlSeg{
-		OpMod:     uint8(d0 >> 24),
-		WQEIndex:  uint16(d0 >> 8),
-		Opcode:    Opcode(d0),
-		QPN:       d1 >> 8,
-		DS:        uint8(d1) & MaxDS,
-		Signature: uint8(d2 >> 24),
-		Fence:     FenceMode(d2 >> 5 & 7),
-		CE:        CompletionMode(d2 >> 2 & 3),
-		SE:        d2&(1<<1) != 0,
-		Imm:       binary.BigEndian.Uint32(b[12:]),
-	}
+	var c CtrlSeg
+	parseSeg(CtrlSegLayout, e, format, b, off, &c)
 	if !c.Fence.Valid() {
 		e.field(&FieldError{Format: format, Field: "fm", Value: uint64(c.Fence), Reason: "reserved fence mode (defined: 0..4)"})
 	}
-	e.reserved(off, checkReserved(format, b[:CtrlSegSize], ctrlReserved[:]))
 	return c
 }

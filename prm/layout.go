@@ -1,8 +1,8 @@
 package prm
 
 import (
-	"encoding/binary"
 	"fmt"
+	"unsafe"
 )
 
 // One field table per fixed-size format: the table alone says where each
@@ -23,16 +23,15 @@ type FieldBits struct {
 	Spec string
 }
 
-// Field is one field of a format whose value is a T: its bits, and how to
-// read and write it in a T.
+// Field is one field of a format whose value is a T: its bits, and where
+// its value lies in a T.
 type Field[T any] struct {
 	FieldBits
-	get func(*T) uint64
-	set func(*T, uint64)
+	acc access
 }
 
 // Get returns the field's value in v.
-func (f Field[T]) Get(v *T) uint64 { return f.get(v) }
+func (f Field[T]) Get(v *T) uint64 { return f.acc.load(unsafe.Pointer(v)) }
 
 // Set stores x in the field of v; it fails, naming the field, if x does
 // not fit the field's width.
@@ -40,8 +39,13 @@ func (f Field[T]) Set(v *T, x uint64) error {
 	if f.Width < 64 && x>>uint(f.Width) != 0 {
 		return fmt.Errorf("%s: value %#x wider than %d bits", f.Name, x, f.Width)
 	}
-	f.set(v, x)
+	f.acc.store(unsafe.Pointer(v), x)
 	return nil
+}
+
+// assign sets the field of dst to its value in src, uncut.
+func (f Field[T]) assign(dst, src *T) {
+	f.acc.store(unsafe.Pointer(dst), f.acc.load(unsafe.Pointer(src)))
 }
 
 // Format describes a fixed-size format without its Go type: what the
@@ -69,6 +73,8 @@ type Layout[T any] struct {
 	fields   []Field[T]
 	reserved []uint32
 	byName   map[string]int
+	// prog is the table compiled for Put and Decode.
+	prog program
 }
 
 // newLayout builds a format's layout from its table. It panics on a table
@@ -103,8 +109,12 @@ func newLayout[T any](name, ident, source string, size int, fields ...Field[T]) 
 		if w != f.Width || w > 64 {
 			panic(fmt.Sprintf("prm: %s: field %s: parts of %d bits for a width of %d", name, f.Name, w, f.Width))
 		}
+		if a := f.acc; a.kind == kindBool && w != 1 || w+int(a.shift) > 8*int(a.size) {
+			panic(fmt.Sprintf("prm: %s: field %s: %d bits do not fit its Go value", name, f.Name, w))
+		}
 		l.format.Fields = append(l.format.Fields, f.FieldBits)
 	}
+	l.prog = compile(fields)
 	l.reserved = make([]uint32, len(covered))
 	for i, c := range covered {
 		l.reserved[i] = ^c
@@ -116,22 +126,25 @@ func newLayout[T any](name, ident, source string, size int, fields ...Field[T]) 
 // its parts'; p points at the field in a T, whose type may be wider than
 // the field (Put cuts it to the width).
 func field[T any, U ~uint8 | ~uint16 | ~uint32 | ~uint64](name string, p func(*T) *U, parts ...BitRange) Field[T] {
-	return Field[T]{FieldBits: bitsOf(name, parts),
-		get: func(v *T) uint64 { return uint64(*p(v)) },
-		set: func(v *T, x uint64) { *p(v) = U(x) }}
+	return Field[T]{FieldBits: bitsOf(name, parts), acc: at(p, kindUint, 0)}
+}
+
+// shifted is a field whose bits are those of the value p points at from
+// bit shift up, the bits below having no place in the format (the MTT
+// entry's ptag[63:8]).
+func shifted[T any](name string, shift uint8, p func(*T) *uint64, parts ...BitRange) Field[T] {
+	return Field[T]{FieldBits: bitsOf(name, parts), acc: at(p, kindUint, shift)}
 }
 
 // flag is a table row of a one-bit field of T held as a bool.
 func flag[T any](name string, off, bit int, p func(*T) *bool) Field[T] {
-	return Field[T]{FieldBits: bitsOf(name, []BitRange{r(off, bit, bit)}),
-		get: func(v *T) uint64 { return b2u(*p(v)) },
-		set: func(v *T, x uint64) { *p(v) = x&1 != 0 }}
+	return Field[T]{FieldBits: bitsOf(name, []BitRange{r(off, bit, bit)}), acc: at(p, kindBool, 0)}
 }
 
-// custom is a table row whose value T holds in another form than the
-// field's bits (a shifted address, opaque bytes).
-func custom[T any](name string, get func(*T) uint64, set func(*T, uint64), parts ...BitRange) Field[T] {
-	return Field[T]{FieldBits: bitsOf(name, parts), get: get, set: set}
+// opaque is a table row of a dword that T carries as 4 bytes in wire
+// order, uninterpreted.
+func opaque[T any](name string, p func(*T) *[4]byte, parts ...BitRange) Field[T] {
+	return Field[T]{FieldBits: bitsOf(name, parts), acc: at(p, kindBytes, 0)}
 }
 
 // spec names a row's field as its source does.
@@ -194,16 +207,7 @@ func (l *Layout[T]) ReservedMask() []uint32 { return append([]uint32(nil), l.res
 func (l *Layout[T]) Put(b []byte, v *T) {
 	b = b[:l.format.Size]
 	clear(b)
-	be := binary.BigEndian
-	for i := range l.fields {
-		f := &l.fields[i]
-		x := f.get(v)
-		for k := len(f.Parts) - 1; k >= 0; k-- {
-			p := f.Parts[k]
-			be.PutUint32(b[p.Offset:], be.Uint32(b[p.Offset:])|uint32(x<<uint(p.Lo))&p.mask())
-			x >>= uint(p.Width())
-		}
-	}
+	l.prog.put(b, unsafe.Pointer(v))
 }
 
 // Append packs v and appends its Size bytes to b.
@@ -220,15 +224,7 @@ func (l *Layout[T]) Decode(v *T, b []byte) {
 	b = b[:l.format.Size]
 	var zero T
 	*v = zero
-	be := binary.BigEndian
-	for i := range l.fields {
-		f := &l.fields[i]
-		var x uint64
-		for _, p := range f.Parts {
-			x = x<<uint(p.Width()) | uint64(be.Uint32(b[p.Offset:])&p.mask()>>uint(p.Lo))
-		}
-		f.set(v, x)
-	}
+	l.prog.decode(unsafe.Pointer(v), b)
 }
 
 // Parse parses exactly Size bytes. A buffer of another length is a

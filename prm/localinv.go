@@ -75,7 +75,7 @@ func localInvMismatch(w *UMRWQE) error {
 	}
 	for i := range MKCLayout.fields {
 		f := &MKCLayout.fields[i]
-		if got, want := f.get(&w.MKC), f.get(&want.MKC); got != want {
+		if got, want := f.Get(&w.MKC), f.Get(&want.MKC); got != want {
 			return &FieldError{Format: format, Field: "mkc " + f.Name, Value: got,
 				Reason: fmt.Sprintf("a local invalidate's image has %#x (free = 1, all else 0)", want)}
 		}

@@ -100,7 +100,7 @@ func (m *MKC) Get(name string) (uint64, bool) {
 	if !ok {
 		return 0, false
 	}
-	return f.get(m), true
+	return f.Get(m), true
 }
 
 // Set stores v in the named field of m.

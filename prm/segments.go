@@ -1,7 +1,5 @@
 package prm
 
-import "encoding/binary"
-
 // The segments that follow a send WQE's control segment: remote address,
 // atomic arguments and data (scatter/gather) pointers.
 
@@ -15,31 +13,21 @@ type RAddrSeg struct {
 	RKey  Key
 }
 
-var raddrReserved = [RAddrSegSize / 4]uint32{3: ^uint32(0)}
+// RAddrSegLayout is the remote address segment's field table.
+var RAddrSegLayout = newLayout("remote address segment", "raddr_seg", "the kernel's struct mlx5_wqe_raddr_seg", RAddrSegSize,
+	field("raddr", func(s *RAddrSeg) *uint64 { return &s.RAddr }, dw(0x00), dw(0x04)),
+	field("rkey", func(s *RAddrSeg) *Key { return &s.RKey }, dw(0x08)),
+)
 
 // Put packs s into b[:16].
-func (s RAddrSeg) Put(b []byte) {
-	b = b[:RAddrSegSize]
-	binary.BigEndian.PutUint64(b[0:], s.RAddr)
-	binary.BigEndian.PutUint32(b[8:], uint32(s.RKey))
-	binary.BigEndian.PutUint32(b[12:], 0)
-}
+func (s RAddrSeg) Put(b []byte) { RAddrSegLayout.Put(b, &s) }
 
 // Append appends the 16-byte segment to b.
 func (s RAddrSeg) Append(b []byte) []byte { return appendPut(b, RAddrSegSize, s) }
 
 // ParseRAddrSeg parses 16 bytes; set bits of the reserved dword 0Ch are
 // reported as a *ReservedBitsError beside the parsed segment.
-func ParseRAddrSeg(b []byte) (RAddrSeg, error) {
-	if len(b) != RAddrSegSize {
-		return RAddrSeg{}, &SizeError{Format: "remote address segment", Want: RAddrSegSize, Got: len(b)}
-	}
-	return decodeRAddr(b), checkReserved("remote address segment", b, raddrReserved[:])
-}
-
-func decodeRAddr(b []byte) RAddrSeg {
-	return RAddrSeg{RAddr: binary.BigEndian.Uint64(b[0:]), RKey: Key(binary.BigEndian.Uint32(b[8:]))}
-}
+func ParseRAddrSeg(b []byte) (RAddrSeg, error) { return RAddrSegLayout.Parse(b) }
 
 // AtomicSegSize is the size of the atomic segment in bytes.
 const AtomicSegSize = 16
@@ -52,27 +40,20 @@ type AtomicSeg struct {
 	Compare uint64
 }
 
+// AtomicSegLayout is the atomic segment's field table.
+var AtomicSegLayout = newLayout("atomic segment", "atomic_seg", "the kernel's struct mlx5_wqe_atomic_seg", AtomicSegSize,
+	field("swap_add", func(s *AtomicSeg) *uint64 { return &s.SwapAdd }, dw(0x00), dw(0x04)),
+	field("compare", func(s *AtomicSeg) *uint64 { return &s.Compare }, dw(0x08), dw(0x0C)),
+)
+
 // Put packs s into b[:16].
-func (s AtomicSeg) Put(b []byte) {
-	b = b[:AtomicSegSize]
-	binary.BigEndian.PutUint64(b[0:], s.SwapAdd)
-	binary.BigEndian.PutUint64(b[8:], s.Compare)
-}
+func (s AtomicSeg) Put(b []byte) { AtomicSegLayout.Put(b, &s) }
 
 // Append appends the 16-byte segment to b.
 func (s AtomicSeg) Append(b []byte) []byte { return appendPut(b, AtomicSegSize, s) }
 
 // ParseAtomicSeg parses 16 bytes; the segment has no reserved bits.
-func ParseAtomicSeg(b []byte) (AtomicSeg, error) {
-	if len(b) != AtomicSegSize {
-		return AtomicSeg{}, &SizeError{Format: "atomic segment", Want: AtomicSegSize, Got: len(b)}
-	}
-	return decodeAtomic(b), nil
-}
-
-func decodeAtomic(b []byte) AtomicSeg {
-	return AtomicSeg{SwapAdd: binary.BigEndian.Uint64(b[0:]), Compare: binary.BigEndian.Uint64(b[8:])}
-}
+func ParseAtomicSeg(b []byte) (AtomicSeg, error) { return AtomicSegLayout.Parse(b) }
 
 // DataSegSize is the size of the data segment in bytes.
 const DataSegSize = 16
@@ -90,24 +71,23 @@ type DataSeg struct {
 	Addr      uint64
 }
 
-// Put packs s into b[:16], the layout of a KLM entry (putCountKeyAddr).
-func (s DataSeg) Put(b []byte) { putCountKeyAddr(b[:DataSegSize], s.ByteCount, s.LKey, s.Addr) }
+// DataSegLayout is the data segment's field table: the bits of a KLM
+// entry (KLMEntryLayout) under the kernel's names, as struct mlx5_klm and
+// struct mlx5_wqe_data_seg are one layout.
+var DataSegLayout = newLayout("data segment", "data_seg", "the kernel's struct mlx5_wqe_data_seg", DataSegSize,
+	field("byte_count", func(s *DataSeg) *uint32 { return &s.ByteCount }, dw(0x00)),
+	field("lkey", func(s *DataSeg) *Key { return &s.LKey }, dw(0x04)),
+	field("addr", func(s *DataSeg) *uint64 { return &s.Addr }, dw(0x08), dw(0x0C)),
+)
+
+// Put packs s into b[:16].
+func (s DataSeg) Put(b []byte) { DataSegLayout.Put(b, &s) }
 
 // Append appends the 16-byte segment to b.
 func (s DataSeg) Append(b []byte) []byte { return appendPut(b, DataSegSize, s) }
 
 // ParseDataSeg parses 16 bytes; the segment has no reserved bits.
-func ParseDataSeg(b []byte) (DataSeg, error) {
-	if len(b) != DataSegSize {
-		return DataSeg{}, &SizeError{Format: "data segment", Want: DataSegSize, Got: len(b)}
-	}
-	return decodeData(b), nil
-}
-
-func decodeData(b []byte) DataSeg {
-	n, k, a := countKeyAddr(b)
-	return DataSeg{ByteCount: n, LKey: k, Addr: a}
-}
+func ParseDataSeg(b []byte) (DataSeg, error) { return DataSegLayout.Parse(b) }
 
 // Inline reports whether byte_count carries InlineSegFlag, which makes the
 // segment inline data rather than a pointer.

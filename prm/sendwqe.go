@@ -124,16 +124,16 @@ func ParseSendWQE(b []byte) (SendWQE, error) {
 	}
 	off := CtrlSegSize
 	if raddr {
-		w.RAddr = decodeRAddr(b[off:])
-		e.reserved(off, checkReserved(format, b[off:off+RAddrSegSize], raddrReserved[:]))
+		parseSeg(RAddrSegLayout, &e, format, b, off, &w.RAddr)
 		off += RAddrSegSize
 	}
 	if atomic {
-		w.Atomic = decodeAtomic(b[off:])
+		parseSeg(AtomicSegLayout, &e, format, b, off, &w.Atomic)
 		off += AtomicSegSize
 	}
 	for i := 0; off < len(b); i, off = i+1, off+DataSegSize {
-		d := decodeData(b[off:])
+		var d DataSeg
+		parseSeg(DataSegLayout, &e, format, b, off, &d)
 		if d.Inline() {
 			e.field(&FieldError{Format: format, Field: fmt.Sprintf("data[%d] byte_count", i), Value: uint64(d.ByteCount),
 				Reason: "an inline data segment (bit 31), not modelled"})

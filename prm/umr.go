@@ -195,7 +195,7 @@ func (k MKeyMask) Apply(cur, img MKC) MKC {
 		}
 		for _, name := range m.fields {
 			f, _ := MKCLayout.Lookup(name)
-			f.set(&out, f.get(&img))
+			f.assign(&out, &img)
 		}
 	}
 	return out

@@ -193,7 +193,7 @@ func parseUMRWQE(b []byte, format string) (UMRWQE, error) {
 		return w, e.err(format)
 	}
 	if !u.Inline {
-		w.Pointer = decodeData(rest)
+		DataSegLayout.Decode(&w.Pointer, rest)
 	} else {
 		w.List = cloneBytes(rest[:list])
 		w.BSF = cloneBytes(rest[list : list+bsf])

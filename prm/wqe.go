@@ -45,6 +45,13 @@ func (e *wqeErrs) reserved(off int, err error) {
 	}
 }
 
+// parseSeg decodes the segment of layout l at b[off:] into v, noting its
+// set reserved bits in e under the whole's format, offsets from its start.
+func parseSeg[T any](l *Layout[T], e *wqeErrs, format string, b []byte, off int, v *T) {
+	l.Decode(v, b[off:])
+	e.reserved(off, l.checkReserved(format, b[off:]))
+}
+
 // err returns the gathered errors: nil, the only one, or all of them
 // joined, field errors first.
 func (e *wqeErrs) err(format string) error {

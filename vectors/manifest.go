@@ -177,20 +177,14 @@ type BitPart struct {
 // to its bit number in the image taken as one big-endian number.
 func imageBit(size, off, b int) int { return 8*size - 8*off - 32 + b }
 
-// specNames are translation.md 2.2's names of the MKC fields the formats
-// name otherwise.
-var specNames = map[string]string{
-	"variant":     "mkey[7:0] (04h 7:0, the variant this context accepts)",
-	"access_mode": "access_mode_4_2 (00h 28:26) and access_mode_1_0 (00h 9:8): access_mode = (access_mode_4_2 << 2) | access_mode_1_0",
-}
-
-// mkcFormat is the MKC's field table (prm.MKCFields) in image bits.
-func mkcFormat() Format {
-	f := Format{Name: "mkc", Width: 8 * prm.MKCSize, Source: "translation.md 2.2"}
-	for _, pf := range prm.MKCFields() {
-		sf := SubField{Name: pf.Name, Width: pf.Width, Spec: specNames[pf.Name]}
-		for _, p := range pf.Parts {
-			bp := BitPart{MSB: imageBit(prm.MKCSize, p.Offset, p.Hi), LSB: imageBit(prm.MKCSize, p.Offset, p.Lo)}
+// formatOf is a prm field table in image bits, its parts contiguous in
+// the image merged.
+func formatOf(pf prm.Format) Format {
+	f := Format{Name: pf.Ident, Width: 8 * pf.Size, Source: pf.Source}
+	for _, fb := range pf.Fields {
+		sf := SubField{Name: fb.Name, Width: fb.Width, Spec: fb.Spec}
+		for _, p := range fb.Parts {
+			bp := BitPart{MSB: imageBit(pf.Size, p.Offset, p.Hi), LSB: imageBit(pf.Size, p.Offset, p.Lo)}
 			if n := len(sf.Parts); n > 0 && sf.Parts[n-1].LSB == bp.MSB+1 {
 				sf.Parts[n-1].LSB = bp.LSB // contiguous in the image: one part
 				continue
@@ -202,23 +196,10 @@ func mkcFormat() Format {
 	return f
 }
 
-func mttFormat() Format {
-	const s = prm.MTTEntrySize
-	return Format{Name: "mtt_entry", Width: 8 * s, Source: "translation.md 2.3", Fields: []SubField{
-		{Name: "ptag", Width: 56, Spec: "ptag[63:8] (00h 31:0 ptag[63:32], 04h 31:8 ptag[31:8]; ptag[7:0] is 0)", Parts: []BitPart{{imageBit(s, 0, 31), imageBit(s, 4, 8)}}},
-		{Name: "wr_en", Width: 1, Parts: []BitPart{{imageBit(s, 4, 1), imageBit(s, 4, 1)}}},
-		{Name: "rd_en", Width: 1, Parts: []BitPart{{imageBit(s, 4, 0), imageBit(s, 4, 0)}}},
-	}}
-}
-
-func klmFormat() Format {
-	const s = prm.KLMEntrySize
-	return Format{Name: "klm_entry", Width: 8 * s, Source: "translation.md 2.4", Fields: []SubField{
-		{Name: "byte_count", Width: 32, Parts: []BitPart{{imageBit(s, 0, 31), imageBit(s, 0, 0)}}},
-		{Name: "mkey", Width: 32, Parts: []BitPart{{imageBit(s, 4, 31), imageBit(s, 4, 0)}}},
-		{Name: "address", Width: 64, Parts: []BitPart{{imageBit(s, 8, 31), imageBit(s, 12, 0)}}},
-	}}
-}
+// The formats of the images the vectors carry.
+func mkcFormat() Format { return formatOf(prm.MKCLayout.Format()) }
+func mttFormat() Format { return formatOf(prm.MTTEntryLayout.Format()) }
+func klmFormat() Format { return formatOf(prm.KLMEntryLayout.Format()) }
 
 // The enums every manifest carries.
 func statusEnum() Enum {

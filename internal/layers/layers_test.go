@@ -42,9 +42,20 @@ var allowed = map[string][]string{
 	"rtl":                   append(slices.Clone(units), "scenario", "rtl/mptcache", "rtl/protcheck", "rtl/mttwalk", "rtl/klmwalk", "rtl/dma", "rtl/sq"),
 	"rtl/internal/chantest": {"prm", "rtl/sim", "rtl/bus", "rtl/pcie", "rtl/linecache"},
 
-	// tb knows the top, the host side (rtl/pcie) and rtl/sim, never a
-	// unit: it learns about one through what the unit declares.
-	"tb": {"prm", "scenario", "ref", "vcd", "rtl", "rtl/sim", "rtl/pcie", "tb/wire", "tb/host", "internal/outfile"},
+	// tb is the bench in its environment (its fronts, replay, figures):
+	// it knows the top, the host side (rtl/pcie) and rtl/sim, never a
+	// unit (it learns about one through what the unit declares), and
+	// takes its operations from tb/stimulus.
+	"tb": {"prm", "scenario", "rtl", "rtl/sim", "rtl/pcie", "tb/wire", "tb/host", "tb/stimulus", "internal/outfile"},
+	// What goes into the model (workloads, trace files, feeds): formats
+	// and the top's configuration, no bench.
+	"tb/stimulus": {"prm", "scenario", "rtl"},
+	// What checks what comes out: the scoreboard and the isolation
+	// oracle, against ref.
+	"tb/score": {"prm", "scenario", "ref", "tb/stimulus"},
+	// The waveform: a bench's signals as the units declare them, above
+	// the bench it attaches to.
+	"tb/wave": {"rtl", "rtl/sim", "tb", "vcd", "internal/outfile"},
 	// The host of the host front: WQEs and CQEs in host memory.
 	"tb/host": {"prm", "scenario", "rtl", "rtl/pcie"},
 	// The wire (RoCEv2 packets as gopacket layers, and the requester and
@@ -59,14 +70,15 @@ var allowed = map[string][]string{
 	"cosim/libmkeysim": {"live", "prm", "ref", "vectors"},
 	// config reads the older layout's cache sizes into the walkers'
 	// line caches' own configuration (rtl/linecache).
-	"config":      {"rtl", "tb", "rtl/linecache"},
-	"sweep":       {"config", "tb", "ref", "scenario", "internal/outfile"},
-	"cmd/mkeysim": {"config", "cover", "prm", "ref", "rtl", "rtl/pcie", "scenario", "sweep", "tb", "tb/tlpcap", "tb/wire", "vcd", "vectors", "version", "internal/outfile"},
+	"config":      {"rtl", "tb/stimulus", "rtl/linecache"},
+	"sweep":       {"config", "tb", "tb/stimulus", "tb/score", "ref", "scenario", "internal/outfile"},
+	"cmd/mkeysim": {"config", "cover", "prm", "ref", "rtl", "rtl/pcie", "scenario", "sweep", "tb", "tb/stimulus", "tb/score", "tb/wave", "tb/tlpcap", "tb/wire", "vcd", "vectors", "version", "internal/outfile"},
 
 	"examples":           nil,
 	"scripts":            nil,
 	"scripts/benchtable": nil,
 	"scripts/cglayers":   nil,
+	"scripts/vcddiff":    {"vcd"},
 	"internal/tooltest":  nil,
 	"internal/layers":    nil,
 	"internal/hugemem":   nil,

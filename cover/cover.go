@@ -3,6 +3,7 @@ package cover
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 
 	"mkeysim/prm"
 )
@@ -69,25 +70,6 @@ const (
 	CreateHandle       // create.refused.handle
 	CreateHandleReach  // create.refused.handle_reach
 	CreateNoIndex      // create.refused.no_free_index
-
-	MKCHit          // mkc_cache.hit
-	MKCMiss         // mkc_cache.miss
-	MKCMergedMiss   // mkc_cache.merged_miss
-	MKCEviction     // mkc_cache.eviction
-	MKCInvalidation // mkc_cache.invalidation
-	MKCRefetch      // mkc_cache.refetch
-
-	MTTHit          // mtt_cache.hit
-	MTTMiss         // mtt_cache.miss
-	MTTEviction     // mtt_cache.eviction
-	MTTInvalidation // mtt_cache.invalidation
-	MTTRefetch      // mtt_cache.refetch
-
-	KLMHit          // klm_cache.hit
-	KLMMiss         // klm_cache.miss
-	KLMEviction     // klm_cache.eviction
-	KLMInvalidation // klm_cache.invalidation
-	KLMRefetch      // klm_cache.refetch
 
 	numFixed
 )
@@ -156,6 +138,10 @@ func CommandID(c Command, st prm.Status) ID { return cmdBase + ID(c)*numStatus +
 // nothing: every method returns at once.
 type Collector struct {
 	n []uint64
+	// derived are the points the clocked model's counters declare
+	// (AddCounters), in the order first seen, with their counts.
+	derived []Point
+	dn      []uint64
 }
 
 // New returns an empty collector.
@@ -184,6 +170,30 @@ func (c *Collector) Add(o *Collector) {
 	for i, v := range o.n {
 		c.n[i] += v
 	}
+	for i, p := range o.derived {
+		c.addDerived(p, o.dn[i])
+	}
+}
+
+// addDerived adds n hits of the derived point p.
+func (c *Collector) addDerived(p Point, n uint64) {
+	for i := range c.derived {
+		if c.derived[i].Name == p.Name {
+			c.dn[i] += n
+			return
+		}
+	}
+	c.derived = append(c.derived, p)
+	c.dn = append(c.dn, n)
+}
+
+// Derived lists the points derived from counters (AddCounters) with
+// their counts, in the order first seen.
+func (c *Collector) Derived() ([]Point, []uint64) {
+	if c == nil {
+		return nil, nil
+	}
+	return slices.Clone(c.derived), slices.Clone(c.dn)
 }
 
 // Result counts an access's result: ok.T for a translation of nonzero
@@ -311,33 +321,45 @@ func (c *Collector) Command(cmd Command, st prm.Status) {
 	}
 }
 
-// AddCounters adds the points that are derived from the clocked model's
-// counters (the cache outcomes) from one run's counters, found by their
-// full names (mkc_cache.hits). It names the counters it could not find.
-func (c *Collector) AddCounters(find func(name string) (uint64, bool)) error {
+// Reading is one counter of a clocked run as AddCounters takes it: its
+// full name, its value, and the point it declares (a unit declares it in
+// the counter's tags, rtl/sim.CoverPoint): Point and Minus are full
+// names, Why is set for a point the coverage suite need not reach.
+type Reading struct {
+	Counter string
+	Value   uint64
+	Point   string
+	Desc    string
+	Why     string
+	Minus   string
+}
+
+// AddCounters adds the points that the clocked model's counters declare
+// (a cache's hits, misses, evictions ...) from one run's readings: each
+// is reached as often as its counter counted, less the figure it names
+// as its minus. The point is declared where the counter is, in the
+// unit's Stats tags, so a unit's points come with it. AddCounters names
+// a minus figure the readings lack.
+func (c *Collector) AddCounters(rs []Reading) error {
 	if c == nil {
 		return nil
 	}
 	var missing []string
-	get := func(name string) uint64 {
-		if name == "" {
-			return 0
-		}
-		v, ok := find(name)
-		if !ok {
-			missing = append(missing, name)
-		}
-		return v
-	}
-	for id := ID(0); id < numFixed; id++ {
-		d := &fixed[id]
-		if d.counter == "" {
+	for _, r := range rs {
+		if r.Point == "" {
 			continue
 		}
-		v, minus := get(d.counter), get(d.minus)
-		if v >= minus {
-			c.n[id] += v - minus
+		v := r.Value
+		if r.Minus != "" {
+			k := slices.IndexFunc(rs, func(x Reading) bool { return x.Counter == r.Minus })
+			if k < 0 {
+				missing = append(missing, r.Minus)
+				continue
+			}
+			v -= min(rs[k].Value, v)
 		}
+		c.addDerived(Point{Name: r.Point, Desc: r.Desc, Models: Clocked, Required: r.Why == "", Why: r.Why,
+			Counter: r.Counter, Minus: r.Minus}, v)
 	}
 	if len(missing) > 0 {
 		return fmt.Errorf("cover: no counter %v", missing)

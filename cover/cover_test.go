@@ -240,35 +240,59 @@ func TestNilCollector(t *testing.T) {
 	if allocs != 0 || c.Count(cover.LengthZero) != 0 {
 		t.Errorf("nil collector: %v allocations, count %d", allocs, c.Count(cover.LengthZero))
 	}
-	if err := c.AddCounters(func(string) (uint64, bool) { return 0, false }); err != nil {
+	if err := c.AddCounters(cacheCounters(1, 0)); err != nil {
 		t.Errorf("nil collector AddCounters: %v", err)
 	}
 }
 
-// TestAddCounters: the cache points are the clocked model's counters
-// (mkc_cache.miss is misses less merged misses); they add up over runs,
-// and a counter the catalog names but the run lacks is an error naming it.
-func TestAddCounters(t *testing.T) {
-	counters := map[string]uint64{}
-	for _, p := range cover.Points(4) {
-		if p.Counter != "" {
-			counters[p.Counter], counters[p.Minus] = 10, 0
-		}
+// cacheCounters are the readings of a cache's counters under the group
+// test_cache, declaring points as a unit's Stats tags do
+// (rtl/sim.CoverPoint): hits, misses less merged misses, merged misses,
+// and a point not required; fills declares none.
+func cacheCounters(misses, merged uint64) []cover.Reading {
+	return []cover.Reading{
+		{Counter: "test_cache.hits", Value: 3, Point: "test_cache.hit", Desc: "a lookup found its line"},
+		{Counter: "test_cache.misses", Value: misses, Point: "test_cache.miss", Desc: "a lookup missed and read its line", Minus: "test_cache.merged_misses"},
+		{Counter: "test_cache.merged_misses", Value: merged, Point: "test_cache.merged_miss", Desc: "a lookup joined a read"},
+		{Counter: "test_cache.refetches", Point: "test_cache.refetch", Desc: "a read sent again", Why: "no scenario reaches it"},
+		{Counter: "test_cache.fills", Value: 5},
 	}
-	counters["mkc_cache.misses"], counters["mkc_cache.merged_misses"] = 9, 4
-	find := func(name string) (uint64, bool) { v, ok := counters[name]; return v, ok }
+}
+
+// TestAddCounters: the points a unit's counters declare are reached as
+// often as they counted (test_cache.miss is misses less merged misses),
+// in the order declared, with their descriptions; they add up over runs
+// and over collectors, and a minus figure the counters lack is an error
+// naming it.
+func TestAddCounters(t *testing.T) {
 	c := cover.New()
 	for range 2 {
-		if err := c.AddCounters(find); err != nil {
+		if err := c.AddCounters(cacheCounters(9, 4)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if c.Count(cover.MKCMiss) != 10 || c.Count(cover.MKCMergedMiss) != 8 || c.Count(cover.KLMRefetch) != 20 {
-		t.Errorf("miss %d, merged %d, klm refetch %d; want 10, 8, 20", c.Count(cover.MKCMiss), c.Count(cover.MKCMergedMiss), c.Count(cover.KLMRefetch))
+	o := cover.New()
+	if err := o.AddCounters(cacheCounters(1, 0)); err != nil {
+		t.Fatal(err)
 	}
-	delete(counters, "klm_cache.evictions")
-	if err := c.AddCounters(find); err == nil || !strings.Contains(err.Error(), "klm_cache.evictions") {
-		t.Errorf("a missing counter: %v", err)
+	c.Add(o)
+	ps, ns := c.Derived()
+	var got []string
+	for i, p := range ps {
+		got = append(got, fmt.Sprintf("%s=%d", p.Name, ns[i]))
+		if p.Models != cover.Clocked || p.Desc == "" || p.Required != (p.Why == "") || p.Counter == "" {
+			t.Errorf("point %+v", p)
+		}
+	}
+	if want := []string{"test_cache.hit=9", "test_cache.miss=11", "test_cache.merged_miss=8", "test_cache.refetch=0"}; !slices.Equal(got, want) {
+		t.Errorf("derived %v, want %v", got, want)
+	}
+	if ps[1].Minus != "test_cache.merged_misses" || ps[3].Required {
+		t.Errorf("miss %+v, refetch %+v", ps[1], ps[3])
+	}
+	cs := slices.DeleteFunc(cacheCounters(1, 0), func(x cover.Reading) bool { return x.Counter == "test_cache.merged_misses" })
+	if err := c.AddCounters(cs); err == nil || !strings.Contains(err.Error(), "test_cache.merged_misses") {
+		t.Errorf("a missing minus figure: %v", err)
 	}
 }
 
@@ -280,10 +304,13 @@ func TestReport(t *testing.T) {
 	g, c := cover.New(), cover.New()
 	g.Hit(cover.LengthZero)
 	g.Hit(cover.LengthZero)
-	c.Hit(cover.MKCHit)
+	if err := c.AddCounters(cacheCounters(0, 0)); err != nil { // hit reached, the rest not
+		t.Fatal(err)
+	}
 	c.Result(prm.LocalRead, 1, prm.IndirectionDepth, 5)
 	r := cover.NewReport(4, g, c)
-	points := cover.Points(4)
+	derived, _ := c.Derived()
+	points := append(cover.Points(4), derived...)
 	if len(r.Points) != len(points) || !slices.Equal(r.Models, []string{"golden", "clocked"}) {
 		t.Fatalf("%d points, models %v", len(r.Points), r.Models)
 	}
@@ -329,12 +356,12 @@ func TestReport(t *testing.T) {
 	for i, p := range doc.Points {
 		byName[p.Name] = i
 	}
-	lz, mh := doc.Points[byName["length.zero"]], doc.Points[byName["mkc_cache.hit"]]
+	lz, mh := doc.Points[byName["length.zero"]], doc.Points[byName["test_cache.hit"]]
 	if doc.MaxIndirection != 4 || lz.Counts["golden"] != 2 || lz.Counts["clocked"] != 0 || len(lz.Counts) != 2 || !lz.Required || lz.Description == "" {
 		t.Errorf("length.zero in JSON: %+v", lz)
 	}
-	if _, ok := mh.Counts["golden"]; ok || mh.Counts["clocked"] != 1 || !slices.Equal(mh.CollectedBy, []string{"clocked"}) {
-		t.Errorf("mkc_cache.hit in JSON: %+v", mh)
+	if _, ok := mh.Counts["golden"]; ok || mh.Counts["clocked"] != 3 || !slices.Equal(mh.CollectedBy, []string{"clocked"}) {
+		t.Errorf("test_cache.hit in JSON: %+v", mh)
 	}
 	// A model that did not run has no counts and nothing unreached.
 	only := cover.NewReport(4, g, nil)
@@ -347,7 +374,9 @@ func TestReport(t *testing.T) {
 		"| INDIRECTION_DEPTH | | | | | | ✗✓ |\n",
 		"| MISALIGNED_ATOMIC | ✗✗ | | | | | |\n",
 		"| `length.zero` | an access of length 0: OK with no segments, nothing checked | ✓ | ✗ | yes |\n",
-		"| `mkc_cache.hit` | an MKC lookup found its index's line (`mkc_cache.hits`) | - | ✓ | yes |\n",
+		"| `test_cache.hit` | a lookup found its line (`test_cache.hits`) | - | ✓ | yes |\n",
+		"| `test_cache.miss` | a lookup missed and read its line (`test_cache.misses - test_cache.merged_misses`) | - | ✗ | yes |\n",
+		"## Units of the clocked model (derived from their counters)",
 	} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("Markdown lacks %q", want)

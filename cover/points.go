@@ -41,24 +41,21 @@ type Point struct {
 	// is not required, why the suite does not reach it.
 	Required bool
 	Why      string
-	// Counter, less Minus, is the clocked model's counter a point is
-	// derived from (full names, as docs/counters.md); "" for a point the
-	// models hit themselves.
+	// Counter, less Minus, is the clocked model's counter a derived
+	// point is reached by (full names, as docs/counters.md): the counter
+	// declares the point (sim.Counter.Cover, Collector.AddCounters); ""
+	// for a point the models hit themselves.
 	Counter, Minus string
 }
 
 // def is a fixed point's declaration: required unless why says otherwise.
 type def struct {
-	name, desc     string
-	models         Models
-	why            string
-	counter, minus string
+	name, desc string
+	models     Models
+	why        string
 }
 
-const (
-	whyNoIndex = "needs every one of the 2^24 indexes created, more objects than a test can hold"
-	whyList    = "only a command rewrites a list, and a command drains the pipeline first (overlap_invalidate overlaps invalidations only, which rewrite no list): no scenario reaches it; the walkers' TestInvalidateDuringFetch drives it"
-)
+const whyNoIndex = "needs every one of the 2^24 indexes created, more objects than a test can hold"
 
 var fixed = [numFixed]def{
 	LengthZero: {name: "length.zero", desc: "an access of length 0: OK with no segments, nothing checked", models: Both},
@@ -109,25 +106,6 @@ var fixed = [numFixed]def{
 	CreateHandle:       {name: "create.refused.handle", desc: "CREATE_MKEY refused: a given mtt_handle below 0x1_0000_0000 or not a multiple of 64", models: Both},
 	CreateHandleReach:  {name: "create.refused.handle_reach", desc: "CREATE_MKEY refused: the list would end past 2^48, the reach of mtt_handle", models: Both},
 	CreateNoIndex:      {name: "create.refused.no_free_index", desc: "CREATE_MKEY refused: no index given and none left to take", models: Both, why: whyNoIndex},
-
-	MKCHit:          {name: "mkc_cache.hit", desc: "an MKC lookup found its index's line", models: Clocked, counter: "mkc_cache.hits"},
-	MKCMiss:         {name: "mkc_cache.miss", desc: "an MKC lookup missed and took an MSHR, which read the context (a primary miss)", models: Clocked, counter: "mkc_cache.misses", minus: "mkc_cache.merged_misses"},
-	MKCMergedMiss:   {name: "mkc_cache.merged_miss", desc: "an MKC lookup missed and joined the MSHR already reading its index (a secondary miss)", models: Clocked, counter: "mkc_cache.merged_misses"},
-	MKCEviction:     {name: "mkc_cache.eviction", desc: "an MKC fill replaced the valid line of another index", models: Clocked, counter: "mkc_cache.evictions"},
-	MKCInvalidation: {name: "mkc_cache.invalidation", desc: "a command dropped a valid MKC line", models: Clocked, counter: "mkc_cache.invalidations"},
-	MKCRefetch:      {name: "mkc_cache.refetch", desc: "an invalidation reached an MKC read in flight (or its line replaying): the stale fill was dropped and the context read again", models: Clocked, counter: "mkc_cache.refetches"},
-
-	MTTHit:          {name: "mtt_cache.hit", desc: "an MTT entry lookup found its line, with no read", models: Clocked, counter: "mtt_cache.hits"},
-	MTTMiss:         {name: "mtt_cache.miss", desc: "an MTT entry lookup missed: the walker context read the 64-byte line", models: Clocked, counter: "mtt_cache.misses"},
-	MTTEviction:     {name: "mtt_cache.eviction", desc: "an MTT line fill replaced a valid line of another address", models: Clocked, counter: "mtt_cache.evictions"},
-	MTTInvalidation: {name: "mtt_cache.invalidation", desc: "a command that rewrote list bytes dropped a valid MTT line", models: Clocked, counter: "mtt_cache.invalidations"},
-	MTTRefetch:      {name: "mtt_cache.refetch", desc: "an invalidation overlapped an MTT line while its read was in flight: the stale fill was dropped and read again", models: Clocked, counter: "mtt_cache.refetches", why: whyList},
-
-	KLMHit:          {name: "klm_cache.hit", desc: "a KLM entry lookup found its line, with no read", models: Clocked, counter: "klm_cache.hits"},
-	KLMMiss:         {name: "klm_cache.miss", desc: "a KLM entry lookup missed: the context read the 64-byte line", models: Clocked, counter: "klm_cache.misses"},
-	KLMEviction:     {name: "klm_cache.eviction", desc: "a KLM line fill replaced a valid line of another address", models: Clocked, counter: "klm_cache.evictions"},
-	KLMInvalidation: {name: "klm_cache.invalidation", desc: "a command that rewrote list bytes dropped a valid KLM line", models: Clocked, counter: "klm_cache.invalidations"},
-	KLMRefetch:      {name: "klm_cache.refetch", desc: "an invalidation overlapped a KLM line while its read was in flight: the stale fill was dropped and read again", models: Clocked, counter: "klm_cache.refetches", why: whyList},
 }
 
 // cmdStatuses are the statuses each command can end with (translation.md
@@ -170,8 +148,9 @@ var statusWhy = map[prm.Status]string{
 
 // Points lists every point under the depth limit maxIndirection
 // (klm.max_indirection, 0..64), in report order: results, statuses by
-// level, modes by level, ranges, pages and entries, ODP, commands, then
-// the caches.
+// level, modes by level, ranges, pages and entries, ODP, commands and
+// their corners. The points a clocked model's counters declare follow
+// them in a report (Collector.AddCounters).
 func Points(maxIndirection int) []Point {
 	maxIndirection = min(max(maxIndirection, 0), MaxLevels-2)
 	var out []Point
@@ -218,8 +197,7 @@ func Points(maxIndirection int) []Point {
 
 func fixedPoint(id ID) Point {
 	d := &fixed[id]
-	return Point{ID: id, Name: NameOf(id), Desc: d.desc, Models: d.models, Required: d.why == "", Why: d.why,
-		Counter: d.counter, Minus: d.minus}
+	return Point{ID: id, Name: NameOf(id), Desc: d.desc, Models: d.models, Required: d.why == "", Why: d.why}
 }
 
 // AllPoints lists the points of every depth limit 0..64 (a status at a

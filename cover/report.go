@@ -51,8 +51,9 @@ type Counts struct {
 }
 
 // NewReport builds the report of the points under maxIndirection from
-// the golden and clocked models' collectors; a nil collector is a model
-// that did not run.
+// the golden and clocked models' collectors, then of the points the
+// clocked model's counters declared (Collector.AddCounters); a nil
+// collector is a model that did not run.
 func NewReport(maxIndirection int, golden, clocked *Collector) *Report {
 	r := &Report{MaxIndirection: maxIndirection, Summary: map[string]Tally{}, Unreached: []string{}}
 	ran := Models(0)
@@ -63,7 +64,10 @@ func NewReport(maxIndirection int, golden, clocked *Collector) *Report {
 		ran |= Clocked
 	}
 	r.Models = ran.Names()
-	for _, p := range Points(maxIndirection) {
+	points := Points(maxIndirection)
+	derived, dn := clocked.Derived()
+	points = append(points, derived...)
+	for i, p := range points {
 		rp := ReportPoint{Name: p.Name, Description: p.Desc, CollectedBy: p.Models.Names(), Required: p.Required, Why: p.Why, models: p.Models}
 		if p.Counter != "" {
 			rp.DerivedFrom = p.Counter
@@ -80,6 +84,9 @@ func NewReport(maxIndirection int, golden, clocked *Collector) *Report {
 				continue
 			}
 			n := m.c.Count(p.ID)
+			if k := i - (len(points) - len(derived)); k >= 0 {
+				n = dn[k]
+			}
 			*m.slot = &n
 			name := m.model.Names()[0]
 			t := r.Summary[name]
@@ -177,7 +184,7 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 	}
 	group, grids := "", false
 	for _, p := range rest {
-		g := groupTitle(p.Name)
+		g := groupTitle(p)
 		if g != group && g != "Access results" && !grids {
 			grids = true
 			grid("Access statuses by level", "status.", rows["status"], "status.S.Ln: an access ended with S at level n (translation.md 4), at every level where S can arise.")
@@ -200,7 +207,11 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 }
 
 // groupTitle is the Markdown section of a point.
-func groupTitle(name string) string {
+func groupTitle(p *ReportPoint) string {
+	if p.DerivedFrom != "" {
+		return "Units of the clocked model (derived from their counters)"
+	}
+	name := p.Name
 	switch g := name[:max(strings.IndexByte(name, '.'), 0)]; g {
 	case "ok", "length":
 		return "Access results"
@@ -214,8 +225,6 @@ func groupTitle(name string) string {
 		return "Commands"
 	case "inval", "umr", "create":
 		return "Command corners and CREATE_MKEY refusals"
-	case "mkc_cache", "mtt_cache", "klm_cache":
-		return "Caches of the clocked model (derived from its counters)"
 	default:
 		return g
 	}

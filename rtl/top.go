@@ -118,19 +118,34 @@ func (t *Top) SetCoverage(c *cover.Collector) {
 
 // CoverUnits lists the parts of the model that hit coverage points, each
 // saying which: the core (the top and its firmware: results at
-// retirement, commands, ODP resumes, CREATE_MKEY refusals), protcheck,
-// mttwalk and klmwalk. The caches' points come from their counters
-// (CoverCounters).
-func (t *Top) CoverUnits() []cover.Unit { return []cover.Unit{(*core)(t), t.Check, t.MTT, t.KLM} }
+// retirement, commands, ODP resumes, CREATE_MKEY refusals), then every
+// unit of the engine that is a cover.Unit, in the engine's order
+// (protcheck, mttwalk, klmwalk). The points the units' counters declare
+// come from the counters (CoverCounters).
+func (t *Top) CoverUnits() []cover.Unit {
+	us := []cover.Unit{(*core)(t)}
+	for _, c := range t.eng.Components() {
+		if u, ok := c.(cover.Unit); ok {
+			us = append(us, u)
+		}
+	}
+	return us
+}
 
-// CoverCounters adds to c the points derived from the counters of this
-// run so far (the cache outcomes); call it once, at the end of a run.
-func (t *Top) CoverCounters(c *cover.Collector) error {
-	cs := t.eng.Counters()
-	return c.AddCounters(func(name string) (uint64, bool) {
-		x, ok := sim.Find(cs, name)
-		return x.Value, ok
-	})
+// CoverCounters adds to c the points the units' counters declare (the
+// cache outcomes) from this run so far; call it once, at the end of a
+// run.
+func (t *Top) CoverCounters(c *cover.Collector) error { return c.AddCounters(Readings(t.eng.Counters())) }
+
+// Readings are counters as the coverage collector reads them, with the
+// points they declare.
+func Readings(cs []sim.Counter) []cover.Reading {
+	rs := make([]cover.Reading, len(cs))
+	for i, x := range cs {
+		p := x.Cover
+		rs[i] = cover.Reading{Counter: x.Name, Value: x.Value, Point: p.Name, Desc: p.Desc, Why: p.Why, Minus: p.Minus}
+	}
+	return rs
 }
 
 // core is the top as a cover.Unit: the points it and its firmware hit.

@@ -15,13 +15,13 @@ package linecache
 // are the counter's one definition (sim.Counter); the walker lists them
 // under its cache's group (mtt_cache, klm_cache).
 type Stats struct {
-	Hits          uint64 `counter:"hits" unit:"lookups" help:"entry lookups whose line was in the cache or the context's own line buffer, with no read needed"`
-	Misses        uint64 `counter:"misses" unit:"lookups" help:"entry lookups whose line was absent, so the context sent a read of the line or joined the read of it another context had in flight (merged_misses); the lookup repeated after the line arrived is not counted again"`
+	Hits          uint64 `counter:"hits" unit:"lookups" help:"entry lookups whose line was in the cache or the context's own line buffer, with no read needed" cover:"hit" coverdesc:"an entry lookup found its line, with no read"`
+	Misses        uint64 `counter:"misses" unit:"lookups" help:"entry lookups whose line was absent, so the context sent a read of the line or joined the read of it another context had in flight (merged_misses); the lookup repeated after the line arrived is not counted again" cover:"miss" coverdesc:"an entry lookup missed: the walker context read the 64-byte line"`
 	MergedMisses  uint64 `counter:"merged_misses" unit:"lookups" help:"misses whose line another context was already reading: the context waited for that read instead of sending its own (misses - merged_misses sent a read)"`
 	Fills         uint64 `counter:"fills" unit:"lines" help:"lines installed from a successful read completion that was not stale"`
-	Evictions     uint64 `counter:"evictions" unit:"lines" help:"fills that replaced a valid line of another address"`
-	Invalidations uint64 `counter:"invalidations" unit:"lines" help:"valid lines dropped by invalidation commands (a UMR or a destroy rewrote list bytes they held)"`
-	Refetches     uint64 `counter:"refetches" unit:"reads" help:"reads sent again because an invalidation overlapped the line while its read was in flight (the data may predate it)"`
+	Evictions     uint64 `counter:"evictions" unit:"lines" help:"fills that replaced a valid line of another address" cover:"eviction" coverdesc:"a line fill replaced a valid line of another address"`
+	Invalidations uint64 `counter:"invalidations" unit:"lines" help:"valid lines dropped by invalidation commands (a UMR or a destroy rewrote list bytes they held)" cover:"invalidation" coverdesc:"a command that rewrote list bytes dropped a valid line"`
+	Refetches     uint64 `counter:"refetches" unit:"reads" help:"reads sent again because an invalidation overlapped the line while its read was in flight (the data may predate it)" cover:"refetch" coverdesc:"an invalidation overlapped a line while its read was in flight: the stale fill was dropped and read again" coverwhy:"only a command rewrites a list, and a command drains the pipeline first (overlap_invalidate overlaps invalidations only, which rewrite no list): no scenario reaches it; the walkers' TestInvalidateDuringFetch drives it"`
 }
 
 // Cache is the array. Line i of the array is way i%ways of set i/ways;

@@ -25,18 +25,18 @@ type Ports struct {
 // the unit lists them as the group mkc_cache. A lookup is one piece taking
 // its turn at the tag array: Hits + Misses of them.
 type Stats struct {
-	Hits uint64 `counter:"hits" unit:"lookups" help:"lookups that found a valid line of their index in the tag array"`
+	Hits uint64 `counter:"hits" unit:"lookups" help:"lookups that found a valid line of their index in the tag array" cover:"hit" coverdesc:"an MKC lookup found its index's line"`
 	// Misses counts every lookup that did not hit, once: those that
 	// allocated an MSHR and those merged into one (MergedMisses).
-	Misses       uint64 `counter:"misses" unit:"lookups" help:"lookups that found no line of their index, whether they allocated an MSHR or merged into one"`
-	MergedMisses uint64 `counter:"merged_misses" unit:"lookups" help:"misses that joined the MSHR already reading their index (secondary misses); misses - merged_misses allocated an MSHR"`
+	Misses       uint64 `counter:"misses" unit:"lookups" help:"lookups that found no line of their index, whether they allocated an MSHR or merged into one" cover:"miss" coverminus:"merged_misses" coverdesc:"an MKC lookup missed and took an MSHR, which read the context (a primary miss)"`
+	MergedMisses uint64 `counter:"merged_misses" unit:"lookups" help:"misses that joined the MSHR already reading their index (secondary misses); misses - merged_misses allocated an MSHR" cover:"merged_miss" coverdesc:"an MKC lookup missed and joined the MSHR already reading its index (a secondary miss)"`
 	Reads        uint64 `counter:"reads" unit:"reads" help:"64-byte MKC reads sent to PCIe: one per MSHR allocated, plus refetches"`
-	Refetches    uint64 `counter:"refetches" unit:"reads" help:"reads sent again because an invalidation of the index arrived while the read was in flight or the line was replaying"`
+	Refetches    uint64 `counter:"refetches" unit:"reads" help:"reads sent again because an invalidation of the index arrived while the read was in flight or the line was replaying" cover:"refetch" coverdesc:"an invalidation reached an MKC read in flight (or its line replaying): the stale fill was dropped and the context read again"`
 	ReadErrors   uint64 `counter:"read_errors" unit:"reads" help:"reads answered with an error completion (UR, CA): nothing installed, targets leave as for an index never created"`
 	Fills        uint64 `counter:"fills" unit:"lines" help:"lines installed from a read completion that was not stale"`
-	Evictions    uint64 `counter:"evictions" unit:"lines" help:"fills that replaced a valid line of another index"`
+	Evictions    uint64 `counter:"evictions" unit:"lines" help:"fills that replaced a valid line of another index" cover:"eviction" coverdesc:"an MKC fill replaced the valid line of another index"`
 	// Invalidations are lines dropped; InvalCommands the commands.
-	Invalidations uint64     `counter:"invalidations" unit:"lines" help:"valid lines dropped by invalidation commands"`
+	Invalidations uint64     `counter:"invalidations" unit:"lines" help:"valid lines dropped by invalidation commands" cover:"invalidation" coverdesc:"a command dropped a valid MKC line"`
 	InvalCommands uint64     `counter:"inval_commands" unit:"commands" help:"invalidation commands carried out on the control port, each answered by a token"`
 	StallCycles   sim.Stalls `counter:"stall_cycles" unit:"cycles" kind:"wait" help:"cycles in which a piece waited at the head of In or Loop and no lookup completed (output busy, no MSHR, targets full, MemReq busy)"`
 	// The stall's causes: a head that waited in a cycle counts under its
@@ -74,7 +74,7 @@ var StateEnum = &sim.Enum{Name: "mptcache_state", Width: 3, Names: StateNames()}
 // Describe lists what the unit shows in its waveform scope: the FSM
 // summary, the MSHRs in use and the cycle's strobes (sim.Described).
 func (u *Unit) Describe() sim.Description {
-	return sim.Description{Scope: u.name,
+	return sim.Description{Scope: u.name, Title: "MKC cache",
 		Signals: []sim.Signal{{Name: "state", Enum: StateEnum}, {Name: "mshrs", Width: sim.WidthFor(u.cfg.MSHRs + u.cfg.LoopMSHRs)},
 			sim.Bit("hit"), sim.Bit("miss"), sim.Bit("fill"), sim.Bit("inval")},
 		Sample: func(vs []uint64) {

@@ -45,8 +45,21 @@ type Counter struct {
 	// Mean, for an occupancy (kind:"occupancy", also Wait: it grows in
 	// skipped cycles), names the figure value / cycles: the mean number in
 	// use over the run (mean:"mean_walkers_in_use").
-	Mean  string
+	Mean string
+	// Cover is the coverage point the counter declares, if any: reached
+	// in a run in which it counted (less its Minus figure).
+	Cover CoverPoint
 	Value uint64
+}
+
+// CoverPoint is a coverage point a counter declares with its tags
+// (cover:"hit" coverdesc:"a lookup found its line" and optionally
+// coverwhy:"..." for a point the coverage suite need not reach, and
+// coverminus:"merged_misses" for a figure of the group to subtract), so
+// that a unit's points come with its counters. Name and Minus are full
+// names: mkc_cache.hit.
+type CoverPoint struct {
+	Name, Desc, Why, Minus string
 }
 
 // Counted is a component that declares counters.
@@ -132,6 +145,12 @@ func appendCounters(out []Counter, group string, v reflect.Value) []Counter {
 		c.Name = group + "." + f.c.Name
 		if f.c.Mean != "" {
 			c.Mean = group + "." + f.c.Mean
+		}
+		if f.c.Cover.Name != "" {
+			c.Cover.Name = group + "." + f.c.Cover.Name
+		}
+		if f.c.Cover.Minus != "" {
+			c.Cover.Minus = group + "." + f.c.Cover.Minus
 		}
 		switch fv := v.Field(f.index); {
 		case f.stalls:
@@ -261,6 +280,10 @@ func layoutOf(t reflect.Type) *counterLayout {
 		if (kind == "occupancy") != (f.Tag.Get("mean") != "") {
 			panic(fmt.Sprintf("sim: %s field %s: an occupancy (kind:\"occupancy\") and only one has a mean tag", t, f.Name))
 		}
+		cp := CoverPoint{Name: f.Tag.Get("cover"), Desc: f.Tag.Get("coverdesc"), Why: f.Tag.Get("coverwhy"), Minus: f.Tag.Get("coverminus")}
+		if (cp.Name == "") != (cp.Desc == "") || cp.Name == "" && (cp.Why != "" || cp.Minus != "") {
+			panic(fmt.Sprintf("sim: %s field %s: a coverage point has a cover and a coverdesc tag (and coverwhy or coverminus only with them)", t, f.Name))
+		}
 		wait := kind == "wait" || kind == "occupancy"
 		if stalls := f.Type == stallsType; stalls != wait {
 			panic(fmt.Sprintf("sim: %s field %s: a wait or occupancy counter is a sim.Stalls the unit notes, and a Stalls is one (kind %q, type %v)", t, f.Name, kind, f.Type))
@@ -276,7 +299,7 @@ func layoutOf(t reflect.Type) *counterLayout {
 			panic(fmt.Sprintf("sim: %s field %s is a %s, not a count", t, f.Name, k))
 		}
 		l.fields = append(l.fields, counterField{
-			c:     Counter{Name: name, Unit: unit, Help: help, Max: kind == "max", Wait: wait, Mean: f.Tag.Get("mean")},
+			c:     Counter{Name: name, Unit: unit, Help: help, Max: kind == "max", Wait: wait, Mean: f.Tag.Get("mean"), Cover: cp},
 			index: i, offset: f.Offset, kind: f.Type.Kind(), stalls: wait,
 		})
 	}

@@ -199,6 +199,19 @@ func TestDeclare(t *testing.T) {
 	}
 }
 
+// TestCoverPoint: a counter's coverage point and its minus figure are
+// named under the counter's group.
+func TestCoverPoint(t *testing.T) {
+	s := struct {
+		M  uint64 `counter:"misses" unit:"lookups" help:"h" cover:"miss" coverminus:"merged_misses" coverdesc:"a miss" coverwhy:"rare"`
+		MM uint64 `counter:"merged_misses" unit:"lookups" help:"h"`
+	}{}
+	cs := CountersOf("c", &s)
+	if want := (CoverPoint{Name: "c.miss", Desc: "a miss", Why: "rare", Minus: "c.merged_misses"}); cs[0].Cover != want || cs[1].Cover != (CoverPoint{}) {
+		t.Errorf("points %+v, %+v; want %+v and none", cs[0].Cover, cs[1].Cover, want)
+	}
+}
+
 // TestDeclareRefuses: a wait or occupancy is a Stalls the unit notes, and
 // a Stalls is one; a group is a struct; Declare wants a pointer.
 func TestDeclareRefuses(t *testing.T) {
@@ -220,6 +233,12 @@ func TestDeclareRefuses(t *testing.T) {
 			G struct{ N uint64 } `group:"g"`
 		}{}, "field N lacks"},
 		{"not a pointer", struct{}{}, "wants a pointer"},
+		{"a point without its description", &struct {
+			N uint64 `counter:"n" unit:"x" help:"h" cover:"hit"`
+		}{}, "field N: a coverage point has a cover and a coverdesc tag"},
+		{"a minus without a point", &struct {
+			N uint64 `counter:"n" unit:"x" help:"h" coverminus:"m"`
+		}{}, "field N: a coverage point"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			defer func() {

@@ -85,7 +85,7 @@ func (r *Result) FieldValues(vs []uint64) {
 // command path's state and the requests in the reorder buffer
 // (sim.Described).
 func (t *Top) Describe() sim.Description {
-	return sim.Description{Scope: "core",
+	return sim.Description{Scope: "core", Title: "ROB, command path, results out",
 		Signals: []sim.Signal{{Name: "cmd_state", Enum: CmdStateEnum}, {Name: "rob_count", Width: sim.WidthFor(t.cfg.ROBEntries)}},
 		Sample:  func(vs []uint64) { vs[0], vs[1] = uint64(t.cmd.state), uint64(t.rob.count) }}
 }

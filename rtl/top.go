@@ -135,7 +135,9 @@ func (t *Top) CoverUnits() []cover.Unit {
 // CoverCounters adds to c the points the units' counters declare (the
 // cache outcomes) from this run so far; call it once, at the end of a
 // run.
-func (t *Top) CoverCounters(c *cover.Collector) error { return c.AddCounters(Readings(t.eng.Counters())) }
+func (t *Top) CoverCounters(c *cover.Collector) error {
+	return c.AddCounters(Readings(t.eng.Counters()))
+}
 
 // Readings are counters as the coverage collector reads them, with the
 // points they declare.

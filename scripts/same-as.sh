@@ -13,7 +13,10 @@
 #  - the first 20,000 of them with a VCD of every signal.
 #
 # Prints one line per difference and a summary; exit 1 if anything
-# differs, 2 on bad arguments. Each run is bounded (timeout, ulimit -f).
+# differs, 2 on bad arguments. Two VCDs that differ are compared signal
+# by signal too (scripts/vcddiff): the same signals and changes declared
+# in another order, or how many signals differ (SAME_AS_VCD_DETAIL=1
+# lists them). Each run is bounded (timeout, ulimit -f).
 set -u -o pipefail
 
 base=${1:-HEAD}
@@ -32,6 +35,7 @@ mkdir "$tmp/src"
 git archive "$base" | tar -x -C "$tmp/src" || exit 1
 (cd "$tmp/src" && go build -o "$tmp/before" ./cmd/mkeysim) || { echo "same-as: building $base failed" >&2; exit 1; }
 go build -o "$tmp/after" ./cmd/mkeysim || { echo "same-as: building this checkout failed" >&2; exit 1; }
+go build -o "$tmp/vcddiff" ./scripts/vcddiff || { echo "same-as: building scripts/vcddiff failed" >&2; exit 1; }
 
 # strip FILE: the statistics without the figures of the wall clock.
 strip() { grep -v -E '"(wall_seconds|cycles_per_second)"' "$1"; }
@@ -59,7 +63,9 @@ check() { # check NAME VCD(yes|no) ARGS...
 		ok=0
 	fi
 	if [ "$vcd" = yes ] && ! cmp -s "$tmp/before.vcd" "$tmp/after.vcd"; then
-		echo "$name: VCDs differ: $(cmp "$tmp/before.vcd" "$tmp/after.vcd" 2>&1 | head -1)"
+		# Say whether only the declarations moved, or which signals.
+		echo "$name: VCDs differ: $(cmp "$tmp/before.vcd" "$tmp/after.vcd" 2>&1 | head -1); by signal: $("$tmp/vcddiff" "$tmp/before.vcd" "$tmp/after.vcd" 2>&1 | tail -1)"
+		[ -n "${SAME_AS_VCD_DETAIL:-}" ] && "$tmp/vcddiff" "$tmp/before.vcd" "$tmp/after.vcd" | head -20
 		ok=0
 	fi
 	if [ $ok = 1 ]; then same=$((same + 1)); else differ=$((differ + 1)); fi

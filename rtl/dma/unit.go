@@ -87,7 +87,7 @@ func (u *Unit) Connections() (in, out []sim.Port) {
 // Describe lists what the unit shows in its waveform scope: the requests
 // in flight and the Moved answers waiting (sim.Described).
 func (u *Unit) Describe() sim.Description {
-	return sim.Description{Scope: u.name, Signals: []sim.Signal{
+	return sim.Description{Scope: u.name, Title: "data path", Signals: []sim.Signal{
 		{Name: "in_flight", Width: sim.WidthFor(len(u.slots))}, {Name: "done_waiting", Width: sim.WidthFor(len(u.tags))}},
 		Sample: func(vs []uint64) { vs[0], vs[1] = uint64(u.inUse), uint64(len(u.doneQ)) }}
 }

@@ -20,7 +20,7 @@ var StateEnum = walk.Enum("klmwalk_state", "FREE", "SEARCH")
 // piece (held while it is free) (sim.Described).
 func (u *Unit) Describe() sim.Description {
 	head := []sim.Signal{{Name: "in_use", Width: sim.WidthFor(len(u.ctx))}, {Name: "credits", Width: sim.WidthFor(u.cfg.LoopSlots())}}
-	return u.cx.Describe(u.name, head, func(vs []uint64) {
+	return u.cx.Describe(u.name, "KLM walker", head, func(vs []uint64) {
 		vs[0], vs[1] = uint64(u.cx.Busy()), uint64(u.Credits())
 	}, StateEnum)
 }

@@ -30,7 +30,7 @@ var StateEnum = walk.Enum("mttwalk_state", "IDLE", "PAGE")
 func (u *Unit) Describe() sim.Description {
 	head := []sim.Signal{{Name: "state", Enum: StateEnum}, {Name: "in_use", Width: sim.WidthFor(len(u.ctx))},
 		sim.Bit("hit"), sim.Bit("miss"), sim.Bit("fill")}
-	return u.cx.Describe(u.name, head, func(vs []uint64) {
+	return u.cx.Describe(u.name, "MTT walker", head, func(vs []uint64) {
 		h, m, f := u.Strobes()
 		vs[0], vs[1], vs[2], vs[3], vs[4] = uint64(u.State()), uint64(u.cx.Busy()), sim.B(h), sim.B(m), sim.B(f)
 	}, StateEnum)

@@ -285,7 +285,7 @@ func (r *Requester) Errors() []ProtocolError { return append([]ProtocolError(nil
 // Describe lists what the requester shows in its waveform scope: the tags
 // in use (sim.Described).
 func (r *Requester) Describe() sim.Description {
-	return sim.Description{Scope: r.name, Signals: []sim.Signal{{Name: "tags_in_use", Width: sim.WidthFor(r.cfg.Tags)}},
+	return sim.Description{Scope: r.name, Title: "PCIe requester", Signals: []sim.Signal{{Name: "tags_in_use", Width: sim.WidthFor(r.cfg.Tags)}},
 		Sample: func(vs []uint64) { vs[0] = uint64(r.TagsInUse()) }}
 }
 

@@ -32,7 +32,7 @@ type Stats struct {
 // checked a piece this cycle, and the key and status of the last one
 // (sim.Described).
 func (u *Unit) Describe() sim.Description {
-	return sim.Description{Scope: u.name,
+	return sim.Description{Scope: u.name, Title: "protection checker",
 		Signals: []sim.Signal{sim.Bit("fired"), {Name: "fired_key", Width: 32, Format: sim.Hex}, {Name: "fired_status", Enum: bus.StatusEnum}},
 		Sample: func(vs []uint64) {
 			vs[0], vs[1], vs[2] = sim.B(u.fired && u.Ran()), uint64(u.lastKey), uint64(u.lastStatus)

@@ -42,7 +42,11 @@ type Signal struct {
 // A signal's value must not change in any other cycle; strobes read low
 // when the unit did not run in the current cycle (Base.Ran).
 type Description struct {
-	Scope   string // the unit's scope under the top: "mptcache"
+	Scope string // the unit's scope under the top: "mptcache"
+	// Title says what the unit is, in a few words: the waveform's
+	// save file heads the unit's group with it ("top.mptcache: MKC
+	// cache").
+	Title   string
 	Signals []Signal
 	Sample  func(vs []uint64)
 }

@@ -153,7 +153,7 @@ func (u *Unit) Connections() (in, out []sim.Port) {
 // engine's state, the QP it serves, its producer and consumer counters
 // and the opcode of the WQE read (sim.Described).
 func (u *Unit) Describe() sim.Description {
-	return sim.Description{Scope: u.name, Signals: []sim.Signal{
+	return sim.Description{Scope: u.name, Title: "send-queue front", Signals: []sim.Signal{
 		{Name: "state", Enum: StateEnum}, {Name: "qpn", Width: 24, Format: sim.Hex},
 		{Name: "pi", Width: 16}, {Name: "ci", Width: 16}, {Name: "opcode", Width: 8, Format: sim.Hex}},
 		Sample: func(vs []uint64) {

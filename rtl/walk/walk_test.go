@@ -464,7 +464,7 @@ func TestWalkDescribe(t *testing.T) {
 		r := newRig(shape{n: n, sets: 4, perLine: 8, entryBytes: 8, reqDepth: 2, ackDepth: 2})
 		head := []sim.Signal{sim.Bit("a"), {Name: "b", Width: 5}}
 		enum := Enum("t_state", "FREE", "ACT")
-		d := r.c.Describe("unit", slices.Clip(head), func(vs []uint64) { vs[0], vs[1] = 1, 17 }, enum)
+		d := r.c.Describe("unit", "a unit", slices.Clip(head), func(vs []uint64) { vs[0], vs[1] = 1, 17 }, enum)
 		traced := min(n, MaxTraced)
 		if d.Scope != "unit" || len(d.Signals) != 2+2*traced {
 			t.Fatalf("n %d: scope %q, %d signals, want unit, %d", n, d.Scope, len(d.Signals), 2+2*traced)

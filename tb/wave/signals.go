@@ -24,24 +24,23 @@ import (
 // and the bench's links and root complex (pcie.up.wire, pcie.up_out,
 // host.pipe, pcie.down_in, pcie.down.wire) to top.host.
 
-// traceUnits are the unit scopes under "top" in data-flow order, each
-// with the save-file group of its signals.
-var traceUnits = []struct{ scope, group string }{
-	{"tb", groupIn},
-	{"core", groupOut},
-	{"mptcache", "top.mptcache: MKC cache"},
-	{"protcheck", "top.protcheck: protection checker"},
-	{"mttwalk", "top.mttwalk: MTT walker"},
-	{"klmwalk", "top.klmwalk: KLM walker"},
-	{"dma", "top.dma: data path"},
-	{"pcie", "top.pcie: PCIe requester"},
-	{"host", "top.host: links and root complex"},
-}
-
-// Save-file groups that are not one unit scope.
+// Save-file groups that are the bench's rather than one unit's: the
+// operations going in (the bench's own scope and the top's input), the
+// host side, and the counters (groupCounters). A unit's group is its
+// scope and the title it declares (sim.Description.Title):
+// "top.mptcache: MKC cache".
 const (
-	groupIn  = "top.tb and top.core.in: operations in"
-	groupOut = "top.core: ROB, command path, results out"
+	groupIn   = "top.tb and top.core.in: operations in"
+	groupHost = "top.host: links and root complex"
+)
+
+// The scopes the tracer places itself: the bench's components, the top
+// (whose input goes to groupIn, the rest to its own group), and the host
+// side's links and root complex.
+const (
+	benchScope = "tb"
+	coreScope  = "core"
+	hostScope  = "host"
 )
 
 // filterFormat is the format of every filtered signal and filter file.
@@ -97,27 +96,22 @@ func (t *Tracer) declare() {
 	t.w.Clock(root) // top.clk and top.cycle first: the time base
 	units := map[string]declarer{}
 	var names []string // unit scopes in creation order
-	unit := func(name string) declarer {
+	unit := func(name, group string) declarer {
 		if d, ok := units[name]; ok {
 			return d
 		}
-		group := "top." + name
-		for _, u := range traceUnits {
-			if u.scope == name {
-				group = u.group
-			}
+		if group == "" {
+			group = "top." + name
 		}
 		d := declarer{t: t, sc: root.Scope(name), group: group}
 		units[name] = d
 		names = append(names, name)
 		return d
 	}
-	for _, u := range traceUnits {
-		unit(u.scope)
-	}
 
 	// Unit state first, so that it heads each group: what each component
-	// declares, in the order of the unit scopes.
+	// declares, the bench's own scope first, then the units in the
+	// engine's order, then the host side (which declares no state).
 	type described struct {
 		i int
 		d sim.Description
@@ -128,20 +122,24 @@ func (t *Tracer) declare() {
 			ds = append(ds, described{i, x.Describe()})
 		}
 	}
-	rank := func(scope string) int {
-		for k, u := range traceUnits {
-			if u.scope == scope {
-				return k
-			}
+	notBench := func(d described) int {
+		if d.d.Scope == benchScope {
+			return 0
 		}
-		return len(traceUnits)
+		return 1
 	}
-	slices.SortStableFunc(ds, func(a, b described) int { return rank(a.d.Scope) - rank(b.d.Scope) })
+	slices.SortStableFunc(ds, func(a, b described) int { return notBench(a) - notBench(b) })
+	unit(benchScope, groupIn)
 	for _, x := range ds {
-		d := unit(x.d.Scope)
-		if x.d.Scope == "core" {
-			d = d.with("", groupOut)
+		group := "top." + x.d.Scope
+		if x.d.Title != "" {
+			group += ": " + x.d.Title
 		}
+		unit(x.d.Scope, group)
+	}
+	unit(hostScope, groupHost)
+	for _, x := range ds {
+		d := units[x.d.Scope]
 		us := unitTracer{comp: x.i, sample: x.d.Sample, vals: make([]uint64, len(x.d.Signals)), last: make([]uint64, len(x.d.Signals))}
 		for _, s := range x.d.Signals {
 			us.sigs = append(us.sigs, d.sig(s.Name, s.Width, s.Format, s.Enum))
@@ -154,9 +152,9 @@ func (t *Tracer) declare() {
 
 	for _, p := range flowOrder(b) {
 		name, local := portPlace(b, p)
-		d := unit(name)
+		d := unit(name, "")
 		group := d.group
-		if name == "core" && local == "in" {
+		if name == coreScope && local == "in" {
 			group = groupIn
 		}
 		// Every channel is followed, traced or not (its signals are nil
@@ -167,13 +165,15 @@ func (t *Tracer) declare() {
 
 	t.declareCounters(root)
 
-	// Save-file groups: tb and top.in, the units in data-flow order, any
-	// other scope, the top's ROB and output, then the counters.
+	// Save-file groups: tb and top.in, the units in the order of their
+	// scopes, the top's ROB and output, then the counters.
 	t.order = []string{groupIn}
-	for _, name := range names[2:] {
-		t.order = append(t.order, units[name].group)
+	for _, name := range names {
+		if name != benchScope && name != coreScope {
+			t.order = append(t.order, units[name].group)
+		}
 	}
-	t.order = append(t.order, groupOut, groupCounters)
+	t.order = append(t.order, units[coreScope].group, groupCounters)
 }
 
 // groupCounters is the save-file group of the counters.
@@ -281,9 +281,9 @@ func flowOrder(b *tb.Bench) []sim.Port {
 func portPlace(b *tb.Bench, p sim.Port) (unit, local string) {
 	switch p {
 	case sim.Port(b.Top.In):
-		return "core", "in"
+		return coreScope, "in"
 	case sim.Port(b.Top.Out):
-		return "core", "out"
+		return coreScope, "out"
 	case sim.Port(b.Top.Tx):
 		return "pcie", "tx"
 	case sim.Port(b.Top.Rx):
@@ -296,10 +296,10 @@ func portPlace(b *tb.Bench, p sim.Port) (unit, local string) {
 	}
 	switch p {
 	case sim.Port(b.Up.Wire()), sim.Port(b.Up.Out), sim.Port(b.Down.In), sim.Port(b.Down.Wire()), sim.Port(b.RC.Pipe()), sim.Port(b.RC.DataPipe()):
-		unit = "host"
+		unit = hostScope
 	}
 	if unit == "top" {
-		unit = "core"
+		unit = coreScope
 	}
 	return unit, strings.ReplaceAll(local, ".", "_")
 }

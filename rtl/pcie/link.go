@@ -57,16 +57,14 @@ type Link struct {
 	holding bool
 	cur     TLP
 	doneAt  uint64 // last serialization cycle of cur
-	stats   LinkStats
+
+	stats LinkStats // counted by Eval as it decides
 
 	// staged this cycle
 	nHolding bool
 	latch    bool // the serializer registers change at this commit
 	nCur     TLP
 	nDoneAt  uint64
-	took     bool // a TLP was taken from In (count it)
-	taken    TLP
-	stalled  bool
 }
 
 // NewLink makes a link direction from in to out, of cfg's
@@ -105,13 +103,23 @@ func (l *Link) Connections() (in, out []sim.Port) {
 func (l *Link) Wire() *sim.Chan[TLP] { return l.wire }
 
 // Eval moves a visible TLP from the wire to Out, finishes or continues the
-// serialization in progress, or takes the next TLP from In.
+// serialization in progress, or takes the next TLP from In. It counts
+// what it does as it decides it (a TLP taken, a stalled cycle): the
+// counters hold this cycle's events once Eval returns.
 func (l *Link) Eval(now uint64) bool {
+	busy, stalled := l.step(now)
+	l.stats.StallCycles.Note(now, stalled)
+	return busy
+}
+
+// step is Eval but for the stall count: it reports whether the link has
+// work of its own next cycle and whether the serializer stalled.
+func (l *Link) step(now uint64) (busy, stalled bool) {
 	if l.wire.Valid() && l.Out.Ready() {
 		l.Out.Push(*l.wire.Peek())
 		l.wire.Pop()
 	}
-	l.latch, l.took, l.stalled = false, false, false
+	l.latch = false
 	if l.holding {
 		if now >= l.doneAt {
 			if l.wire.Ready() {
@@ -119,50 +127,48 @@ func (l *Link) Eval(now uint64) bool {
 				l.latch, l.nHolding, l.nCur, l.nDoneAt = true, false, TLP{}, 0
 				// The serializer is free from the next cycle: take the
 				// next TLP then if one waits.
-				return l.In.Valid()
+				return l.In.Valid(), false
 			}
 			// The wire frees a slot with a pop, which wakes the link.
-			l.stalled = true
-			return false
+			return false, true
 		}
 		// Serializing: nothing to do until the last cycle.
 		l.WakeAt(l.doneAt)
-		return false
+		return false, false
 	}
 	if !l.In.Valid() {
-		return false
+		return false, false
 	}
 	t := *l.In.Peek()
 	l.In.Pop()
-	l.took, l.taken = true, t
+	l.count(&t)
 	s := l.cfg.SerializationCycles(t.WireBytes())
 	if s == 1 && l.wire.Ready() {
 		l.wire.Push(t)
-		return false
+		return false, false
 	}
 	l.latch, l.nHolding, l.nCur, l.nDoneAt = true, true, t, now+uint64(s)-1
 	l.WakeAt(l.nDoneAt)
-	return false
+	return false, false
 }
 
-// Commit latches the serializer and the counters.
-func (l *Link) Commit() {
-	if l.took {
-		t := &l.taken
-		if t.Type.Valid() {
-			c := &l.stats.PerType[t.Type]
-			c.TLPs++
-			c.WireBytes += uint64(t.WireBytes())
-			c.PayloadBytes += uint64(t.PayloadBytes())
-			l.stats.TLPs++
-			l.stats.WireBytes += uint64(t.WireBytes())
-			l.stats.PayloadBytes += uint64(t.PayloadBytes())
-		}
-		l.stats.BusyCycles += uint64(l.cfg.SerializationCycles(t.WireBytes()))
+// count counts the TLP t taken from In.
+func (l *Link) count(t *TLP) {
+	if t.Type.Valid() {
+		c := &l.stats.PerType[t.Type]
+		c.TLPs++
+		c.WireBytes += uint64(t.WireBytes())
+		c.PayloadBytes += uint64(t.PayloadBytes())
+		l.stats.TLPs++
+		l.stats.WireBytes += uint64(t.WireBytes())
+		l.stats.PayloadBytes += uint64(t.PayloadBytes())
 	}
-	l.stats.StallCycles.Note(l.Now(), l.stalled)
+	l.stats.BusyCycles += uint64(l.cfg.SerializationCycles(t.WireBytes()))
+}
+
+// Commit latches the serializer.
+func (l *Link) Commit() {
 	if l.latch {
 		l.holding, l.cur, l.doneAt = l.nHolding, l.nCur, l.nDoneAt
 	}
-	l.took, l.stalled = false, false
 }

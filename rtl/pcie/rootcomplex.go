@@ -1,6 +1,10 @@
 package pcie
 
-import "mkeysim/rtl/sim"
+import (
+	"math/bits"
+
+	"mkeysim/rtl/sim"
+)
 
 // RootComplexStats are the host side's counters: what the host saw of the
 // device's traffic. Each field's tags are the counter's one definition
@@ -23,22 +27,6 @@ type RootComplexStats struct {
 	DataWriteBytes uint64 `counter:"data_write_bytes" unit:"bytes" help:"the enabled bytes of the data path's MWr TLPs (not in write_bytes)"`
 	// What the host's CPU sends the device: doorbells.
 	HostWrites uint64 `counter:"host_writes" unit:"TLPs" help:"MWr TLPs the host's CPU sent down to the device (doorbells of the host front)"`
-}
-
-func (s *RootComplexStats) add(d *RootComplexStats) {
-	s.Reads += d.Reads
-	s.Writes += d.Writes
-	s.Completions += d.Completions
-	s.ReadBytes += d.ReadBytes
-	s.WriteBytes += d.WriteBytes
-	s.Unsupported += d.Unsupported
-	s.Dropped += d.Dropped
-	s.StallCycles += d.StallCycles
-	s.DataReads += d.DataReads
-	s.DataReadBytes += d.DataReadBytes
-	s.DataWrites += d.DataWrites
-	s.DataWriteBytes += d.DataWriteBytes
-	s.HostWrites += d.HostWrites
 }
 
 // RootComplex is the host side of the link, a sim.Component the testbench
@@ -78,7 +66,8 @@ type RootComplex struct {
 	// registers
 	pending []TLP // completions of the read being answered
 	next    int   // index of the next one to send
-	stats   RootComplexStats
+
+	stats RootComplexStats // counted by Eval as it decides
 
 	data  slab[byte] // completions' payloads
 	spare []TLP      // the completions slice of the read before, reused
@@ -87,7 +76,6 @@ type RootComplex struct {
 	nPending []TLP
 	nNext    int
 	write    *TLP
-	d        RootComplexStats
 }
 
 // NewRootComplex makes the root complex over mem, of cfg's
@@ -137,7 +125,9 @@ func (r *RootComplex) Pipe() *sim.Chan[TLP] { return r.pipe }
 func (r *RootComplex) DataPipe() *sim.Chan[TLP] { return r.dpipe }
 
 // Eval moves a request from Rx into the pipe and sends the next completion
-// or takes the next request from the pipe.
+// or takes the next request from the pipe. It counts each event as it
+// decides it (a write's bytes too, though Memory takes them at Commit):
+// the counters hold this cycle's events once Eval returns.
 func (r *RootComplex) Eval(now uint64) bool {
 	if r.Rx.Valid() {
 		p := r.pipe
@@ -149,7 +139,7 @@ func (r *RootComplex) Eval(now uint64) bool {
 			r.Rx.Pop()
 		}
 	}
-	r.nPending, r.nNext, r.write, r.d = r.pending, r.next, nil, RootComplexStats{}
+	r.nPending, r.nNext, r.write = r.pending, r.next, nil
 	switch {
 	case r.next < len(r.pending):
 		r.send()
@@ -157,7 +147,7 @@ func (r *RootComplex) Eval(now uint64) bool {
 		if r.Tx.Ready() {
 			r.Tx.Push(*r.CPU.Peek())
 			r.CPU.Pop()
-			r.d.HostWrites++
+			r.stats.HostWrites++
 		}
 	case r.pipe.Valid():
 		// The head stays in its slot until overwritten, after this
@@ -186,42 +176,43 @@ func (r *RootComplex) take(t *TLP, data bool) {
 	case MWr:
 		switch {
 		case t.Validate() != nil:
-			r.d.Dropped++
+			r.stats.Dropped++
 		case data:
-			r.d.DataWrites++
-			r.d.DataWriteBytes += uint64(EnabledBytes(int(t.LengthDW), t.FirstBE, t.LastBE))
+			r.stats.DataWrites++
+			r.stats.DataWriteBytes += uint64(EnabledBytes(int(t.LengthDW), t.FirstBE, t.LastBE))
 		default:
 			r.write = t
-			r.d.Writes++
+			r.stats.Writes++
+			r.stats.WriteBytes += uint64(writtenBytes(t))
 		}
 	case MRd:
-		r.d.Reads++
+		r.stats.Reads++
 		if data {
-			r.d.DataReads++
+			r.stats.DataReads++
 		}
 		r.nPending, r.nNext = r.answer(t, data), 0
 		r.send()
 	default:
-		r.d.Dropped++
+		r.stats.Dropped++
 	}
 }
 
 // send pushes the next staged completion if Tx is ready.
 func (r *RootComplex) send() {
 	if !r.Tx.Ready() {
-		r.d.StallCycles++
+		r.stats.StallCycles++
 		return
 	}
 	r.Tx.Push(r.nPending[r.nNext])
 	r.nNext++
-	r.d.Completions++
+	r.stats.Completions++
 }
 
 // answer builds the completions of the read t, reading Memory now (zeros
 // for a data read: host memory beyond the ICM is not modelled).
 func (r *RootComplex) answer(t *TLP, data bool) []TLP {
 	if t.Validate() != nil {
-		r.d.Unsupported++
+		r.stats.Unsupported++
 		return []TLP{ErrorCompletion(*t, r.cfg.CompleterID, UR)}
 	}
 	mps := r.cfg.MaxPayload
@@ -243,9 +234,9 @@ func (r *RootComplex) answer(t *TLP, data bool) []TLP {
 		addr += uint64(len(cpls[i].Data))
 	}
 	n := uint64(EnabledBytes(int(t.LengthDW), t.FirstBE, t.LastBE))
-	r.d.ReadBytes += n
+	r.stats.ReadBytes += n
 	if data {
-		r.d.DataReadBytes += n
+		r.stats.DataReadBytes += n
 	}
 	return cpls
 }
@@ -253,18 +244,31 @@ func (r *RootComplex) answer(t *TLP, data bool) []TLP {
 // Commit latches the completer and applies a write to Memory.
 func (r *RootComplex) Commit() {
 	if w := r.write; w != nil {
-		r.d.WriteBytes += uint64(applyWrite(r.mem, w))
+		applyWrite(r.mem, w)
 		r.write = nil
 	}
 	r.pending, r.next = r.nPending, r.nNext
-	r.stats.add(&r.d)
-	r.d = RootComplexStats{}
 }
 
-// applyWrite stores the enabled bytes of a valid MWr and returns how many.
-func applyWrite(m *Memory, w *TLP) int {
+// writtenBytes is the number of bytes applyWrite stores for the valid
+// MWr w: the bits set in its byte enables, First DW BE for its first DW,
+// Last DW BE for its last, all four bytes of the others. It is
+// EnabledBytes (a read's byte count) but for the writes that count
+// differs on: a 1-DW write with First DW BE 0 (no byte written; a read
+// counts 1) and non-contiguous enables, which a write of 1 DW, or of
+// 2 DW at a QW-aligned address, may carry (the holes are not written).
+func writtenBytes(w *TLP) int {
 	ldw := int(w.LengthDW)
-	n := 0
+	if ldw == 1 {
+		return bits.OnesCount8(w.FirstBE & 0xf)
+	}
+	return (ldw-2)*DWBytes + bits.OnesCount8(w.FirstBE&0xf) + bits.OnesCount8(w.LastBE&0xf)
+}
+
+// applyWrite stores the enabled bytes of a valid MWr (writtenBytes of
+// them).
+func applyWrite(m *Memory, w *TLP) {
+	ldw := int(w.LengthDW)
 	for i := 0; i < ldw; i++ {
 		be := uint8(0xf)
 		switch {
@@ -277,15 +281,12 @@ func applyWrite(m *Memory, w *TLP) int {
 		addr := w.Addr + uint64(i*DWBytes)
 		if be == 0xf {
 			m.Write(addr, dw)
-			n += DWBytes
 			continue
 		}
 		for b := 0; b < DWBytes; b++ {
 			if be>>b&1 != 0 {
 				m.Write(addr+uint64(b), dw[b:b+1])
-				n++
 			}
 		}
 	}
-	return n
 }

@@ -128,28 +128,24 @@ type client struct {
 
 // reqStage is what one cycle's Eval decided, applied by Commit.
 type reqStage struct {
-	issue     bool
-	iClient   int
-	iTag      uint16
-	iSpan     Span
-	iLast     bool
-	iReq      ReadReq // the head ReadReq (for a new context)
-	write     bool    // the TLP issued is an MWr (iClient, iSpan, iLast)
-	cpl       bool    // a completion was taken off Rx
-	cOK       bool    // and accepted
-	cTag      uint16
-	cSrc      []byte // bytes of the read it carries
-	cDst      int    // their offset in the read's data
-	cFinal    bool   // it ends its MRd
-	cStatus   CplStatus
-	popBack   []bool // per client: backlog head pushed
-	popped    int    // how many popBack are set
-	appends   []pendingResp
-	responses uint64
-	failed    uint64
-	stall     bool
-	rr        int
-	errs      []ProtocolError
+	issue   bool
+	iClient int
+	iTag    uint16
+	iSpan   Span
+	iLast   bool
+	iReq    ReadReq // the head ReadReq (for a new context)
+	write   bool    // the TLP issued is an MWr (iClient, iSpan, iLast)
+	cOK     bool    // a completion was taken off Rx and accepted
+	cTag    uint16
+	cSrc    []byte // bytes of the read it carries
+	cDst    int    // their offset in the read's data
+	cFinal  bool   // it ends its MRd
+	cStatus CplStatus
+	popBack []bool // per client: backlog head pushed
+	popped  int    // how many popBack are set
+	appends []pendingResp
+	stall   bool
+	rr      int
 }
 
 type pendingResp struct {
@@ -207,11 +203,11 @@ type Requester struct {
 	fHead      int
 	fLen       int
 	rr         int
-	stats      RequesterStats
-	data       slab[byte]    // reads' buffers
-	zeros      []byte        // the payload of every MWr (read-only)
-	ctxs       slab[readCtx] // reads' contexts
-	errs       []ProtocolError
+	stats      RequesterStats  // counted by Eval as it decides
+	data       slab[byte]      // reads' buffers
+	zeros      []byte          // the payload of every MWr (read-only)
+	ctxs       slab[readCtx]   // reads' contexts
+	errs       []ProtocolError // the first maxKeptErrors, kept by Eval
 
 	st reqStage
 }
@@ -311,11 +307,13 @@ func (r *Requester) tagIndex(tag uint16) (int, bool) {
 	return i, i >= 0 && i < len(r.tags) && r.tags[i].rd != nil
 }
 
-// Eval delivers responses, takes a completion and issues an MRd.
+// Eval delivers responses, takes a completion and issues an MRd. It
+// counts each event as it decides it, and notes the tags in use that the
+// cycle leaves: the counters hold this cycle's events once Eval returns.
 func (r *Requester) Eval(now uint64) bool {
 	s := &r.st
-	s.issue, s.write, s.cpl, s.cOK, s.cSrc, s.stall = false, false, false, false, nil, false
-	s.appends, s.errs, s.responses, s.failed, s.rr = s.appends[:0], s.errs[:0], 0, 0, r.rr
+	s.issue, s.write, s.cOK, s.cSrc, s.stall = false, false, false, nil, false
+	s.appends, s.rr = s.appends[:0], r.rr
 	moves := r.Handshakes()
 	if s.popped > 0 {
 		clear(s.popBack)
@@ -328,7 +326,7 @@ func (r *Requester) Eval(now uint64) bool {
 				c.resp.Push(c.backlog[0])
 				s.popBack[i] = true
 				s.popped++
-				s.responses++
+				r.stats.Responses++
 			}
 		}
 	}
@@ -347,6 +345,7 @@ func (r *Requester) Eval(now uint64) bool {
 		}
 	}
 	r.issue(now)
+	r.count(now)
 	// Busy while a backlog keeps a response after this cycle's pops.
 	busy := len(s.appends) > 0 || r.backlogged > s.popped
 	// A cycle that moved anything may have freed what a waiting read
@@ -354,8 +353,31 @@ func (r *Requester) Eval(now uint64) bool {
 	return busy || r.Handshakes() != moves
 }
 
+// count notes the cycle's tag stall and the tags in use it leaves: those
+// in use now, plus the one issued, minus the one a final completion frees.
+func (r *Requester) count(now uint64) {
+	s := &r.st
+	r.stats.TagStallCycles.Note(now, s.stall)
+	u := r.TagsInUse()
+	if s.issue {
+		u++
+	}
+	if s.cOK && s.cFinal {
+		u--
+	}
+	r.stats.TagCycles.NoteN(now, uint64(u))
+	if u > r.stats.MaxTagsInUse {
+		r.stats.MaxTagsInUse = u
+	}
+}
+
+// fail counts a protocol error and keeps it if fewer than maxKeptErrors
+// are.
 func (r *Requester) fail(now uint64, kind ErrorKind, tag uint16, format string, args ...any) {
-	r.st.errs = append(r.st.errs, ProtocolError{Cycle: now, Kind: kind, Tag: tag, Msg: fmt.Sprintf(format, args...)})
+	r.stats.Errors++
+	if len(r.errs) < maxKeptErrors {
+		r.errs = append(r.errs, ProtocolError{Cycle: now, Kind: kind, Tag: tag, Msg: fmt.Sprintf(format, args...)})
+	}
 }
 
 // deliver pushes a finished response, or queues it behind the client's
@@ -364,11 +386,11 @@ func (r *Requester) deliver(i int, resp ReadResp) {
 	s := &r.st
 	c := &r.clients[i]
 	if resp.Status != SC {
-		s.failed++
+		r.stats.FailedReads++
 	}
 	if len(c.backlog) == 0 && c.resp.Ready() {
 		c.resp.Push(resp)
-		s.responses++
+		r.stats.Responses++
 		return
 	}
 	s.appends = append(s.appends, pendingResp{i, resp})
@@ -377,7 +399,7 @@ func (r *Requester) deliver(i int, resp ReadResp) {
 // receive checks the completion t against its MRd and stages its effect.
 func (r *Requester) receive(now uint64, t *TLP) {
 	s := &r.st
-	s.cpl = true
+	r.stats.Completions++
 	if !t.Type.IsCompletion() {
 		r.fail(now, BadType, t.Tag, "%v on the completion port", t.Type)
 		return
@@ -500,6 +522,8 @@ func (r *Requester) issue(now uint64) {
 		tlp := NewRead(r.cfg.RequesterID, tag, addr, l)
 		tlp.TC = c.tc
 		r.Tx.Push(tlp)
+		r.stats.Reads++
+		r.stats.ReadBytes += uint64(l)
 		s.issue, s.iClient, s.iTag, s.iSpan, s.iReq = true, i, tag, Span{addr, l}, *q
 		s.iLast = c.off+l == q.Len
 		if s.iLast {
@@ -531,6 +555,8 @@ func (r *Requester) issueWrite(i int, q *ReadReq) {
 	}
 	r.Tx.Push(TLP{Type: MWr, TC: c.tc, RequesterID: r.cfg.RequesterID, LengthDW: uint16(ldw),
 		Addr: addr &^ 3, FirstBE: first, LastBE: last, Data: data})
+	r.stats.Writes++
+	r.stats.WriteBytes += uint64(l)
 	s.write, s.iClient, s.iSpan = true, i, Span{addr, l}
 	s.iLast = c.off+l == q.Len
 	if s.iLast {
@@ -540,7 +566,7 @@ func (r *Requester) issueWrite(i int, q *ReadReq) {
 	s.rr = sim.Wrap(i+1, len(r.clients))
 }
 
-// Commit applies the cycle's decisions.
+// Commit latches the cycle's decisions.
 func (r *Requester) Commit() {
 	s := &r.st
 	if s.write {
@@ -549,8 +575,6 @@ func (r *Requester) Commit() {
 		if s.iLast {
 			c.off = 0
 		}
-		r.stats.Writes++
-		r.stats.WriteBytes += uint64(s.iSpan.Len)
 	}
 	if s.popped > 0 {
 		for i := range r.clients {
@@ -578,11 +602,6 @@ func (r *Requester) Commit() {
 			c.cur.issuedAll = true
 			c.cur, c.off = nil, 0
 		}
-		r.stats.Reads++
-		r.stats.ReadBytes += uint64(s.iSpan.Len)
-	}
-	if s.cpl {
-		r.stats.Completions++
 	}
 	if s.cOK {
 		idx := int(s.cTag) - int(r.cfg.tagBase())
@@ -605,20 +624,6 @@ func (r *Requester) Commit() {
 		c := &r.clients[a.client]
 		c.backlog = append(c.backlog, a.resp)
 		r.backlogged++
-	}
-	for _, e := range s.errs {
-		r.stats.Errors++
-		if len(r.errs) < maxKeptErrors {
-			r.errs = append(r.errs, e)
-		}
-	}
-	r.stats.Responses += s.responses
-	r.stats.FailedReads += s.failed
-	r.stats.TagStallCycles.Note(r.Now(), s.stall)
-	u := r.TagsInUse()
-	r.stats.TagCycles.NoteN(r.Now(), uint64(u))
-	if u > r.stats.MaxTagsInUse {
-		r.stats.MaxTagsInUse = u
 	}
 	r.rr = s.rr
 }

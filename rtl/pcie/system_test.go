@@ -95,10 +95,15 @@ func randomPlans(seed int64, clients, nReads int) [][]plannedRead {
 
 // tagMonitor watches the Requester's ports and counts MRds in flight from
 // the TLPs alone: an MRd's tag is in flight from its push on Tx until the
-// completion carrying its last byte is taken off Rx.
+// completion carrying its last byte is taken off Rx. It keeps the most in
+// flight at once and their sum over the cycles (those the engine skips
+// hold the count of the last one stepped), which the requester's
+// max_tags_in_use and tag_cycles, counted in its Eval, must equal.
 type tagMonitor struct {
 	remaining map[uint16]int
 	max       int
+	cycles    uint64 // tags in flight summed over the cycles
+	last      uint64 // the last cycle summed
 	errs      []string
 }
 
@@ -125,6 +130,13 @@ func (s *system) monitorTags() *tagMonitor {
 			m.remaining[p.Tag] = EnabledBytes(int(p.LengthDW), p.FirstBE, p.LastBE)
 		}
 		m.max = max(m.max, len(m.remaining))
+		if now > m.last+1 {
+			// Skipped cycles: the level of the last one stepped. That is
+			// the level now too (it moves only in a cycle the engine steps).
+			m.cycles += uint64(len(m.remaining)) * (now - m.last - 1)
+		}
+		m.cycles += uint64(len(m.remaining))
+		m.last = now
 		if len(m.remaining) > s.cfg.Tags && len(m.errs) < 10 {
 			m.errs = append(m.errs, fmt.Sprintf("cycle %d: %d tags in flight, over %d", now, len(m.remaining), s.cfg.Tags))
 		}
@@ -166,6 +178,9 @@ func runRandom(t *testing.T, cfg Config, seed int64, clients, nReads int, mode r
 	st := s.req.Stats()
 	if st.MaxTagsInUse > s.cfg.Tags || st.MaxTagsInUse != mon.max {
 		t.Errorf("max tags in use %d, monitor %d, bound %d", st.MaxTagsInUse, mon.max, s.cfg.Tags)
+	}
+	if st.TagCycles.Count() != mon.cycles || mon.cycles == 0 {
+		t.Errorf("tag cycles %d, monitor %d", st.TagCycles.Count(), mon.cycles)
 	}
 	want := make([]byte, 0, 9000)
 	var logs [][]respRecord
@@ -268,6 +283,9 @@ func TestTagBound(t *testing.T) {
 		st := s.req.Stats()
 		if st.MaxTagsInUse != tags || mon.max != tags || st.TagStallCycles.Count() == 0 || len(mon.errs) > 0 {
 			t.Errorf("tags %d: max in use %d (monitor %d), stall cycles %d, %v", tags, st.MaxTagsInUse, mon.max, st.TagStallCycles.Count(), mon.errs)
+		}
+		if st.TagCycles.Count() != mon.cycles {
+			t.Errorf("tags %d: tag cycles %d, monitor %d", tags, st.TagCycles.Count(), mon.cycles)
 		}
 	}
 }

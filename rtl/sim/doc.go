@@ -17,6 +17,14 @@
 // no Commit, and its Describe samples after Eval, the next state (the
 // documented "value from cycle c on").
 //
+// Counters (Counter) are not registers and Commit never touches them: Eval
+// counts each event as it decides it, and notes its waits and occupancies
+// (Stalls) with the level the cycle leaves. The engine commits a
+// component only in the cycles its Eval ran, so the count at the end of
+// the cycle is the one a Commit would have made, and a counter changes
+// only in the cycles its unit runs, in the cycle of its event (which is
+// what the waveform shows and samples).
+//
 // A Chan is a valid/ready channel with a registered FIFO of some depth and
 // a latency: a payload pushed at cycle c is visible to the consumer at cycle
 // c+latency; a push is allowed while the committed occupancy is below the

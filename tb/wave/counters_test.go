@@ -73,3 +73,52 @@ func TestNewCounterShowsEverywhere(t *testing.T) {
 		t.Errorf("top.counters.probe.seen ends at %d in the waveform, want %d", got, want)
 	}
 }
+
+// TestPCIeCountersAtTheirEvents: the PCIe units count in Eval, so their
+// counters in the waveform move in the cycle of the handshake that is
+// their event (docs/waveform.md), not in the one after: at every cycle,
+// each sum of counters below grows by exactly one when the strobe beside
+// it is high, and holds otherwise. (The requester's Tx takes only its
+// MRd and MWr TLPs, its Rx only completions on this front, and the root
+// complex's pipes only the requests it takes.)
+func TestPCIeCountersAtTheirEvents(t *testing.T) {
+	f, _, _, tr := tracedRun(t, workload(3, 400), rtl.DefaultConfig(), vcd.Options{}, nil, nil)
+	_, mult := tr.Writer().Timescale()
+	for _, c := range []struct {
+		strobes  []string // high in the cycles of the event (at most one is)
+		counters []string // under top.counters.
+	}{
+		{[]string{"top.pcie.tx_push"}, []string{"pcie.requester.reads", "pcie.requester.writes"}},
+		{[]string{"top.pcie.tx_ready"}, []string{"pcie.up.tlps"}},
+		{[]string{"top.host.pipe_ready", "top.host.data_pipe_ready"}, []string{"pcie.reads", "pcie.writes", "pcie.data_writes", "pcie.dropped"}},
+		{[]string{"top.host.down_in_push"}, []string{"pcie.completions", "pcie.host_writes"}},
+		{[]string{"top.host.down_in_ready"}, []string{"pcie.down.tlps"}},
+		{[]string{"top.pcie.rx_ready"}, []string{"pcie.requester.completions"}},
+	} {
+		sum := func(cycle uint64) (n uint64) {
+			for _, x := range c.counters {
+				n += value(t, f, "top.counters."+x, cycle, mult)
+			}
+			return n
+		}
+		events, bad := 0, 0
+		last := sum(0)
+		for cycle := uint64(1); cycle <= f.End/mult; cycle++ {
+			var want uint64
+			for _, s := range c.strobes {
+				want += value(t, f, s, cycle, mult)
+			}
+			events += int(want)
+			n := sum(cycle)
+			if n-last != want {
+				if bad++; bad <= 5 {
+					t.Errorf("cycle %d: %v grew by %d, %v high %d times", cycle, c.counters, n-last, c.strobes, want)
+				}
+			}
+			last = n
+		}
+		if events == 0 {
+			t.Errorf("%v never high: the run does not exercise %v", c.strobes, c.counters)
+		}
+	}
+}

@@ -209,8 +209,7 @@ func (t *Tracer) declareCounters(root *vcd.Scope) {
 		if !ok {
 			continue // no way to read its counters every cycle
 		}
-		_, commits := c.(sim.Committer)
-		ct := counterTracer{comp: i, commits: commits, words: cw.CounterWords()}
+		ct := counterTracer{comp: i, words: cw.CounterWords()}
 		for _, x := range cn.Counters() {
 			if !x.Wait {
 				d := declarer{t: t, sc: scope(x.Group()), group: groupCounters}
@@ -248,9 +247,9 @@ type counterTracer struct {
 	sigs  []*sig
 	vals  []uint64 // this cycle's values
 	last  []uint64 // the last ones
-	// words are the counters in place (sim.CounterWorder).
-	words   [][]uint64
-	commits bool // the component has a Commit, which may count
+	// words are the counters in place (sim.CounterWorder), which change
+	// only in the component's Eval.
+	words [][]uint64
 }
 
 // sumLen is the number of words in runs.

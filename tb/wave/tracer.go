@@ -267,9 +267,12 @@ func (t *Tracer) hook(now uint64) {
 // sampleUnits samples the signals of the components that ran this cycle
 // or the one before: a unit's signals change only when it runs (its
 // strobes and the registers it stages) and at the commit that follows
-// (the strobes fall, latched registers show) (sim.Description). It walks
-// the engine's set of the components that ran (sim.Engine.RanNow) and
-// the one kept from the cycle before, not every unit.
+// (the strobes fall, latched registers show) (sim.Description). Its
+// counters change only when it runs: every unit counts in Eval, never in
+// Commit (sim's package doc), so they are read only in the cycles it ran.
+// It walks the engine's set of the components that ran
+// (sim.Engine.RanNow) and the one kept from the cycle before, not every
+// unit.
 func (t *Tracer) sampleUnits() {
 	ran := t.b.Eng.RanNow()
 	if !t.seenUnits {
@@ -300,11 +303,8 @@ func (t *Tracer) sampleUnits() {
 				for _, k := range c.units {
 					t.sampleUnit(k)
 				}
-				for _, k := range c.counters {
-					// A component without Commit changes its counters
-					// only in Eval: the cycle after it ran shows nothing
-					// new.
-					if ranNow || t.counters[k].commits {
+				if ranNow {
+					for _, k := range c.counters {
 						t.sampleCounters(k)
 					}
 				}
@@ -336,10 +336,10 @@ func (t *Tracer) sampleUnit(k int) {
 	}
 }
 
-// sampleCounters samples the counters of component k. A counter changes
-// when its unit runs (Eval) or at the commit that follows (sim.Committer):
-// like a register, it shows the count up to the cycle before, and what
-// the unit's evaluation of this cycle added.
+// sampleCounters samples the counters of component k, in a cycle its
+// unit ran (and in the first cycle sampled). A counter changes only in its unit's Eval: it shows the count
+// up to the cycle before, and what the unit's evaluation of this cycle
+// added.
 func (t *Tracer) sampleCounters(k int) {
 	c := &t.counters[k]
 	// Read in place: copy only a sample that changed.

@@ -42,6 +42,7 @@ import (
 	"mkeysim/ref"
 	"mkeysim/scenario"
 	"mkeysim/tb"
+	"mkeysim/tb/stats"
 	"mkeysim/vectors"
 )
 
@@ -529,15 +530,15 @@ func TestFormatsNames(t *testing.T) {
 	}
 	add("result-line field", sortedKeys(resultKeys(t, runScenarioBlocks(t, blocks)))...)
 
-	var stats map[string]any
-	if err := json.Unmarshal(realStats(t), &stats); err != nil {
+	var statsJSON map[string]any
+	if err := json.Unmarshal(realStats(t), &statsJSON); err != nil {
 		t.Fatal(err)
 	}
 	top := map[string]bool{}
-	objectKeys(stats, top, true)
+	objectKeys(statsJSON, top, true)
 	add("statistics field", sortedKeys(top)...)
 	lat := map[string]bool{}
-	jsonTags(reflect.TypeFor[tb.Latency](), lat)
+	jsonTags(reflect.TypeFor[stats.Latency](), lat)
 	add("latency_cycles field", sortedKeys(lat)...)
 
 	man := map[string]bool{}

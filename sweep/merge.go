@@ -14,6 +14,7 @@ import (
 
 	"mkeysim/config"
 	"mkeysim/tb"
+	"mkeysim/tb/stats"
 )
 
 // MergeError is why Merge, ReadSlice or Read refused a directory: it is
@@ -292,9 +293,9 @@ func readRow(raw json.RawMessage, grid []Point, axes []Axis, base config.Config,
 		if !seeded {
 			continue
 		}
-		sd := tb.Figure{Name: f.Name, Unit: f.Unit, Help: f.Help}
+		sd := stats.Figure{Name: f.Name, Unit: f.Unit, Help: f.Help}
 		if !f.Scalar() {
-			sd.Value = []tb.LatencyBucket(nil)
+			sd.Value = []stats.LatencyBucket(nil)
 		} else {
 			name := f.Name + SDSuffix
 			known[name] = true
@@ -339,8 +340,8 @@ func figureValue(like any, v json.RawMessage) (any, error) {
 		var x float64
 		err = json.Unmarshal(v, &x)
 		return x, err
-	case []tb.LatencyBucket:
-		var h []tb.LatencyBucket
+	case []stats.LatencyBucket:
+		var h []stats.LatencyBucket
 		err = json.Unmarshal(v, &h)
 		return h, err
 	}

@@ -8,12 +8,12 @@ import (
 	"strconv"
 	"strings"
 
-	"mkeysim/tb"
+	"mkeysim/tb/stats"
 )
 
 // Columns are the CSV columns after the point and the varied parameters:
 // operations, then every figure of the rows that is a number
-// (tb.Stats.Figures; latency_histogram, a list, is in sweep.json only),
+// (stats.Report.Figures; latency_histogram, a list, is in sweep.json only),
 // by the names 'mkeysim run -stats' uses, then the Aliases; mismatches
 // follows when the sweep was checked. With several seeds (Result.Seeds)
 // each figure and alias is followed by its standard deviation,
@@ -44,7 +44,7 @@ func (r *Result) Columns() []string {
 // sweep.json's rows holding a copy of the figure's value.
 type Alias struct {
 	Name   string // the column's name
-	Figure string // the figure it copies (tb.Stats.Figures)
+	Figure string // the figure it copies (stats.Report.Figures)
 }
 
 // Aliases are the columns under the short names issue 11 gives the
@@ -76,7 +76,7 @@ func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
 // csvValue writes a figure for the CSV: counts in full, fractions and
 // other reals with every digit, empty when undefined.
-func csvValue(f tb.Figure) string {
+func csvValue(f stats.Figure) string {
 	switch v := f.Value.(type) {
 	case nil:
 		return ""
@@ -86,7 +86,7 @@ func csvValue(f tb.Figure) string {
 		}
 		return fmtFloat(v)
 	}
-	return tb.FormatValue(f)
+	return stats.FormatValue(f)
 }
 
 // CSV is one header line and one line per point. Hit rates are fractions
@@ -257,7 +257,7 @@ func (r *Result) Markdown() []byte {
 }
 
 // mdValue is a figure as the Markdown table shows it: as the run summary
-// does (tb.FormatValue), "–" when undefined, wall time to 0.01 s; with
+// does (stats.FormatValue), "–" when undefined, wall time to 0.01 s; with
 // several seeds, "mean ± sd".
 func mdValue(row *Row, name string) string {
 	v := mdOne(row.Figures, name)
@@ -270,7 +270,7 @@ func mdValue(row *Row, name string) string {
 }
 
 // mdOne is the figure named name of figs as the table shows it.
-func mdOne(figs []tb.Figure, name string) string {
+func mdOne(figs []stats.Figure, name string) string {
 	for _, f := range figs {
 		if f.Name != name {
 			continue
@@ -281,7 +281,7 @@ func mdOne(figs []tb.Figure, name string) string {
 		if f.Value == nil {
 			return "–"
 		}
-		return tb.FormatValue(f)
+		return stats.FormatValue(f)
 	}
 	return "–"
 }

@@ -44,7 +44,7 @@ type Series struct {
 type Lines struct {
 	X      Axis
 	Y      string // the figure as asked for (a name or an alias)
-	Unit   string // its unit in the statistics (tb.Figure.Unit)
+	Unit   string // its unit in the statistics (stats.Figure.Unit)
 	Series []Series
 	xaxis  xAxis
 }
@@ -211,7 +211,7 @@ func (r *Result) figureNames() []string {
 }
 
 // FigureNames are the names of the figures a sweep's rows hold that can
-// be plotted (every scalar figure of tb.Stats.Figures, then the Aliases),
+// be plotted (every scalar figure of stats.Report.Figures, then the Aliases),
 // for completion and help.
 func FigureNames() []string {
 	bench, err := tb.New(config.Default().Model)

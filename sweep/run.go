@@ -15,6 +15,7 @@ import (
 	"mkeysim/scenario"
 	"mkeysim/tb"
 	"mkeysim/tb/score"
+	"mkeysim/tb/stats"
 	"mkeysim/tb/stimulus"
 )
 
@@ -69,7 +70,7 @@ type InputError struct{ Msg string }
 func (e *InputError) Error() string { return e.Msg }
 
 // Row is the statistics of one point: its figures are those of
-// tb.Stats.Figures, under the same names as in 'mkeysim run -stats' and
+// stats.Report.Figures, under the same names as in 'mkeysim run -stats' and
 // its summary (mkc_cache.hit_rate, pcie.reads, latency_cycles.p99, ...).
 type Row struct {
 	Point int
@@ -77,7 +78,7 @@ type Row struct {
 	// the configuration, in axis order.
 	Params     Params
 	Operations int
-	Figures    []tb.Figure
+	Figures    []stats.Figure
 	// Mismatches counts results that differ from the golden model (nil
 	// when not checked); Differences describes the first few.
 	Mismatches  *int
@@ -85,19 +86,19 @@ type Row struct {
 	// SD, for a row of several seeds (Sweep.Seeds), holds the sample
 	// standard deviation of each figure over the seeds, index for index
 	// with Figures (then the means); nil for a row of one run.
-	SD []tb.Figure
+	SD []stats.Figure
 }
 
 // Figure returns the figure named name, or named by the alias name
 // (Aliases); false when the row has none.
-func (r *Row) Figure(name string) (tb.Figure, bool) {
+func (r *Row) Figure(name string) (stats.Figure, bool) {
 	name = aliasOf(name)
 	for _, f := range r.Figures {
 		if f.Name == name {
 			return f, true
 		}
 	}
-	return tb.Figure{}, false
+	return stats.Figure{}, false
 }
 
 // Value returns the figure named name (or an alias of it) as a number;
@@ -563,7 +564,7 @@ func (s *Sweep) runOnce(p Point, cfg config.Config, stop <-chan struct{}) (Row, 
 
 // NewRow is a point's row from its run's statistics; cfg is the point's
 // configuration, ops the number of operations run.
-func NewRow(p Point, axes []Axis, cfg *config.Config, ops int, st tb.Stats) Row {
+func NewRow(p Point, axes []Axis, cfg *config.Config, ops int, st stats.Report) Row {
 	m := cfg.Map()
 	row := Row{Point: p.Index, Operations: ops, Figures: st.Figures()}
 	for i, a := range axes {

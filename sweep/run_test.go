@@ -16,6 +16,7 @@ import (
 
 	"mkeysim/config"
 	"mkeysim/tb"
+	"mkeysim/tb/stats"
 	"mkeysim/tb/stimulus"
 )
 
@@ -76,7 +77,7 @@ func TestWaysMonotone(t *testing.T) {
 }
 
 // byHand runs one configuration the way 'mkeysim run' does, with tb.
-func byHand(t *testing.T, c config.Config) tb.Stats {
+func byHand(t *testing.T, c config.Config) stats.Report {
 	t.Helper()
 	sc := stimulus.Generate(c.Workload)
 	b, err := tb.New(c.Model)
@@ -176,8 +177,8 @@ func TestDeterministic(t *testing.T) {
 }
 
 // withoutWallFigures drops the figures that depend on the machine.
-func withoutWallFigures(fs []tb.Figure) []tb.Figure {
-	return slices.DeleteFunc(slices.Clone(fs), func(f tb.Figure) bool {
+func withoutWallFigures(fs []stats.Figure) []stats.Figure {
+	return slices.DeleteFunc(slices.Clone(fs), func(f stats.Figure) bool {
 		return f.Name == "wall_seconds" || f.Name == "cycles_per_second"
 	})
 }

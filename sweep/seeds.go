@@ -6,7 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
-	"mkeysim/tb"
+	"mkeysim/tb/stats"
 )
 
 // SDSuffix ends the name of the column (CSV) or key (JSON) that holds a
@@ -24,16 +24,16 @@ const SDSuffix = "_sd"
 // latency histogram, a list, is that of the first seed.
 func Aggregate(runs []Row) Row {
 	first := runs[0]
-	row := Row{Point: first.Point, Params: first.Params, Figures: make([]tb.Figure, len(first.Figures)), SD: make([]tb.Figure, len(first.Figures))}
+	row := Row{Point: first.Point, Params: first.Params, Figures: make([]stats.Figure, len(first.Figures)), SD: make([]stats.Figure, len(first.Figures))}
 	ops := 0
 	for _, r := range runs {
 		ops += r.Operations
 	}
 	row.Operations = int(math.Round(float64(ops) / float64(len(runs))))
 	for i, f := range first.Figures {
-		row.Figures[i], row.SD[i] = f, tb.Figure{Name: f.Name, Unit: f.Unit, Help: f.Help}
+		row.Figures[i], row.SD[i] = f, stats.Figure{Name: f.Name, Unit: f.Unit, Help: f.Help}
 		if !f.Scalar() {
-			row.SD[i].Value = []tb.LatencyBucket(nil)
+			row.SD[i].Value = []stats.LatencyBucket(nil)
 			continue
 		}
 		var xs []float64
@@ -72,14 +72,14 @@ func Aggregate(runs []Row) Row {
 // SDFigure returns the standard deviation over the seeds of the figure
 // named name (or an alias of it); false when the row has none (a row of
 // one run, or no such figure).
-func (r *Row) SDFigure(name string) (tb.Figure, bool) {
+func (r *Row) SDFigure(name string) (stats.Figure, bool) {
 	name = aliasOf(name)
 	for i, f := range r.Figures {
 		if f.Name == name && r.SD != nil {
 			return r.SD[i], true
 		}
 	}
-	return tb.Figure{}, false
+	return stats.Figure{}, false
 }
 
 // SDValue returns SDFigure as a number; false when undefined.

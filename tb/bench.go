@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -12,6 +13,7 @@ import (
 	"mkeysim/rtl/sim"
 	"mkeysim/scenario"
 	"mkeysim/tb/host"
+	"mkeysim/tb/stats"
 	"mkeysim/tb/stimulus"
 )
 
@@ -78,6 +80,42 @@ func (b *Bench) takeWarm() {
 	b.warm.cycle, b.warm.translations = b.Eng.Now(), b.Top.Translations()
 	b.warm.counters, b.warm.latencies = b.Eng.Counters(), b.Top.Latencies()
 	b.warm.byPD = b.Top.ByPD()
+}
+
+// Stats gathers the bench's statistics after a run of wall duration,
+// measured from the end of the warm-up if there was one (Warmup).
+func (b *Bench) Stats(wall time.Duration) stats.Report {
+	lats := b.Top.Latencies()
+	s := stats.Report{Cycles: b.Eng.Now(), WallSeconds: wall.Seconds(), Translations: b.Top.Translations(), Counters: b.Eng.Counters(),
+		ClockPS: b.Top.Config().ClockPS}
+	s.Tenants = b.Top.ByPD()
+	if w := &b.warm; w.done {
+		// Measured from the end of the warm-up (Bench.Warmup).
+		for i := range s.Tenants {
+			t := &s.Tenants[i]
+			for _, before := range w.byPD {
+				if before.PD == t.PD {
+					t.MKCHits -= before.MKCHits
+					t.MKCMisses -= before.MKCMisses
+					t.MTTHits -= before.MTTHits
+					t.MTTMisses -= before.MTTMisses
+				}
+			}
+		}
+		s.Cycles -= w.cycle
+		s.Translations -= w.translations
+		for i := range s.Counters {
+			if c := &s.Counters[i]; !c.Max && i < len(w.counters) && w.counters[i].Name == c.Name {
+				c.Value -= w.counters[i].Value
+			}
+		}
+		lats = lats.Since(&w.latencies)
+	}
+	if s.WallSeconds > 0 {
+		s.CyclesPerSecond = float64(s.Cycles) / s.WallSeconds
+	}
+	s.SetLatencies(&lats)
+	return s
 }
 
 // New builds the bench. Logging goes to log's sub-loggers ("tb", "top",

@@ -7,6 +7,7 @@ import (
 
 	"mkeysim/rtl"
 	"mkeysim/scenario"
+	"mkeysim/tb/stats"
 	"mkeysim/tb/stimulus"
 )
 
@@ -126,7 +127,7 @@ func TestWarmup(t *testing.T) {
 func TestInterArrival(t *testing.T) {
 	w := measWorkload(stimulus.KindUniform, 3000, func(w *stimulus.Workload) { w.MRs, w.MRBytes, w.FootprintBytes = 1, 64<<20, 1<<20 })
 	sc := stimulus.Generate(w)
-	run := func(gap uint64, noSkip bool) (Stats, []scenario.Result) {
+	run := func(gap uint64, noSkip bool) (stats.Report, []scenario.Result) {
 		b, err := New(rtl.DefaultConfig())
 		if err != nil {
 			t.Fatal(err)

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"mkeysim/tb"
+	"mkeysim/tb/stats"
 )
 
 // handCounts is an examples/counters/NAME.counts.json file: the counter
@@ -17,10 +17,10 @@ import (
 // may name another trace of the directory to run (scenario), to count it
 // under other flags.
 type handCounts struct {
-	Counts    map[string]float64 `json:"counts"`
-	Histogram []tb.LatencyBucket `json:"latency_histogram"`
-	Flags     []string           `json:"flags"`
-	Scenario  string             `json:"scenario"`
+	Counts    map[string]float64    `json:"counts"`
+	Histogram []stats.LatencyBucket `json:"latency_histogram"`
+	Flags     []string              `json:"flags"`
+	Scenario  string                `json:"scenario"`
 }
 
 // near reports whether got is want, to the last digit of a number
@@ -102,7 +102,7 @@ func TestHandCountedTraces(t *testing.T) {
 			}
 			if hc.Histogram != nil {
 				var got struct {
-					H []tb.LatencyBucket `json:"latency_histogram"`
+					H []stats.LatencyBucket `json:"latency_histogram"`
 				}
 				if readJSON(t, statsFile, &got); !reflect.DeepEqual(got.H, hc.Histogram) {
 					t.Errorf("stats JSON latency_histogram = %+v, want %+v", got.H, hc.Histogram)

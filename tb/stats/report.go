@@ -1,4 +1,4 @@
-package tb
+package stats
 
 import (
 	"bytes"
@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"gonum.org/v1/gonum/stat"
 
@@ -88,11 +87,20 @@ func latencyQuantiles(t *sim.Tally) Latency {
 	}
 }
 
-// Stats is a run's summary, the statistics contract of architecture.md:
-// the run's size and speed, every counter the units declare, and the
-// latency percentiles. Figures lists all of it with one definition per
-// number; the -stats JSON, the summary and sweep tables print those names.
-type Stats struct {
+// SetLatencies sets the latency figures, LatencyCycles and
+// LatencyHistogram, from the latencies in cycles of the accesses retired
+// that t counts.
+func (s *Report) SetLatencies(t *sim.Tally) {
+	s.LatencyHistogram = latencyHistogram(t)
+	s.LatencyCycles = latencyQuantiles(t)
+}
+
+// Report is a run's statistics, the statistics contract of
+// architecture.md: the run's size and speed, every counter the units
+// declare, and the latency percentiles. Figures lists all of it with one
+// definition per number; the -stats JSON, the summary and sweep tables
+// print those names.
+type Report struct {
 	Cycles          uint64
 	WallSeconds     float64
 	CyclesPerSecond float64
@@ -114,44 +122,8 @@ type Stats struct {
 	Tenants []rtl.PDCounts
 }
 
-// Stats gathers the bench's statistics after a run of wall duration.
-func (b *Bench) Stats(wall time.Duration) Stats {
-	lats := b.Top.Latencies()
-	s := Stats{Cycles: b.Eng.Now(), WallSeconds: wall.Seconds(), Translations: b.Top.Translations(), Counters: b.Eng.Counters(),
-		ClockPS: b.Top.Config().ClockPS}
-	s.Tenants = b.Top.ByPD()
-	if w := &b.warm; w.done {
-		// Measured from the end of the warm-up (Bench.Warmup).
-		for i := range s.Tenants {
-			t := &s.Tenants[i]
-			for _, before := range w.byPD {
-				if before.PD == t.PD {
-					t.MKCHits -= before.MKCHits
-					t.MKCMisses -= before.MKCMisses
-					t.MTTHits -= before.MTTHits
-					t.MTTMisses -= before.MTTMisses
-				}
-			}
-		}
-		s.Cycles -= w.cycle
-		s.Translations -= w.translations
-		for i := range s.Counters {
-			if c := &s.Counters[i]; !c.Max && i < len(w.counters) && w.counters[i].Name == c.Name {
-				c.Value -= w.counters[i].Value
-			}
-		}
-		lats = lats.Since(&w.latencies)
-	}
-	s.LatencyHistogram = latencyHistogram(&lats)
-	if s.WallSeconds > 0 {
-		s.CyclesPerSecond = float64(s.Cycles) / s.WallSeconds
-	}
-	s.LatencyCycles = latencyQuantiles(&lats)
-	return s
-}
-
 // Count returns the counter named name (sim.Counter.Name).
-func (s *Stats) Count(name string) (uint64, bool) {
+func (s *Report) Count(name string) (uint64, bool) {
 	c, ok := sim.Find(s.Counters, name)
 	return c.Value, ok
 }
@@ -164,7 +136,7 @@ var linkGroups = []string{"pcie.up", "pcie.down"}
 
 // HitRate is the cache's hits / (hits + misses); false when the cache saw
 // no lookup (or has no such counters).
-func (s *Stats) HitRate(cache string) (float64, bool) {
+func (s *Report) HitRate(cache string) (float64, bool) {
 	h, ok1 := s.Count(cache + ".hits")
 	m, ok2 := s.Count(cache + ".misses")
 	if !ok1 || !ok2 {
@@ -198,12 +170,12 @@ func (f Figure) Scalar() bool {
 
 // ns converts cycles at the stats' clock to nanoseconds: cycles x
 // clock_ps / 1000, exact to the picosecond (three decimals).
-func (s *Stats) ns(cycles float64) float64 { return cycles * float64(s.ClockPS) / 1000 }
+func (s *Report) ns(cycles float64) float64 { return cycles * float64(s.ClockPS) / 1000 }
 
 // Figures lists every number of the statistics in print order: the run,
 // the counters of each group (with its hit rate for a cache), latency in
 // cycles and in ns, and the latency histogram.
-func (s *Stats) Figures() []Figure {
+func (s *Report) Figures() []Figure {
 	okBytes, _ := s.Count("core.translated_bytes")
 	// Simulated time in ps is cycles x clock_ps: accesses per us is
 	// translations x 10^6 / ps, bytes per ns (GB/s) bytes x 10^3 / ps.
@@ -290,7 +262,7 @@ func findFigure(fs []Figure, name string) (Figure, bool) {
 }
 
 // Figure returns the figure named name.
-func (s *Stats) Figure(name string) (Figure, bool) { return findFigure(s.Figures(), name) }
+func (s *Report) Figure(name string) (Figure, bool) { return findFigure(s.Figures(), name) }
 
 func ratio(a, b float64) float64 {
 	if b == 0 {
@@ -327,7 +299,7 @@ func groupOrder(cs []sim.Counter) []string {
 // MarshalJSON writes the statistics as one object: the run's figures at
 // the top, each counter nested at the dots of its name (mkc_cache.hits is
 // "mkc_cache": {"hits": ...}), latency_cycles, seed and config.
-func (s Stats) MarshalJSON() ([]byte, error) {
+func (s Report) MarshalJSON() ([]byte, error) {
 	root := &node{}
 	for _, f := range s.Figures() {
 		root.put(strings.Split(f.Name, "."), f.Value)
@@ -444,7 +416,7 @@ func FormatValue(f Figure) string {
 // first) with every counter of it, the latency lines in cycles and in
 // ns; each number follows its figure's name as the JSON and sweep tables
 // spell it. The latency histogram is left to the JSON.
-func (s *Stats) WriteSummary(w io.Writer) {
+func (s *Report) WriteSummary(w io.Writer) {
 	figs := s.Figures()
 	line := func(prefix string, names []Figure) {
 		parts := make([]string, len(names))
@@ -500,7 +472,7 @@ func (s *Stats) WriteSummary(w io.Writer) {
 
 // WriteCountersDoc writes the definition of every figure of s as a
 // Markdown table (docs/counters.md is made by it).
-func (s *Stats) WriteCountersDoc(w io.Writer) {
+func (s *Report) WriteCountersDoc(w io.Writer) {
 	fmt.Fprintln(w, "| name | unit | definition |")
 	fmt.Fprintln(w, "|---|---|---|")
 	for _, f := range s.Figures() {
@@ -523,7 +495,7 @@ func rate(hits, misses uint64) any {
 
 // tenantsJSON is the tenants' counts as the JSON shows them: per PD, each
 // cache's hits, misses and hit rate.
-func (s *Stats) tenantsJSON() []any {
+func (s *Report) tenantsJSON() []any {
 	out := []any{}
 	for _, t := range s.Tenants {
 		n := &node{}

@@ -61,9 +61,10 @@ Every number that ` + "`mkeysim run`" + ` prints in its summary, writes with
 ` + "`mkc_cache.hits`" + ` is ` + "`\"mkc_cache\": {\"hits\": ...}`" + `) and that ` + "`mkeysim sweep`" + `
 puts in its tables, under the same name. A counter is declared once, in
 the tags of the unit's Stats struct (` + "`rtl/sim.Counter`" + `); the figures
-that are not counters are defined in ` + "`tb/stats.go`" + `. This page is
-generated from those declarations (` + "`go test ./tb -run TestCountersDoc -update`" + `),
-and ` + "`examples/counters/`" + ` has traces whose counts are worked out by hand.
+that are not counters are defined in ` + "`tb/stats`" + `
+(` + "`stats.Report.Figures`" + `). This page is generated from those
+declarations (` + "`go test ./tb -run TestCountersDoc -update`" + `), and
+` + "`examples/counters/`" + ` has traces whose counts are worked out by hand.
 Every counter is also in the waveform, as ` + "`top.counters.NAME`" + `, cycle by
 cycle, except the counts of cycles of waiting, which say so.
 

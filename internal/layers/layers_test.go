@@ -46,7 +46,10 @@ var allowed = map[string][]string{
 	// it knows the top, the host side (rtl/pcie) and rtl/sim, never a
 	// unit (it learns about one through what the unit declares), and
 	// takes its operations from tb/stimulus.
-	"tb": {"prm", "scenario", "rtl", "rtl/sim", "rtl/pcie", "tb/wire", "tb/host", "tb/stimulus", "internal/outfile"},
+	"tb": {"prm", "scenario", "rtl", "rtl/sim", "rtl/pcie", "tb/wire", "tb/host", "tb/stimulus", "tb/stats", "internal/outfile"},
+	// A run's statistics: the figures the units' counters give, and their
+	// summary and JSON; no bench.
+	"tb/stats": {"rtl", "rtl/sim"},
 	// What goes into the model (workloads, trace files, feeds): formats
 	// and the top's configuration, no bench.
 	"tb/stimulus": {"prm", "scenario", "rtl"},
@@ -71,7 +74,7 @@ var allowed = map[string][]string{
 	// config reads the older layout's cache sizes into the walkers'
 	// line caches' own configuration (rtl/linecache).
 	"config":      {"rtl", "tb/stimulus", "rtl/linecache"},
-	"sweep":       {"config", "tb", "tb/stimulus", "tb/score", "ref", "scenario", "internal/outfile"},
+	"sweep":       {"config", "tb", "tb/stimulus", "tb/score", "tb/stats", "ref", "scenario", "internal/outfile"},
 	"cmd/mkeysim": {"config", "cover", "prm", "ref", "rtl", "rtl/pcie", "scenario", "sweep", "tb", "tb/stimulus", "tb/score", "tb/wave", "tb/tlpcap", "tb/wire", "vcd", "vectors", "version", "internal/outfile"},
 
 	"examples":           nil,

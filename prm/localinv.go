@@ -11,7 +11,8 @@ import "fmt"
 // has inline set, no check_free, no sizes and mkey_ctx_mask free alone, and
 // whose MKC image is free = 1 with every other field 0: 8 octowords, 2
 // basic blocks. (rdma-core also names an opcode LOCAL_INVAL, 0x1b; the
-// kernel never posts it and prm does not lay it out.)
+// kernel never posts it and prm does not lay it out.) It is a UMR WQE of
+// one shape, framed as UMRWQE is; its segments are those of a UMR.
 type LocalInvWQE struct {
 	Ctrl CtrlSeg // Ctrl.Imm is the key to invalidate
 }

@@ -32,6 +32,9 @@ func sendLayout(op Opcode) (raddr, atomic, ok bool) {
 // opcodes that carry them and parse as zero for the others. Masked atomics
 // (whose argument segment's size depends on the operand size), BIND_MW and
 // UMR are not send WQEs here; inline data segments are not modelled.
+// Its length varies with the opcode and the data segments, so it is
+// framed by hand; each segment is a field table (CtrlSegLayout,
+// RAddrSegLayout, AtomicSegLayout, DataSegLayout).
 type SendWQE struct {
 	Ctrl   CtrlSeg
 	RAddr  RAddrSeg

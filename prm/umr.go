@@ -20,7 +20,12 @@ const (
 	CheckFreeIfInUse CheckFree = 2 // run only if free = 0
 )
 
-// UMRCtrl is the UMR control segment (translation.md 2.5).
+// UMRCtrl is the UMR control segment (translation.md 2.5). It is the one
+// fixed-size format not described by a field table (Layout): the bits
+// 04h 15:0 are bsf_octword_actual_size or translation_offset[15:0], and
+// 10h 26:0 translation_offset[42:16] or reserved, depending on
+// translation_offset_en (00h 28), and a table gives every field one place
+// and every bit one meaning. Put and ParseUMRCtrl write that choice out.
 type UMRCtrl struct {
 	Inline                       bool
 	CheckFree                    CheckFree // 2 bits

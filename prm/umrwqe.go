@@ -49,7 +49,10 @@ func padList(n int) int { return (n + UMRListAlign - 1) / UMRListAlign * UMRList
 // control (1), UMR control (3) and MKC (4) octowords.
 const umrHeaderDS = (CtrlSegSize + UMRCtrlSize + MKCSize) / OctowordSize
 
-// UMRWQE is a UMR work request (opcode UMR, 0x25), laid out as
+// UMRWQE is a UMR work request (opcode UMR, 0x25). Its length varies
+// with its inline list, so it is framed by hand (DS, Put, ParseUMRWQE);
+// its fixed segments are field tables (CtrlSegLayout, MKCLayout). It is
+// laid out as
 //
 //	00h  control segment; Imm is the target key (the kernel's umr_mkey)
 //	10h  UMR control segment (48 bytes)

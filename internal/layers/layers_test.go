@@ -38,6 +38,7 @@ var allowed = map[string][]string{
 	"rtl/klmwalk":   units,
 	"rtl/dma":       units,
 	"rtl/sq":        units,
+	"rtl/atc":       units,
 	// The top: the one package that imports the units.
 	"rtl":                   append(slices.Clone(units), "scenario", "rtl/mptcache", "rtl/protcheck", "rtl/mttwalk", "rtl/klmwalk", "rtl/dma", "rtl/sq"),
 	"rtl/internal/chantest": {"prm", "rtl/sim", "rtl/bus", "rtl/pcie", "rtl/linecache"},

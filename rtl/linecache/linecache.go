@@ -36,7 +36,7 @@ type Cache struct {
 	free       []uint64 // bit i: line i is invalid
 	nfree      []int32  // by set: invalid lines
 	index      map[uint64]int32
-	pol        policy
+	pol        Policy
 	Stats      Stats
 }
 
@@ -61,7 +61,7 @@ func New(cfg Config, entryBytes int) *Cache {
 	if ways > indexWays {
 		c.index = make(map[uint64]int32, lines)
 	}
-	c.pol = newPolicy(cfg.Replacement, c.sets, ways, cfg.Seed)
+	c.pol = NewPolicy(cfg.Replacement, c.sets, ways, cfg.Seed)
 	return c
 }
 
@@ -129,7 +129,7 @@ func (c *Cache) Use(s *Slot, addr uint64, hit, merged bool) Counted {
 	if i := c.find(la); i >= 0 {
 		// The set from the address (sets is a power of two): no division.
 		set := int(la & uint64(c.sets-1))
-		c.pol.touch(set, i-set*c.ways)
+		c.pol.Touch(set, i-set*c.ways)
 	}
 	return counted
 }
@@ -162,7 +162,7 @@ func (c *Cache) Fill(addr uint64, data []byte) {
 			c.free[i>>6] &^= 1 << (i & 63)
 			c.nfree[set]--
 		} else {
-			i = base + c.pol.victim(set)
+			i = base + c.pol.Victim(set)
 			c.Stats.Evictions++
 			if c.index != nil {
 				delete(c.index, c.tags[i]-1)
@@ -173,7 +173,7 @@ func (c *Cache) Fill(addr uint64, data []byte) {
 			c.index[la] = int32(i)
 		}
 	}
-	c.pol.touch(i/c.ways, i%c.ways)
+	c.pol.Touch(i/c.ways, i%c.ways)
 	l := c.line(i)
 	clear(l[copy(l, data):])
 	c.Stats.Fills++
@@ -187,7 +187,7 @@ func (c *Cache) drop(i int) {
 	c.tags[i] = 0
 	c.free[i>>6] |= 1 << (i & 63)
 	c.nfree[i/c.ways]++
-	c.pol.drop(i/c.ways, i%c.ways)
+	c.pol.Drop(i/c.ways, i%c.ways)
 	c.Stats.Invalidations++
 }
 

@@ -2,22 +2,24 @@ package linecache
 
 import "math/bits"
 
-// policy is a replacement policy's state for every set. Lines are
+// Policy is a replacement policy's state for every set. Lines are
 // numbered across the array: set s holds lines s*ways .. s*ways+ways-1,
 // and a way is a line's number within its set. The cache fills an invalid
 // way first (the lowest), so a policy is asked for a victim only when its
-// set is full.
-type policy interface {
-	// touch records a use of way (a hit, or the fill that made it valid).
-	touch(set, way int)
-	// drop records that way became invalid.
-	drop(set, way int)
-	// victim picks the way to evict from a full set.
-	victim(set int) int
+// set is full. Other arrays of the model (the ATC's entries) use the same
+// policies through NewPolicy.
+type Policy interface {
+	// Touch records a use of way (a hit, or the fill that made it valid).
+	Touch(set, way int)
+	// Drop records that way became invalid.
+	Drop(set, way int)
+	// Victim picks the way to evict from a full set.
+	Victim(set int) int
 }
 
-// newPolicy returns the state of policy name for sets x ways lines.
-func newPolicy(name string, sets, ways int, seed uint64) policy {
+// NewPolicy returns the state of policy name (LRU, PLRU, NRU or Random;
+// anything else is LRU) for sets x ways lines.
+func NewPolicy(name string, sets, ways int, seed uint64) Policy {
 	switch name {
 	case PLRU:
 		return &plru{ways: ways, bits: make([]uint64, (sets*ways+63)/64)}
@@ -60,7 +62,7 @@ func (l *lru) unlink(set, i int) {
 	l.in[i] = false
 }
 
-func (l *lru) touch(set, way int) {
+func (l *lru) Touch(set, way int) {
 	i := set*l.ways + way
 	if l.in[i] {
 		if l.head[set] == int32(i) {
@@ -79,13 +81,13 @@ func (l *lru) touch(set, way int) {
 	l.in[i] = true
 }
 
-func (l *lru) drop(set, way int) {
+func (l *lru) Drop(set, way int) {
 	if i := set*l.ways + way; l.in[i] {
 		l.unlink(set, i)
 	}
 }
 
-func (l *lru) victim(set int) int { return int(l.tail[set]) - set*l.ways }
+func (l *lru) Victim(set int) int { return int(l.tail[set]) - set*l.ways }
 
 // plru is tree pseudo-LRU: set s's ways-1 node bits are bits
 // s*ways+1 .. s*ways+ways-1, node k's children 2k and 2k+1 and way w
@@ -107,16 +109,16 @@ func (p *plru) put(i int, b bool) {
 	}
 }
 
-func (p *plru) touch(set, way int) {
+func (p *plru) Touch(set, way int) {
 	base := set * p.ways
 	for k := p.ways + way; k > 1; k >>= 1 {
 		p.put(base+k>>1, k&1 == 0) // used the left child: the victim is right
 	}
 }
 
-func (p *plru) drop(int, int) {}
+func (p *plru) Drop(int, int) {}
 
-func (p *plru) victim(set int) int {
+func (p *plru) Victim(set int) int {
 	base := set * p.ways
 	k := 1
 	for k < p.ways {
@@ -137,7 +139,7 @@ type nru struct {
 	n    []int32  // by set: lines with the bit
 }
 
-func (r *nru) touch(set, way int) {
+func (r *nru) Touch(set, way int) {
 	i := set*r.ways + way
 	if r.ref[i>>6]&(1<<(i&63)) != 0 {
 		return
@@ -154,7 +156,7 @@ func (r *nru) touch(set, way int) {
 	r.n[set] = 1
 }
 
-func (r *nru) drop(set, way int) {
+func (r *nru) Drop(set, way int) {
 	i := set*r.ways + way
 	if r.ref[i>>6]&(1<<(i&63)) != 0 {
 		r.ref[i>>6] &^= 1 << (i & 63)
@@ -162,7 +164,7 @@ func (r *nru) drop(set, way int) {
 	}
 }
 
-func (r *nru) victim(set int) int {
+func (r *nru) Victim(set int) int {
 	base := set * r.ways
 	if i := firstIn(r.ref, base, base+r.ways, false); i >= 0 {
 		return i - base
@@ -176,10 +178,10 @@ type random struct {
 	s    uint64
 }
 
-func (r *random) touch(int, int) {}
-func (r *random) drop(int, int)  {}
+func (r *random) Touch(int, int) {}
+func (r *random) Drop(int, int)  {}
 
-func (r *random) victim(int) int {
+func (r *random) Victim(int) int {
 	r.s += 0x9e3779b97f4a7c15
 	z := r.s
 	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9

@@ -158,7 +158,7 @@ func TestPLRUDirected(t *testing.T) {
 			if bits.String() != tc.bits {
 				t.Errorf("node bits %s, want %s", bits.String(), tc.bits)
 			}
-			if v := p.victim(0); s.ways()[v] != tc.next {
+			if v := p.Victim(0); s.ways()[v] != tc.next {
 				t.Errorf("next victim way %d (%c), want %c", v, s.ways()[v], tc.next)
 			}
 		})
@@ -221,7 +221,7 @@ func TestNRUDirected(t *testing.T) {
 				t.Errorf("referenced %s (count %d), want %s", ref.String(), p.n[0], tc.ref)
 			}
 			if tc.set[len(tc.set)-1] != '.' {
-				if v := p.victim(0); tc.set[v] != tc.next {
+				if v := p.Victim(0); tc.set[v] != tc.next {
 					t.Errorf("next victim way %d (%c), want %c", v, tc.set[v], tc.next)
 				}
 			}

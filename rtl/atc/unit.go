@@ -70,7 +70,7 @@ type Unit struct {
 	inUse          int
 	outQ           []bus.ATSResult // results waiting for Out
 	outCap         int
-	invals         []pendingInval  // in the order taken
+	invals         []pendingInval // in the order taken
 	doneQ          []bus.ATSInvalDone
 	stats          Stats
 	// strobes of this cycle, for waveforms

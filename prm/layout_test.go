@@ -32,10 +32,14 @@ var layouts = []tabled{
 	tabledOf(prm.MKCLayout), tabledOf(prm.MTTEntryLayout), tabledOf(prm.KLMEntryLayout),
 	tabledOf(prm.CQELayout), tabledOf(prm.ErrCQELayout), tabledOf(prm.CtrlSegLayout),
 	tabledOf(prm.RAddrSegLayout), tabledOf(prm.AtomicSegLayout), tabledOf(prm.DataSegLayout),
+	tabledOf(prm.ATSCompletionEntryLayout), tabledOf(prm.ATSTranslationRequestAddrLayout),
+	tabledOf(prm.ATSInvalidateBodyLayout), tabledOf(prm.ATSInvalidateRequestHeaderLayout),
+	tabledOf(prm.ATSInvalidateCompletionHeaderLayout),
 }
 
 // reservedBySpec is each format's reserved mask per dword, written by hand
-// from its source: translation.md 2.2-2.4 and the kernel's structs.
+// from its source: translation.md 2.2-2.4, the kernel's structs and the
+// PCIe Base Specification's chapter 10 (ATS).
 var reservedBySpec = map[string][]uint32{
 	"mkc":        mkcReservedHand[:],
 	"mtt_entry":  {0, 0xfc},                            // 04h 7:2
@@ -46,6 +50,13 @@ var reservedBySpec = map[string][]uint32{
 	"raddr_seg":  {0, 0, 0, 0xffffffff},                // 0Ch
 	"atomic_seg": {0, 0, 0, 0},
 	"data_seg":   {0, 0, 0, 0},
+	// PCIe Base Specification chapter 10; the header tables from header
+	// byte 4.
+	"ats_tc_entry":     {0, 0x78},                    // 04h 6:3
+	"ats_tr_addr":      {0, 0xffe},                   // 04h 11:1
+	"ats_inv_req_body": {0, 0x7fe},                   // 04h 10:1
+	"ats_inv_req_hdr":  {0xe000, 0xffff, 0xffffffff}, // 04h 15:13 (Tag 7:5); 08h 15:0; 0Ch
+	"ats_inv_cpl_hdr":  {0xff00, 0xfff8, 0},          // 04h 15:8 (Tag); 08h 15:3
 }
 
 func init() {
@@ -111,8 +122,9 @@ type bitRow struct {
 	parts []string
 }
 
-// specRows are translation.md 2.3 and 2.4 and the kernel's struct
-// mlx5_cqe64 and mlx5_wqe_ctrl_seg, row by row, in wire order.
+// specRows are translation.md 2.3 and 2.4, the kernel's struct
+// mlx5_cqe64 and mlx5_wqe_ctrl_seg and the ATS formats of the PCIe Base
+// Specification's chapter 10, row by row, in wire order.
 var specRows = map[string][]bitRow{
 	"mtt_entry": { // translation.md 2.3
 		{"ptag", []string{"00h 31:0", "04h 31:8"}},
@@ -150,6 +162,39 @@ var specRows = map[string][]bitRow{
 		{"format", []string{"3Ch 3:2"}},
 		{"se", []string{"3Ch 1:1"}},
 		{"owner", []string{"3Ch 0:0"}},
+	},
+	"ats_tc_entry": { // Translation Completion Data Entry, 10.2.3
+		{"translated_addr", []string{"00h 31:0", "04h 31:12"}},
+		{"s", []string{"04h 11:11"}},
+		{"n", []string{"04h 10:10"}},
+		{"global", []string{"04h 9:9"}},
+		{"priv", []string{"04h 8:8"}},
+		{"exe", []string{"04h 7:7"}},
+		{"u", []string{"04h 2:2"}},
+		{"w", []string{"04h 1:1"}},
+		{"r", []string{"04h 0:0"}},
+	},
+	"ats_tr_addr": { // Translation Request, header bytes 8-15, 10.2.2
+		{"untranslated_addr", []string{"00h 31:0", "04h 31:12"}},
+		{"nw", []string{"04h 0:0"}},
+	},
+	"ats_inv_req_body": { // Invalidate Request payload, 10.3.1
+		{"untranslated_addr", []string{"00h 31:0", "04h 31:12"}},
+		{"s", []string{"04h 11:11"}},
+		{"global_invalidate", []string{"04h 0:0"}},
+	},
+	"ats_inv_req_hdr": { // Invalidate Request header bytes 4-15, 10.3.1
+		{"requester_id", []string{"00h 31:16"}},
+		{"itag", []string{"00h 12:8"}},
+		{"message_code", []string{"00h 7:0"}},
+		{"device_id", []string{"04h 31:16"}},
+	},
+	"ats_inv_cpl_hdr": { // Invalidate Completion header bytes 4-15, 10.3.2
+		{"requester_id", []string{"00h 31:16"}},
+		{"message_code", []string{"00h 7:0"}},
+		{"device_id", []string{"04h 31:16"}},
+		{"cc", []string{"04h 2:0"}},
+		{"itag_vector", []string{"08h 31:0"}},
 	},
 	"ctrl_seg": { // struct mlx5_wqe_ctrl_seg
 		{"opmod", []string{"00h 31:24"}},

@@ -5,7 +5,12 @@
 // carry them (control, remote address, atomic and data segments; UMR, local
 // invalidate and send WQEs) and the 64-byte CQE as the Linux mlx5 driver
 // lays them out; their parsers report a value a layout forbids as a
-// *FieldError.
+// *FieldError. For the ATC it holds the PCIe ATS formats of fixed layout
+// (PCI Express Base Specification, chapter 10): the Translation Completion
+// Data Entry, a Translation Request's address with its No Write flag, the
+// Invalidate Request's payload and the message-specific header dwords of
+// the Invalidate Request and Invalidate Completion, with the S-bit range
+// encoding (ATSRange); the rest of a TLP is rtl/pcie's.
 //
 // Every dword is big-endian and bit 31 is its most significant bit. This is
 // the only package of mkeysim that knows a bit offset: everything else works

@@ -235,11 +235,10 @@ func (e ATSCompletionEntry) Range() (r ATSRange, ok bool) { return DecodeATSRang
 // SetRange sets Addr and S to name r, the translated range.
 func (e *ATSCompletionEntry) SetRange(r ATSRange) error {
 	addr, s, err := EncodeATSRange(r)
-	if err != nil {
-		return err
+	if err == nil {
+		e.Addr, e.S = addr, s
 	}
-	e.Addr, e.S = addr, s
-	return nil
+	return err
 }
 
 // Translate maps untranslated address a through the entry: the offset of
@@ -353,11 +352,10 @@ func (v ATSInvalidateBody) Range() (r ATSRange, ok bool) { return DecodeATSRange
 // SetRange sets Addr and S to name r.
 func (v *ATSInvalidateBody) SetRange(r ATSRange) error {
 	addr, s, err := EncodeATSRange(r)
-	if err != nil {
-		return err
+	if err == nil {
+		v.Addr, v.S = addr, s
 	}
-	v.Addr, v.S = addr, s
-	return nil
+	return err
 }
 
 // ATSInvalidateAll is the payload that invalidates every translation:

@@ -170,17 +170,39 @@ func DecodeATSRange(addr uint64, s bool) (r ATSRange, ok bool) {
 	return r, true
 }
 
+// RangeAddr is an address whose S bit says how large a range it names
+// (10.2.3.2): the translated range of a completion entry, the
+// untranslated range of an invalidate request. Addr holds bits 63:12.
+type RangeAddr struct {
+	Addr uint64
+	// S (Size): clear, the range is 4 KiB; set, larger, its size encoded
+	// in Addr (DecodeATSRange).
+	S bool
+}
+
+// Range is the range the address names; ok is false if S and the address
+// name none (DecodeATSRange).
+func (a RangeAddr) Range() (r ATSRange, ok bool) { return DecodeATSRange(a.Addr, a.S) }
+
+// SetRange sets Addr and S to name r; it leaves them as they were when r
+// is not a range the S bit can name.
+func (a *RangeAddr) SetRange(r ATSRange) error {
+	addr, s, err := EncodeATSRange(r)
+	if err == nil {
+		a.Addr, a.S = addr, s
+	}
+	return err
+}
+
 // ATSCompletionEntry is a Translation Completion Data Entry (10.2.3): one
 // translation of a successful Translation Completion, 2 DW of the CplD's
 // payload. Addr is Translated Address[63:12] (bits 11:0 have no place in
 // the entry); with S set its low bits also encode the range size, so read
 // it through Range. A translation with R and W both 0 grants no access.
 type ATSCompletionEntry struct {
-	// Addr is the Translated Address, bits 11:0 not stored.
-	Addr uint64
-	// S (Translation Range Size): clear, the translation is 4 KiB; set,
-	// larger, its size encoded in Addr (DecodeATSRange).
-	S bool
+	// RangeAddr is the Translated Address (bits 11:0 not stored) and S
+	// (Translation Range Size): the translated range.
+	RangeAddr
 	// N (Non-snooped): requests through the translation may set No Snoop.
 	N bool
 	// Global (Global Mapping): the translation holds for every PASID.
@@ -226,19 +248,6 @@ func (e ATSCompletionEntry) Append(b []byte) []byte {
 // reported as a *ReservedBitsError beside the parsed entry.
 func ParseATSCompletionEntry(b []byte) (ATSCompletionEntry, error) {
 	return ATSCompletionEntryLayout.Parse(b)
-}
-
-// Range is the range the translation covers in the translated address
-// space; ok is false if S and the address name none (DecodeATSRange).
-func (e ATSCompletionEntry) Range() (r ATSRange, ok bool) { return DecodeATSRange(e.Addr, e.S) }
-
-// SetRange sets Addr and S to name r, the translated range.
-func (e *ATSCompletionEntry) SetRange(r ATSRange) error {
-	addr, s, err := EncodeATSRange(r)
-	if err == nil {
-		e.Addr, e.S = addr, s
-	}
-	return err
 }
 
 // Translate maps untranslated address a through the entry: the offset of
@@ -313,9 +322,9 @@ func ATSTranslations(lengthDW int) (int, error) {
 // Invalidate. Addr is Untranslated Address[63:12], bits 11:0 not stored.
 // The header carries the rest (ATSInvalidateRequestHeader).
 type ATSInvalidateBody struct {
-	Addr uint64
-	// S: clear, the range is 4 KiB; set, larger, encoded in Addr.
-	S bool
+	// RangeAddr is the Untranslated Address (bits 11:0 not stored) and
+	// S: the range to invalidate.
+	RangeAddr
 	// Global (Global Invalidate): the request is for every PASID; it
 	// comes with a PASID and only to a Function that supports it.
 	Global bool
@@ -343,19 +352,6 @@ func (v ATSInvalidateBody) Append(b []byte) []byte {
 // reported as a *ReservedBitsError beside the value.
 func ParseATSInvalidateBody(b []byte) (ATSInvalidateBody, error) {
 	return ATSInvalidateBodyLayout.Parse(b)
-}
-
-// Range is the untranslated range to invalidate; ok is false if S and the
-// address name none.
-func (v ATSInvalidateBody) Range() (r ATSRange, ok bool) { return DecodeATSRange(v.Addr, v.S) }
-
-// SetRange sets Addr and S to name r.
-func (v *ATSInvalidateBody) SetRange(r ATSRange) error {
-	addr, s, err := EncodeATSRange(r)
-	if err == nil {
-		v.Addr, v.S = addr, s
-	}
-	return err
 }
 
 // ATSInvalidateAll is the payload that invalidates every translation:

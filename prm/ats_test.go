@@ -145,9 +145,9 @@ var atsEntryRows = []struct {
 	img string
 }{
 	{prm.ATSCompletionEntry{}, "00000000 00000000"},
-	{prm.ATSCompletionEntry{Addr: 0x0000_0001_2345_6000, R: true, W: true}, "00000001 23456003"},
-	{prm.ATSCompletionEntry{Addr: 0x0000_0001_234f_f000, S: true, R: true}, "00000001 234ff801"}, // 2 MiB at 0x1_2340_0000
-	{prm.ATSCompletionEntry{S: true}, "00000000 00000800"},
+	{prm.ATSCompletionEntry{RangeAddr: prm.RangeAddr{Addr: 0x0000_0001_2345_6000}, R: true, W: true}, "00000001 23456003"},
+	{prm.ATSCompletionEntry{RangeAddr: prm.RangeAddr{Addr: 0x0000_0001_234f_f000, S: true}, R: true}, "00000001 234ff801"}, // 2 MiB at 0x1_2340_0000
+	{prm.ATSCompletionEntry{RangeAddr: prm.RangeAddr{S: true}}, "00000000 00000800"},
 	{prm.ATSCompletionEntry{N: true}, "00000000 00000400"},
 	{prm.ATSCompletionEntry{Global: true}, "00000000 00000200"},
 	{prm.ATSCompletionEntry{Priv: true}, "00000000 00000100"},
@@ -155,9 +155,9 @@ var atsEntryRows = []struct {
 	{prm.ATSCompletionEntry{U: true}, "00000000 00000004"},
 	{prm.ATSCompletionEntry{W: true}, "00000000 00000002"},
 	{prm.ATSCompletionEntry{R: true}, "00000000 00000001"},
-	{prm.ATSCompletionEntry{Addr: 1 << 12}, "00000000 00001000"},
-	{prm.ATSCompletionEntry{Addr: 1 << 32}, "00000001 00000000"},
-	{prm.ATSCompletionEntry{Addr: 0xffff_ffff_ffff_f000, S: true, N: true, Global: true, Priv: true, Exe: true, U: true, W: true, R: true},
+	{prm.ATSCompletionEntry{RangeAddr: prm.RangeAddr{Addr: 1 << 12}}, "00000000 00001000"},
+	{prm.ATSCompletionEntry{RangeAddr: prm.RangeAddr{Addr: 1 << 32}}, "00000001 00000000"},
+	{prm.ATSCompletionEntry{RangeAddr: prm.RangeAddr{Addr: 0xffff_ffff_ffff_f000, S: true}, N: true, Global: true, Priv: true, Exe: true, U: true, W: true, R: true},
 		"ffffffff ffffff87"},
 }
 
@@ -179,7 +179,7 @@ func TestATSCompletionEntryDirected(t *testing.T) {
 	}
 	// Bits 11:0 of Addr have no place in the entry.
 	var b [8]byte
-	prm.ATSCompletionEntry{Addr: 0xfff}.Put(b[:])
+	prm.ATSCompletionEntry{RangeAddr: prm.RangeAddr{Addr: 0xfff}}.Put(b[:])
 	if b != [8]byte{} {
 		t.Errorf("Addr bits 11:0 packed: % x", b)
 	}
@@ -209,11 +209,11 @@ func TestATSCompletionEntryRangeAndTranslate(t *testing.T) {
 	if got, ok := e.Translate(0x7f00_001a_bcde); !ok || got != 0x1_235a_bcde {
 		t.Errorf("Translate = %#x, %v", got, ok)
 	}
-	e = prm.ATSCompletionEntry{Addr: 0x5000}
+	e = prm.ATSCompletionEntry{RangeAddr: prm.RangeAddr{Addr: 0x5000}}
 	if got, ok := e.Translate(0xdead_b123); !ok || got != 0x5123 {
 		t.Errorf("4 KiB Translate = %#x, %v", got, ok)
 	}
-	e = prm.ATSCompletionEntry{Addr: 0xffff_ffff_ffff_f000, S: true}
+	e = prm.ATSCompletionEntry{RangeAddr: prm.RangeAddr{Addr: 0xffff_ffff_ffff_f000, S: true}}
 	if _, ok := e.Translate(0); ok {
 		t.Error("an entry naming no range translated")
 	}
@@ -230,9 +230,9 @@ var atsInvRows = []struct {
 	img string
 	r   prm.ATSRange
 }{
-	{prm.ATSInvalidateBody{Addr: 0x7f12_3456_7000}, "00007f12 34567000", prm.ATSRange{Base: 0x7f12_3456_7000, Log2: 12}},
-	{prm.ATSInvalidateBody{Addr: 0x7f12_3456_6000, S: true}, "00007f12 34566800", prm.ATSRange{Base: 0x7f12_3456_6000, Log2: 13}},
-	{prm.ATSInvalidateBody{Addr: 0x4000_1fff_f000, S: true, Global: true}, "00004000 1ffff801", prm.ATSRange{Base: 0x4000_0000_0000, Log2: 30}},
+	{prm.ATSInvalidateBody{RangeAddr: prm.RangeAddr{Addr: 0x7f12_3456_7000}}, "00007f12 34567000", prm.ATSRange{Base: 0x7f12_3456_7000, Log2: 12}},
+	{prm.ATSInvalidateBody{RangeAddr: prm.RangeAddr{Addr: 0x7f12_3456_6000, S: true}}, "00007f12 34566800", prm.ATSRange{Base: 0x7f12_3456_6000, Log2: 13}},
+	{prm.ATSInvalidateBody{RangeAddr: prm.RangeAddr{Addr: 0x4000_1fff_f000, S: true}, Global: true}, "00004000 1ffff801", prm.ATSRange{Base: 0x4000_0000_0000, Log2: 30}},
 	{prm.ATSInvalidateAll(), "7fffffff fffff800", prm.ATSRange{Log2: 64}},
 }
 

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"math/big"
@@ -25,8 +26,9 @@ import (
 // ways before), mkc_cache.mshrs counting level-0 MSHRs only (14 + 2 for
 // the loop, the 16 of before), walker miss merging, the data path (off)
 // and pcie.host_latency_cycles renamed icm_latency_cycles beside
-// data_latency_cycles, and workload.tenants (issue 11).
-const defaultJSON = `{"clock_ps":4000,"cmd_latency":20,"data.enabled":false,"data.outstanding":16,"fifo_depth":4,"klm.cache.entries":512,"klm.cache.entries_per_line":4,"klm.cache.replacement":"lru","klm.cache.seed":1,"klm.cache.ways":4,"klm.contexts":16,"klm.cursors":16,"klm.max_indirection":4,"klm.merge_misses":true,"klm.nested_contexts":8,"mkc_cache.icm_base":0,"mkc_cache.loop_mshrs":2,"mkc_cache.loop_targets":1,"mkc_cache.mshrs":14,"mkc_cache.replacement":"lru","mkc_cache.seed":1,"mkc_cache.sets":128,"mkc_cache.targets":8,"mkc_cache.ways":4,"mtt.cache.entries":2048,"mtt.cache.entries_per_line":8,"mtt.cache.replacement":"lru","mtt.cache.seed":1,"mtt.cache.ways":4,"mtt.merge_misses":true,"mtt.walkers":8,"overlap_invalidate":false,"pcie.completer_id":0,"pcie.data_latency_cycles":20,"pcie.icm_latency_cycles":20,"pcie.link_bytes_per_cycle":32,"pcie.link_latency_cycles":75,"pcie.max_payload":256,"pcie.max_read_request":512,"pcie.rcb":64,"pcie.requester_id":0,"pcie.split_on_all_rcb":false,"pcie.tags":32,"rob_entries":64,"stage_latency":1,"workload.access_bytes":64,"workload.access_type":"LOCAL_READ","workload.accesses":100000,"workload.bad_per_mille":50,"workload.footprint_bytes":0,"workload.hot_keys":128,"workload.hot_per_mille":800,"workload.inter_arrival_cycles":0,"workload.inval_per_mille":2,"workload.keys":1024,"workload.kind":"mixed","workload.mr_bytes":1048576,"workload.mrs":64,"workload.page_bytes":4096,"workload.query_per_mille":1,"workload.resume_per_mille":2,"workload.seed":1,"workload.stride_bytes":4096,"workload.tenants":1,"workload.trace_file":"","workload.umr_per_mille":3,"workload.warmup_accesses":0,"workload.zipf_s":0.99}`
+// data_latency_cycles, workload.tenants (issue 11), and hca_cap.ats (issue
+// 36: the device has no ATS unless told).
+const defaultJSON = `{"clock_ps":4000,"cmd_latency":20,"data.enabled":false,"data.outstanding":16,"fifo_depth":4,"hca_cap.ats":false,"klm.cache.entries":512,"klm.cache.entries_per_line":4,"klm.cache.replacement":"lru","klm.cache.seed":1,"klm.cache.ways":4,"klm.contexts":16,"klm.cursors":16,"klm.max_indirection":4,"klm.merge_misses":true,"klm.nested_contexts":8,"mkc_cache.icm_base":0,"mkc_cache.loop_mshrs":2,"mkc_cache.loop_targets":1,"mkc_cache.mshrs":14,"mkc_cache.replacement":"lru","mkc_cache.seed":1,"mkc_cache.sets":128,"mkc_cache.targets":8,"mkc_cache.ways":4,"mtt.cache.entries":2048,"mtt.cache.entries_per_line":8,"mtt.cache.replacement":"lru","mtt.cache.seed":1,"mtt.cache.ways":4,"mtt.merge_misses":true,"mtt.walkers":8,"overlap_invalidate":false,"pcie.completer_id":0,"pcie.data_latency_cycles":20,"pcie.icm_latency_cycles":20,"pcie.link_bytes_per_cycle":32,"pcie.link_latency_cycles":75,"pcie.max_payload":256,"pcie.max_read_request":512,"pcie.rcb":64,"pcie.requester_id":0,"pcie.split_on_all_rcb":false,"pcie.tags":32,"rob_entries":64,"stage_latency":1,"workload.access_bytes":64,"workload.access_type":"LOCAL_READ","workload.accesses":100000,"workload.bad_per_mille":50,"workload.footprint_bytes":0,"workload.hot_keys":128,"workload.hot_per_mille":800,"workload.inter_arrival_cycles":0,"workload.inval_per_mille":2,"workload.keys":1024,"workload.kind":"mixed","workload.mr_bytes":1048576,"workload.mrs":64,"workload.page_bytes":4096,"workload.query_per_mille":1,"workload.resume_per_mille":2,"workload.seed":1,"workload.stride_bytes":4096,"workload.tenants":1,"workload.trace_file":"","workload.umr_per_mille":3,"workload.warmup_accesses":0,"workload.zipf_s":0.99}`
 
 // TestDefaultsUnchanged: every default keeps its value, and the defaults
 // validate.
@@ -310,6 +312,7 @@ func TestFileTypes(t *testing.T) {
 		{"[model]\nrob_entries = 1.5\n", "line 2: model.rob_entries = 1.5: want an integer in 1..128"},
 		{"[model]\nrob_entries = [1]\n", "line 2: model.rob_entries = […]: want an integer in 1..128"},
 		{"[model.pcie]\nsplit_on_all_rcb = 1\n", "line 2: model.pcie.split_on_all_rcb = 1: want true or false"},
+		{"[hca_cap]\nats = \"yes\"\n", `line 2: hca_cap.ats = "yes": want true or false`},
 		{"[model.mkc_cache]\nreplacement = 1\n", "line 2: model.mkc_cache.replacement = 1: want lru or random"},
 		{"[model.mkc_cache]\nreplacement = \"" + long + "\"\n", `line 2: model.mkc_cache.replacement = "` + long[:64] + `"…: want lru or random`},
 		{"[model.pcie]\nTags = 5\n", `unknown parameter "model.pcie.Tags"`},
@@ -355,6 +358,7 @@ func TestFlagTypes(t *testing.T) {
 		{[]string{"--pcie.tags", "x"}, `pcie.tags = "x": want an integer in 1..768`},
 		{[]string{"--pcie.tags", long}, `pcie.tags = "` + long[:64] + `"…: want an integer in 1..768`},
 		{[]string{"--overlap_invalidate=maybe"}, `overlap_invalidate = "maybe": want true or false`},
+		{[]string{"--hca-cap.ats=maybe"}, `hca_cap.ats = "maybe": want true or false`},
 	} {
 		cfg := Default()
 		fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
@@ -638,6 +642,7 @@ func TestOlderLayout(t *testing.T) {
 		{"[model.mkc_cache]\nloop_mshrs = 4\n[mkc_cache]\nmshrs = 20\n", map[string]string{"mkc_cache.mshrs": "20", "mkc_cache.loop_mshrs": "4"}},
 		{"[model.pcie]\nicm_latency_cycles = 30\ndata_latency_cycles = 40\n", map[string]string{"pcie.icm_latency_cycles": "30", "pcie.data_latency_cycles": "40"}},
 		{"[model.data]\nenabled = true\n", map[string]string{"data.enabled": "true"}},
+		{"[model.hca_cap]\nats = true\n", map[string]string{"hca_cap.ats": "true"}},
 	}
 	gives := map[string]bool{} // the keys the cases give
 	for _, tc := range cases {
@@ -900,5 +905,51 @@ func TestRealParams(t *testing.T) {
 		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
 			t.Errorf("--workload.zipf-s %s: %v, want %q", c.arg, err, c.err)
 		}
+	}
+}
+
+// TestHCACapATS (issue 36): the device's ATS capability is hca_cap.ats,
+// false by default, set by [hca_cap] ats = true in the file and by
+// --hca-cap.ats (bare, =true, =false, or spelt --hca_cap.ats), the flag
+// winning over the file; the commented defaults file lists it.
+func TestHCACapATS(t *testing.T) {
+	if Default().Model.HCACap.ATS {
+		t.Fatal("hca_cap.ats is on by default")
+	}
+	dir := t.TempDir()
+	f := filepath.Join(dir, "ats.toml")
+	os.WriteFile(f, []byte("[hca_cap]\nats = true\n"), 0o644)
+	c, err := Load(f)
+	if err != nil || !c.Model.HCACap.ATS {
+		t.Fatalf("[hca_cap] ats = true: %v, ats %v", err, c.Model.HCACap.ATS)
+	}
+	for _, tc := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"--hca-cap.ats"}, true},
+		{[]string{"--hca-cap.ats=true"}, true},
+		{[]string{"--hca_cap.ats=true"}, true},
+		{[]string{"--hca-cap.ats=false"}, false},
+		{nil, false},
+	} {
+		c := Default()
+		fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+		fs.SetNormalizeFunc(NormalizeFlag)
+		c.RegisterFlags(fs)
+		if err := fs.Parse(tc.args); err != nil || c.Model.HCACap.ATS != tc.want {
+			t.Errorf("%q: %v, ats %v, want %v", tc.args, err, c.Model.HCACap.ATS, tc.want)
+		}
+		// Over a file that turns it on, the flag given wins.
+		file, _ := Load(f)
+		if err := file.Overlay(fs); err != nil || file.Model.HCACap.ATS != (tc.want || tc.args == nil) {
+			t.Errorf("%q over the file: %v, ats %v", tc.args, err, file.Model.HCACap.ATS)
+		}
+	}
+	var b bytes.Buffer
+	def := Default()
+	def.WriteDefaults(&b)
+	if !strings.Contains(b.String(), "\n[hca_cap]\n# the device does PCIe Address Translation Services") || !strings.Contains(b.String(), "\nats = false\n") {
+		t.Errorf("the defaults file does not list [hca_cap] ats:\n%s", b.String())
 	}
 }

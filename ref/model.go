@@ -11,6 +11,10 @@ type Config struct {
 	// MaxIndirection is the deepest KLM level whose key may be looked up
 	// (translation.md 4: default 4, so levels 0..4).
 	MaxIndirection int
+	// ATS is the device's hca_cap.ats (default false): without it,
+	// CREATE_MKEY and UMR refuse a context whose ma_translation_mode is
+	// ATS (seed 2.2.1).
+	ATS bool
 	// Coverage, if not nil, counts the coverage points the model reaches
 	// (package cover); nil collects nothing and costs a nil check.
 	Coverage *cover.Collector

@@ -38,6 +38,15 @@ type Config struct {
 	KLM      klmwalk.Config  `toml:"klm" json:"klm"`
 	PCIe     pcie.Config     `toml:"pcie" json:"pcie"`
 	Data     dma.Config      `toml:"data" json:"data"`
+	// HCACap is what the device says it can do (QUERY_HCA_CAP): the
+	// firmware's CREATE_MKEY and UMR refuse what it lacks.
+	HCACap HCACap `toml:"hca_cap" json:"hca_cap"`
+}
+
+// HCACap is the device's capabilities that the commands check (seed
+// 2.2.1: ma_translation_mode ATS needs HCA_CAP.ats).
+type HCACap struct {
+	ATS bool `toml:"ats" json:"ats" range:"false or true" help:"the device does PCIe Address Translation Services (HCA_CAP.ats): false makes CREATE_MKEY and UMR refuse (BAD_PARAM) a key whose ma_translation_mode is ATS"`
 }
 
 // DefaultConfig is a 250 MHz core with the units' defaults, every value

@@ -51,7 +51,7 @@ func TestSteadyStateAllocations(t *testing.T) {
 		var board *score.Board
 		if c.check {
 			var err error
-			if board, err = score.NewBoard(setup, ref.Config{MaxIndirection: cfg.KLM.MaxIndirection}); err != nil {
+			if board, err = score.NewBoard(setup, ref.Config{MaxIndirection: cfg.KLM.MaxIndirection, ATS: cfg.HCACap.ATS}); err != nil {
 				t.Fatal(err)
 			}
 			board.Follow(f)

@@ -169,7 +169,7 @@ func suiteCoverage(t *testing.T) (golden, clocked *cover.Collector) {
 				runClockedOnly(t, r, collect)
 			} else {
 				runBoth(t, r.name, r.sc, r.cfg, collect)
-				if _, err := ref.Run(r.sc, ref.Config{MaxIndirection: r.cfg.KLM.MaxIndirection, Coverage: g}); err != nil {
+				if _, err := ref.Run(r.sc, ref.Config{MaxIndirection: r.cfg.KLM.MaxIndirection, ATS: r.cfg.HCACap.ATS, Coverage: g}); err != nil {
 					t.Fatal(err)
 				}
 			}

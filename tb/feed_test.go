@@ -49,7 +49,7 @@ func TestStreamFeed(t *testing.T) {
 		setup, f := g.Setup(), g.Feed()
 		fed := loadedBench(t, cfg, setup)
 		fed.InterArrival(c.gap)
-		board, err := score.NewBoard(setup, ref.Config{MaxIndirection: cfg.KLM.MaxIndirection})
+		board, err := score.NewBoard(setup, ref.Config{MaxIndirection: cfg.KLM.MaxIndirection, ATS: cfg.HCACap.ATS})
 		if err != nil {
 			t.Fatal(err)
 		}

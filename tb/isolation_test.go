@@ -900,7 +900,7 @@ var isoMustSee = []string{
 // scoreboard, and returns its results by seq and the scoreboard's
 // differences by seq.
 func isoClocked(sc *scenario.Scenario, c isoConfig) ([]scenario.Result, map[int]string, error) {
-	board, err := score.NewBoard(sc, ref.Config{MaxIndirection: c.cfg.KLM.MaxIndirection})
+	board, err := score.NewBoard(sc, ref.Config{MaxIndirection: c.cfg.KLM.MaxIndirection, ATS: c.cfg.HCACap.ATS})
 	if err != nil {
 		return nil, nil, err
 	}

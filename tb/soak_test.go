@@ -47,7 +47,7 @@ func TestSoak(t *testing.T) {
 	if err := b.Load(setup); err != nil {
 		t.Fatal(err)
 	}
-	board, err := score.NewBoard(setup, ref.Config{MaxIndirection: cfg.KLM.MaxIndirection})
+	board, err := score.NewBoard(setup, ref.Config{MaxIndirection: cfg.KLM.MaxIndirection, ATS: cfg.HCACap.ATS})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,9 @@ import (
 func newRefCmd() *cobra.Command {
 	var depth int
 	var coverPath string
+	// The device's capabilities are run's hca_cap parameters: the same
+	// flags, read and refused as run reads and refuses them.
+	caps := config.Default()
 	c := &cobra.Command{
 		Use:   "ref SCENARIO.json",
 		Short: "Run a scenario through the golden model",
@@ -33,7 +36,7 @@ kept, and the exit status is 130 (SIGINT) or 143 (SIGTERM).`,
   mkeysim ref examples/klm-nested.json --coverage out/coverage.json`,
 		Args: nArgs(1, 1, "exactly one scenario file"),
 		RunE: func(c *cobra.Command, args []string) error {
-			return refMain(c, depth, coverPath, args[0])
+			return refMain(c, ref.Config{MaxIndirection: depth, ATS: caps.Model.HCACap.ATS}, coverPath, args[0])
 		},
 	}
 	// The depth limit is run's klm.max_indirection: the same flag, range
@@ -44,12 +47,15 @@ kept, and the exit status is 130 (SIGINT) or 143 (SIGTERM).`,
 	f.IntVar(&depth, config.FlagName(p.Name), ref.DefaultConfig().MaxIndirection, p.Help)
 	f.IntVar(&depth, "max-indirection", ref.DefaultConfig().MaxIndirection, "the old name of --klm.max-indirection")
 	f.MarkHidden("max-indirection")
+	p, _ = caps.Param("hca_cap.ats")
+	f.VarPF(p, config.FlagName(p.Name), "", p.Help).NoOptDefVal = "true"
 	f.Bool("quiet", false, "accepted for the same command lines as run and sweep: ref shows no progress bar")
 	f.StringVar(&coverPath, "coverage", "", "write the coverage points the golden model reached as JSON to `FILE` (docs/coverage.md)")
 	return c
 }
 
-func refMain(c *cobra.Command, depth int, coverPath, file string) error {
+func refMain(c *cobra.Command, cfg ref.Config, coverPath, file string) error {
+	depth := cfg.MaxIndirection
 	stdout, stderr := c.OutOrStdout(), c.ErrOrStderr()
 	fail := func(format string, a ...any) error {
 		fmt.Fprintf(stderr, "mkeysim ref: "+format+"\n", a...)
@@ -81,7 +87,8 @@ func refMain(c *cobra.Command, depth int, coverPath, file string) error {
 		defer coverFile.Abort()
 		cov = cover.New()
 	}
-	m := ref.New(ref.Config{MaxIndirection: depth, Coverage: cov, Stop: c.Context().Done()})
+	cfg.Coverage, cfg.Stop = cov, c.Context().Done()
+	m := ref.New(cfg)
 	if err := m.Load(sc); err != nil {
 		return fail("%s: %v", file, err)
 	}

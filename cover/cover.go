@@ -56,20 +56,25 @@ const (
 	ResumeError   // odp.resume_error
 	ResumeMany    // odp.resume_many
 
-	InvalAlreadyFree // inval.already_free
-	UMRList          // umr.list_written
-	UMRRegUMRPD      // umr.reg_umr_other_pd
+	InvalAlreadyFree   // inval.already_free
+	UMRList            // umr.list_written
+	UMRRegUMRPD        // umr.reg_umr_other_pd
+	UMRTranslationMode // umr.refused.translation_mode
 
-	CreateOctwords     // create.refused.octword_size
-	CreateCapacity     // create.refused.capacity
-	CreateListType     // create.refused.list_type
-	CreateEntitySize   // create.refused.log_entity_size
-	CreateReservedMode // create.refused.reserved_mode
-	CreateLRClear      // create.refused.lr_clear
-	CreateIndexTaken   // create.refused.index_taken
-	CreateHandle       // create.refused.handle
-	CreateHandleReach  // create.refused.handle_reach
-	CreateNoIndex      // create.refused.no_free_index
+	CreateOctwords            // create.refused.octword_size
+	CreateCapacity            // create.refused.capacity
+	CreateListType            // create.refused.list_type
+	CreateEntitySize          // create.refused.log_entity_size
+	CreateReservedMode        // create.refused.reserved_mode
+	CreateReservedTranslation // create.refused.reserved_translation_mode
+	CreateATSMode             // create.refused.ats_mode
+	CreateATSCap              // create.refused.ats_cap
+	CreateCAPIMode            // create.refused.capi_mode
+	CreateLRClear             // create.refused.lr_clear
+	CreateIndexTaken          // create.refused.index_taken
+	CreateHandle              // create.refused.handle
+	CreateHandleReach         // create.refused.handle_reach
+	CreateNoIndex             // create.refused.no_free_index
 
 	numFixed
 )

@@ -46,6 +46,11 @@ func (m *Model) Create(k scenario.MKey) (uint32, *Refusal) {
 		return refused(cover.CreateEntitySize, "log_entity_size %d outside 12..31", mkc.LogEntitySize)
 	case !mkc.AccessMode.Valid():
 		return refused(cover.CreateReservedMode, "reserved access mode %v", mkc.AccessMode)
+	}
+	if r := m.checkTranslationMode(&mkc); r != nil {
+		return refused(r.point, "%s", r.reason)
+	}
+	switch {
 	case !mkc.LR && !mkc.Free:
 		return refused(cover.CreateLRClear, "lr clear on an object that is not free")
 	}
@@ -83,6 +88,32 @@ func (m *Model) Create(k scenario.MKey) (uint32, *Refusal) {
 	m.writeList(mkc.MTTHandle, k.MTT, k.KLM, !k.PgAccess, false)
 	m.objs.put(index, Object{MKC: mkc, ODP: k.ODP})
 	return index, nil
+}
+
+// translationRefusal is why a context's ma_translation_mode is refused:
+// CREATE_MKEY's coverage point and the reason.
+type translationRefusal struct {
+	point  cover.ID
+	reason string
+}
+
+// checkTranslationMode applies the rules of ma_translation_mode (MKC 00h
+// 5:4, seed 2.2.1) to a context, in this order: 2 is reserved (0 none, 1
+// ATS, 3 CAPI); ATS needs access mode PA or MTT, then the device's
+// hca_cap.ats; CAPI needs access mode PA. nil: allowed.
+func (m *Model) checkTranslationMode(mkc *prm.MKC) *translationRefusal {
+	tm, am := mkc.MATranslationMode, mkc.AccessMode
+	switch {
+	case tm != 0 && tm != 1 && tm != 3:
+		return &translationRefusal{cover.CreateReservedTranslation, fmt.Sprintf("reserved ma_translation_mode %d (0 none, 1 ATS, 3 CAPI)", tm)}
+	case tm == 1 && am != prm.ModePA && am != prm.ModeMTT:
+		return &translationRefusal{cover.CreateATSMode, fmt.Sprintf("ma_translation_mode ATS (1) needs access mode PA or MTT, not %v", am)}
+	case tm == 1 && !m.cfg.ATS:
+		return &translationRefusal{cover.CreateATSCap, "ma_translation_mode ATS (1) on a device without hca_cap.ats"}
+	case tm == 3 && am != prm.ModePA:
+		return &translationRefusal{cover.CreateCAPIMode, fmt.Sprintf("ma_translation_mode CAPI (3) needs access mode PA, not %v", am)}
+	}
+	return nil
 }
 
 // writeList writes MTT or KLM entries at addr; forceRW stores MTT entries
@@ -209,6 +240,15 @@ func (m *Model) UMR(u scenario.UMR) *Refusal {
 	}
 	cov := m.cfg.Coverage
 	next := u.Mask.Apply(*cur, u.Image)
+	// No mask bit writes ma_translation_mode, but bit 16 writes the access
+	// mode under it: the context such a UMR would write passes
+	// CREATE_MKEY's ma_translation_mode rules or the UMR is refused.
+	if u.Mask&prm.MaskAccessMode != 0 {
+		if r := m.checkTranslationMode(&next); r != nil {
+			cov.Hit(cover.UMRTranslationMode)
+			return badParam("after the UMR, %s", r.reason)
+		}
+	}
 	if len(u.MTT) > 0 || len(u.KLM) > 0 {
 		if len(u.MTT) > 0 && !next.AccessMode.UsesMTTList() {
 			return badParam("an MTT list needs access mode MTT, not %v", next.AccessMode)

@@ -31,6 +31,7 @@ type firmware struct {
 	next    uint64 // bump allocator
 	stalled []stalledAccess
 	cov     *cover.Collector // nil: coverage off
+	ats     bool             // hca_cap.ats: the device does PCIe ATS
 }
 
 type stalledAccess struct {
@@ -103,7 +104,11 @@ func (f *firmware) create(k *scenario.MKey) (uint32, *inval, *refusal) {
 		return refused(cover.CreateEntitySize, "log_entity_size %d outside 12..31", m.LogEntitySize)
 	case mode > prm.ModeMEMIC:
 		return refused(cover.CreateReservedMode, "reserved access mode %v", mode)
-	case !m.Free && !m.LR:
+	}
+	if why, reason := f.translationMode(&m); why != 0 {
+		return refused(why, "%s", reason)
+	}
+	if !m.Free && !m.LR {
 		return refused(cover.CreateLRClear, "lr clear on an object that is not free")
 	}
 	index := k.Index
@@ -144,6 +149,38 @@ func (f *firmware) create(k *scenario.MKey) (uint32, *inval, *refusal) {
 	f.store(index, &m, true)
 	f.created[index] = k.ODP
 	return index, &inval{index: index, lo: m.MTTHandle, hi: m.MTTHandle + n}, nil
+}
+
+// The values of ma_translation_mode (MKC 00h 5:4; seed 2.2.1).
+const (
+	translationNone = 0
+	translationATS  = 1 // PCIe ATS: access mode PA or MTT, and hca_cap.ats
+	translationCAPI = 3 // by PASID and PEC: access mode PA only
+)
+
+// translationMode checks the context's ma_translation_mode against its
+// access mode and the device: the point of CREATE_MKEY's refusal and its
+// reason, or 0 when the combination is allowed. UMR applies the same rules
+// to the context it would write.
+func (f *firmware) translationMode(m *prm.MKC) (cover.ID, string) {
+	mode := m.AccessMode
+	switch m.MATranslationMode {
+	case translationNone:
+	case translationATS:
+		if mode != prm.ModePA && mode != prm.ModeMTT {
+			return cover.CreateATSMode, fmt.Sprintf("ma_translation_mode ATS (1) needs access mode PA or MTT, not %v", mode)
+		}
+		if !f.ats {
+			return cover.CreateATSCap, "ma_translation_mode ATS (1) on a device without hca_cap.ats"
+		}
+	case translationCAPI:
+		if mode != prm.ModePA {
+			return cover.CreateCAPIMode, fmt.Sprintf("ma_translation_mode CAPI (3) needs access mode PA, not %v", mode)
+		}
+	default:
+		return cover.CreateReservedTranslation, fmt.Sprintf("reserved ma_translation_mode %d (0 none, 1 ATS, 3 CAPI)", m.MATranslationMode)
+	}
+	return 0, ""
 }
 
 // writeList writes entries at addr (padded to 64 bytes with pad) and
@@ -262,6 +299,15 @@ func (f *firmware) umr(u *scenario.UMR) (*inval, *refusal) {
 		return nil, no(prm.UMRPDUpdate)
 	}
 	next := u.Mask.Apply(cur, u.Image)
+	// No mask bit writes ma_translation_mode, but the access mode (bit 16)
+	// may move under it: the context such a UMR writes must pass
+	// CREATE_MKEY's rules.
+	if u.Mask&prm.MaskAccessMode != 0 {
+		if why, reason := f.translationMode(&next); why != 0 {
+			f.cov.Hit(cover.UMRTranslationMode)
+			return nil, bad("after the UMR, %s", reason)
+		}
+	}
 	iv := &inval{index: index}
 	if len(u.MTT)+len(u.KLM) > 0 {
 		mode := next.AccessMode

@@ -158,7 +158,7 @@ type core Top
 // each command's status and the command corners its firmware sees.
 func (c *core) Covers() []cover.ID {
 	out := slices.Concat(cover.ResultIDs(), cover.ResumeIDs(), cover.CommandIDs(), cover.CreateRefusalIDs())
-	return append(out, cover.InvalAlreadyFree, cover.UMRList, cover.UMRRegUMRPD)
+	return append(out, cover.InvalAlreadyFree, cover.UMRList, cover.UMRRegUMRPD, cover.UMRTranslationMode)
 }
 
 // SetCoverage makes the top and its firmware hit their points in cv.
@@ -176,6 +176,7 @@ func New(cfg Config, e *sim.Engine, icm ICM, log hclog.Logger) (*Top, error) {
 	}
 	t := &Top{cfg: cfg, eng: e, fw: newFirmware(icm, cfg.MKCCache.ICMBase), rob: newROB(cfg.ROBEntries, cfg.Data.Enabled),
 		log: log.Named("top")}
+	t.fw.ats = cfg.HCACap.ATS
 	t.CounterSet = sim.Declare("core", &t.stats)
 	t.fwLog = t.log.Named("firmware")
 	t.In = sim.NewChan[Op](e, "top.in", d, 1)

@@ -33,6 +33,7 @@ access of billions of segments: the lines of the operations done are
 kept, and the exit status is 130 (SIGINT) or 143 (SIGTERM).`,
 		Example: `  mkeysim ref examples/mtt-page-split.json
   mkeysim ref examples/klm-nested.json --klm.max-indirection 2
+  mkeysim ref examples/ats-refusals.json --hca-cap.ats
   mkeysim ref examples/klm-nested.json --coverage out/coverage.json`,
 		Args: nArgs(1, 1, "exactly one scenario file"),
 		RunE: func(c *cobra.Command, args []string) error {

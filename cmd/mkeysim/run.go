@@ -65,6 +65,7 @@ const runExample = `  mkeysim run examples/klm-nested.json
   mkeysim run examples/klm-nested.json --tlp-out out/klm.tlp.pcap
   mkeysim run examples/memory-window-type2.json --front wire --pcap-out out/mw.pcap
   mkeysim run examples/umr-mode-change.json --front host --vcd out/host.vcd
+  mkeysim run examples/ats-refusals.json --hca-cap.ats
   mkeysim run --mkc-cache.ways 8 --pcie.link-latency-cycles 200 --workload.accesses 10000 --no-summary`
 
 // runFlags are the flags of run that are not model parameters.

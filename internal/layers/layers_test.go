@@ -27,7 +27,10 @@ var allowed = map[string][]string{
 	"rtl/sim":       nil,
 	"rtl/bus":       {"prm", "rtl/sim"},
 	"rtl/linecache": {"rtl/sim"},
-	"rtl/pcie":      {"rtl/sim"},
+	// The array of a cache of translated ranges (the ATC's, the IOTLB's),
+	// under linecache's replacement policies.
+	"rtl/rangecache": {"rtl/linecache"},
+	"rtl/pcie":       {"rtl/sim"},
 	// What the two walkers share (their contexts' states and fetch
 	// slots, their line cache, read port, invalidations and cuts): above
 	// the shared packages, below the walkers, which import it as they
@@ -98,7 +101,7 @@ var allowed = map[string][]string{
 	"internal/querytest": {"prm", "scenario", "internal/memlimit"},
 }
 
-var units = []string{"prm", "cover", "rtl/sim", "rtl/bus", "rtl/linecache", "rtl/pcie", "rtl/walk"}
+var units = []string{"prm", "cover", "rtl/sim", "rtl/bus", "rtl/linecache", "rtl/rangecache", "rtl/pcie", "rtl/walk"}
 
 // TestImportRules lists every package of the module with go list and
 // checks each import of the module's own against allowed.

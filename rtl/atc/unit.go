@@ -4,6 +4,7 @@ import (
 	"math/bits"
 
 	"mkeysim/rtl/bus"
+	"mkeysim/rtl/rangecache"
 	"mkeysim/rtl/sim"
 )
 
@@ -57,6 +58,16 @@ type pendingInval struct {
 	lo, hi uint64
 }
 
+// translation is what an entry holds (rangecache.Entry): the translated
+// range's base, the permissions, and how many OK results hold it. An
+// entry an invalidation dropped while results held it is hidden
+// (dying): no lookup finds it, and it frees with its last holder.
+type translation struct {
+	pa    uint64
+	r, w  bool
+	users int
+}
+
 // Unit is the ATC. The engine evaluates it only in the cycles something
 // happens to it (sim.Base).
 type Unit struct {
@@ -65,7 +76,7 @@ type Unit struct {
 	name           string
 	cfg            Config
 	p              Ports
-	arr            *array
+	arr            *rangecache.Array[translation]
 	mshrs          []mshr
 	inUse          int
 	outQ           []bus.ATSResult // results waiting for Out
@@ -79,7 +90,8 @@ type Unit struct {
 
 // New makes an empty ATC; cfg must be valid (Config.Validate).
 func New(name string, cfg Config, p Ports) *Unit {
-	u := &Unit{name: name, cfg: cfg, p: p, arr: newArray(cfg), mshrs: make([]mshr, cfg.MSHRs),
+	u := &Unit{name: name, cfg: cfg, p: p, arr: rangecache.New[translation](cfg.Entries, cfg.Ways, cfg.Replacement, cfg.Seed),
+		mshrs:  make([]mshr, cfg.MSHRs),
 		outCap: cfg.MSHRs*cfg.Targets + 1}
 	u.CounterSet = sim.Declare("atc", &u.stats)
 	return u
@@ -102,12 +114,12 @@ func (u *Unit) Connections() (in, out []sim.Port) {
 // completions waiting, and the cycle's strobes (sim.Described).
 func (u *Unit) Describe() sim.Description {
 	return sim.Description{Scope: u.name, Title: "ATS translation cache", Signals: []sim.Signal{
-		{Name: "entries", Width: sim.WidthFor(len(u.arr.e))}, {Name: "mshrs", Width: sim.WidthFor(len(u.mshrs))},
+		{Name: "entries", Width: sim.WidthFor(u.arr.Len())}, {Name: "mshrs", Width: sim.WidthFor(len(u.mshrs))},
 		{Name: "out_waiting", Width: sim.WidthFor(u.outCap)}, {Name: "invals_waiting", Width: 6},
 		sim.Bit("hit"), sim.Bit("miss"), sim.Bit("fill"), sim.Bit("inval")},
 		Sample: func(vs []uint64) {
 			ran := u.Ran()
-			vs[0], vs[1], vs[2], vs[3] = uint64(u.arr.held()), uint64(u.inUse), uint64(len(u.outQ)), uint64(len(u.invals))
+			vs[0], vs[1], vs[2], vs[3] = uint64(u.arr.Held()), uint64(u.inUse), uint64(len(u.outQ)), uint64(len(u.invals))
 			vs[4], vs[5], vs[6], vs[7] = sim.B(ran && u.hit), sim.B(ran && u.miss), sim.B(ran && u.fill), sim.B(ran && u.inval)
 		}}
 }
@@ -154,12 +166,12 @@ func (u *Unit) Eval(now uint64) bool {
 
 // release gives back an entry a result held.
 func (u *Unit) release(i int) {
-	if i >= len(u.arr.e) || u.arr.e[i].users == 0 {
+	if i >= u.arr.Len() || u.arr.At(i).Val.users == 0 {
 		return // nothing holds it: not ours
 	}
-	e := &u.arr.e[i]
-	if e.users--; e.users == 0 && e.dying {
-		u.arr.free(i)
+	e := u.arr.At(i)
+	if e.Val.users--; e.Val.users == 0 && e.Hidden {
+		u.arr.Free(i)
 	}
 }
 
@@ -180,9 +192,10 @@ func (u *Unit) complete(r *bus.TransResp) bool {
 	if ok {
 		log := uint8(bits.TrailingZeros64(r.Size))
 		base := m.page &^ (r.Size - 1)
-		if entry = u.arr.lookup(m.page); entry < 0 {
+		if entry = u.arr.Lookup(0, m.page); entry < 0 {
 			var evicted, room bool
-			if entry, evicted, room = u.arr.fill(base, log, r.Translated&^(r.Size-1), r.R, r.W); !room {
+			t := translation{pa: r.Translated &^ (r.Size - 1), r: r.R, w: r.W}
+			if entry, evicted, room = u.arr.Fill(0, base, log, t, u.held); !room {
 				return false
 			}
 			u.stats.Fills++
@@ -204,12 +217,12 @@ func (u *Unit) complete(r *bus.TransResp) bool {
 func (u *Unit) answer(l bus.ATSLookup, entry int) {
 	res := bus.ATSResult{Tag: l.Tag, Len: l.Len}
 	if entry >= 0 {
-		e := &u.arr.e[entry]
-		if l.Write && !e.w || !l.Write && !e.r {
+		e := u.arr.At(entry)
+		if l.Write && !e.Val.w || !l.Write && !e.Val.r {
 			entry = -1
 		} else {
-			res.OK, res.Addr, res.Entry = true, e.pa+(l.Addr-e.base), uint16(entry)
-			e.users++
+			res.OK, res.Addr, res.Entry = true, e.Val.pa+(l.Addr-e.Base), uint16(entry)
+			e.Val.users++
 		}
 	}
 	if entry < 0 {
@@ -228,13 +241,13 @@ func (u *Unit) invalidate(r *bus.ATSInval) {
 	if hi < lo {
 		hi = ^uint64(0) // to the top of the address space
 	}
-	u.stats.Invalidations += uint64(u.arr.invalidate(lo, hi))
+	u.stats.Invalidations += uint64(u.arr.Invalidate(0, true, lo, hi, u.held))
 	for i := range u.mshrs {
 		if m := &u.mshrs[i]; m.busy && m.sent && m.page < hi && lo < m.page+pageBytes {
 			m.stale = true
 		}
 	}
-	if u.arr.dyingIn(lo, hi) {
+	if u.arr.HiddenIn(lo, hi) {
 		u.stats.HeldInvals++
 	}
 	u.invals = append(u.invals, pendingInval{itag: r.ITag, lo: lo, hi: hi})
@@ -243,7 +256,7 @@ func (u *Unit) invalidate(r *bus.ATSInval) {
 // settle completes, in the order taken, the Invalidate Requests whose
 // range no dying entry meets any more.
 func (u *Unit) settle() {
-	for len(u.invals) > 0 && !u.arr.dyingIn(u.invals[0].lo, u.invals[0].hi) {
+	for len(u.invals) > 0 && !u.arr.HiddenIn(u.invals[0].lo, u.invals[0].hi) {
 		u.doneQ = append(u.doneQ, bus.ATSInvalDone{ITag: u.invals[0].itag})
 		u.invals = u.invals[1:]
 	}
@@ -256,10 +269,10 @@ func (u *Unit) lookup(l *bus.ATSLookup) bool {
 	if len(u.outQ) >= u.outCap {
 		return false
 	}
-	if i := u.arr.lookup(l.Addr); i >= 0 {
+	if i := u.arr.Lookup(0, l.Addr); i >= 0 {
 		u.stats.Hits++
 		u.hit = true
-		u.arr.use(i)
+		u.arr.Use(i)
 		u.answer(*l, i)
 		return true
 	}
@@ -307,6 +320,9 @@ func (u *Unit) send() {
 		}
 	}
 }
+
+// held reports whether results hold entry i.
+func (u *Unit) held(i int) bool { return u.arr.At(i).Val.users > 0 }
 
 // unsent reports whether a Translation Request waits to be sent.
 func (u *Unit) unsent() bool {

@@ -175,7 +175,7 @@ func TestRandom(t *testing.T) {
 				t.Errorf("seed %d: %+v: hits+misses %d (want 400), %d invalidate requests (want 12), %d translation requests (the host took %d)",
 					seed, st, st.Hits+st.Misses, st.InvalRequests, st.Requests, len(b.a.requests))
 			}
-			if b.u.inUse != 0 || b.u.arr.dyingIn(0, ^uint64(0)) {
+			if b.u.inUse != 0 || b.u.arr.HiddenIn(0, ^uint64(0)) {
 				t.Errorf("seed %d: at the end %d MSHRs busy or an entry still dying", seed, b.u.inUse)
 			}
 		})

@@ -53,6 +53,3 @@ func (c Config) ways() int {
 	}
 	return c.Ways
 }
-
-// sets is the number of sets.
-func (c Config) sets() int { return c.Entries / c.ways() }

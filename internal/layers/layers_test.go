@@ -33,7 +33,7 @@ var allowed = map[string][]string{
 	"rtl/pcie":       {"rtl/sim"},
 	// The host's IOMMU: host side, beside rtl/pcie; reads the I/O page
 	// tables and keeps its IOTLB in a rangecache.
-	"rtl/iommu": {"pagetable", "rtl/sim", "rtl/linecache", "rtl/rangecache"},
+	"rtl/iommu": {"pagetable", "rtl/sim", "rtl/bus", "rtl/linecache", "rtl/rangecache"},
 	// What the two walkers share (their contexts' states and fetch
 	// slots, their line cache, read port, invalidations and cuts): above
 	// the shared packages, below the walkers, which import it as they

@@ -81,10 +81,10 @@ const (
 
 // Sizes of the families.
 const (
-	numStatus  = 21 // prm.Statuses(); init checks it
+	numStatus  = 22 // prm.Statuses(); init checks it
 	numTypes   = 5  // prm.AccessTypes()
 	numModes   = 6  // the modes that translate: prm.ModePA..prm.ModeMEMIC
-	numCommand = 8  // Command values, 0 (access) unused
+	numCommand = 9  // Command values, 0 (access) unused
 
 	okBase     = numFixed
 	statusBase = okBase + numTypes
@@ -124,9 +124,10 @@ const (
 	CmdLocalInvalidate
 	CmdSendWithInvalidate
 	CmdPageFaultResume
+	CmdIOMMUUnmap
 )
 
-var commandNames = [numCommand]string{"", "create_mkey", "destroy_mkey", "query_mkey", "umr", "local_invalidate", "send_with_invalidate", "page_fault_resume"}
+var commandNames = [numCommand]string{"", "create_mkey", "destroy_mkey", "query_mkey", "umr", "local_invalidate", "send_with_invalidate", "page_fault_resume", "iommu_unmap"}
 
 // String is the command's op name in scenario files.
 func (c Command) String() string {

@@ -56,9 +56,9 @@ func TestCatalog(t *testing.T) {
 				t.Errorf("depth %d: the fixed point %d (%s) is in no catalog", depth, id, cover.NameOf(id))
 			}
 		}
-		// 11 statuses at levels 0..depth, INDIRECTION_DEPTH at depth+1,
+		// 12 statuses at levels 0..depth, INDIRECTION_DEPTH at depth+1,
 		// MISALIGNED_ATOMIC at 0; 6 modes at 0..depth.
-		if want := 11*(depth+1) + 2; statuses != want {
+		if want := 12*(depth+1) + 2; statuses != want {
 			t.Errorf("depth %d: %d status points, want %d", depth, statuses, want)
 		}
 		if want := 6 * (depth + 1); modes != want {
@@ -97,8 +97,8 @@ func TestCommandNumbers(t *testing.T) {
 			t.Errorf("op kind %d is %s, cover.Command(%d) is %s", k, name, k, got)
 		}
 	}
-	if n != 7 {
-		t.Errorf("%d commands, want 7", n)
+	if n != 8 {
+		t.Errorf("%d commands, want 8", n)
 	}
 }
 

@@ -124,6 +124,29 @@ var cmdStatuses = [numCommand][]prm.Status{
 	CmdLocalInvalidate:    {prm.OK, prm.BadKeyIndex, prm.KeyMismatch, prm.PDMismatch, prm.QPNMismatch},
 	CmdSendWithInvalidate: {prm.OK, prm.BadKeyIndex, prm.KeyMismatch, prm.PDMismatch, prm.QPNMismatch, prm.RemoteInvalidateDenied},
 	CmdPageFaultResume:    {prm.OK, prm.BadParam},
+	CmdIOMMUUnmap:         {prm.OK, prm.BadParam},
+}
+
+// goldenOnly are the statuses and commands that only the golden model
+// has yet: the clocked model does not model the IOMMU (issue 36), and
+// refuses a scenario that has one.
+var (
+	goldenOnlyStatus  = map[prm.Status]bool{prm.IOMMUFault: true}
+	goldenOnlyCommand = map[Command]bool{CmdIOMMUUnmap: true}
+)
+
+func statusModels(st prm.Status) Models {
+	if goldenOnlyStatus[st] {
+		return Golden
+	}
+	return Both
+}
+
+func commandModels(cmd Command) Models {
+	if goldenOnlyCommand[cmd] {
+		return Golden
+	}
+	return Both
 }
 
 // statusLevels are the levels at which an access can end with st under
@@ -135,7 +158,8 @@ func statusLevels(st prm.Status, max int) (lo, hi int, ok bool) {
 	case prm.MisalignedAtomic:
 		return 0, 0, true
 	case prm.BadKeyIndex, prm.KeyMismatch, prm.MKeyFree, prm.PDMismatch, prm.QPNMismatch, prm.OutOfRange,
-		prm.AccessDenied, prm.BadAccessMode, prm.TranslationRange, prm.PageAccess, prm.PageFault:
+		prm.AccessDenied, prm.BadAccessMode, prm.TranslationRange, prm.PageAccess, prm.PageFault,
+		prm.IOMMUFault:
 		return 0, max, true
 	}
 	// OK is ok.T; BAD_PARAM (a QP not declared) cannot come from a
@@ -149,6 +173,7 @@ var statusWhy = map[prm.Status]string{
 	prm.TranslationRange: "the page or entry it needs lies past the capacity",
 	prm.PageAccess:       "an MTT page lacks the rd_en/wr_en bit, on a key that is not ODP",
 	prm.PageFault:        "the same on an ODP key: the access stalls",
+	prm.IOMMUFault:       "the IOMMU does not map a byte of a dma segment of that level's key, or maps it without the permission; the golden model only, for now",
 }
 
 // Points lists every point under the depth limit maxIndirection
@@ -176,7 +201,7 @@ func Points(maxIndirection int) []Point {
 			if w := statusWhy[st]; w != "" {
 				desc += " (" + w + ")"
 			}
-			out = append(out, Point{ID: StatusID(st, l), Name: NameOf(StatusID(st, l)), Desc: desc, Models: Both, Required: true})
+			out = append(out, Point{ID: StatusID(st, l), Name: NameOf(StatusID(st, l)), Desc: desc, Models: statusModels(st), Required: true})
 		}
 	}
 	for m := prm.ModePA; m <= prm.ModeMEMIC; m++ {
@@ -190,7 +215,7 @@ func Points(maxIndirection int) []Point {
 	}
 	for cmd := CmdCreateMKey; int(cmd) < numCommand; cmd++ {
 		for _, st := range cmdStatuses[cmd] {
-			out = append(out, Point{ID: CommandID(cmd, st), Name: NameOf(CommandID(cmd, st)), Models: Both, Required: true,
+			out = append(out, Point{ID: CommandID(cmd, st), Name: NameOf(CommandID(cmd, st)), Models: commandModels(cmd), Required: true,
 				Desc: fmt.Sprintf("a %v command ended with %v", cmd, st)})
 		}
 	}

@@ -108,9 +108,14 @@ func (s Space) String() string {
 	return "space?"
 }
 
-// Segment is one piece of a translated request.
+// Segment is one piece of a translated request. When the host's IOMMU
+// translated it (a scenario with an iommu section, issue 36), HasPA is set
+// and PA is the physical address of its first byte: [PA, PA+Len) is
+// contiguous.
 type Segment struct {
 	Space Space
+	HasPA bool
 	Addr  uint64
 	Len   uint64
+	PA    uint64
 }

@@ -7,9 +7,10 @@ import (
 )
 
 // Diff compares two results the way conformance runs do: seq, op and
-// status; segments, segments_left_out and (when both have it) the digest
+// status; segments (space, addr, len and pa, which one side lacking is a
+// difference), segments_left_out and (when both have it) the digest
 // of the segments left out of a successful access; level and offset of a failure;
-// fault_key and fault_addr of a PAGE_FAULT; index and key of a create;
+// fault_key and fault_addr of a PAGE_FAULT or an IOMMU_FAULT; index and key of a create;
 // mkc_hex, the list (entry by entry, streamed: see DiffList) and
 // entries_left_out of a query; resumed entries likewise. The reason
 // of BAD_PARAM and the cycle are not compared. It returns "" when they
@@ -80,7 +81,7 @@ func diffAccess(got, want *Result) string {
 	if got.Level != want.Level || got.Offset != want.Offset {
 		return fmt.Sprintf("level %d offset %d, want level %d offset %d", got.Level, got.Offset, want.Level, want.Offset)
 	}
-	if got.Status.String() == "PAGE_FAULT" && (got.FaultKey != want.FaultKey || got.FaultAddr != want.FaultAddr) {
+	if (got.Status == prm.PageFault || got.Status == prm.IOMMUFault) && (got.FaultKey != want.FaultKey || got.FaultAddr != want.FaultAddr) {
 		return fmt.Sprintf("fault_key %v fault_addr %#x, want %v %#x", got.FaultKey, got.FaultAddr, want.FaultKey, want.FaultAddr)
 	}
 	return ""
@@ -107,6 +108,9 @@ func segments(ss []prm.Segment) string {
 			b.WriteByte(' ')
 		}
 		fmt.Fprintf(&b, "%v %#x len %d", s.Space, s.Addr, s.Len)
+		if s.HasPA {
+			fmt.Fprintf(&b, " pa %#x", s.PA)
+		}
 	}
 	b.WriteByte(']')
 	return b.String()

@@ -146,7 +146,7 @@ func heapNow() uint64 {
 // TestParseMemory parses a 100 MB scenario made mostly of access ops and
 // bounds the peak heap that Parse adds to the file's bytes: at most one
 // byte per byte of file. Nearly all of it is the Scenario itself, one Op
-// (56 bytes) an operation against about 112 bytes of file (0.5 bytes per
+// (72 bytes) an operation against about 112 bytes of file (0.65 bytes per
 // byte); the test also holds the Scenario to its ops and a little (no
 // spare capacity, nothing else kept). Measured on a 2-CPU machine: the
 // decoder Parse used before peaked at 16-20 bytes per byte (30 allocated)

@@ -55,7 +55,7 @@ func ReadFile(path string) (*Scenario, error) {
 // Scenario it returns, with its slices sized exactly, it allocates only
 // for strings written with escapes or outside ASCII, and for an error.
 // Its peak heap beyond data is therefore the Scenario plus a constant:
-// one Op (unsafe.Sizeof(Op{}), 64 bytes) an operation, plus the MKey or
+// one Op (unsafe.Sizeof(Op{}), 72 bytes) an operation, plus the MKey or
 // UMR of the ops that carry one. For a file made mostly of access ops
 // written as in scenario.md (about 110 bytes each) that is half a byte per
 // byte of file (TestParseMemory); the worst is a file of the shortest op
@@ -112,11 +112,11 @@ func jsonError(data []byte, err error) string {
 	return fmt.Sprintf("malformed JSON at line %d column %d: %v", line, col, err)
 }
 
-// scenario parses the whole document: its qps, mkeys and ops, in that
-// order; it returns at the first error inside a list.
+// scenario parses the whole document: its qps, mkeys, iommu and ops, in
+// that order; it returns at the first error inside a list.
 func (p *parser) scenario(doc value) *Scenario {
 	var root path
-	o := p.object(root, doc, "qps", "mkeys", "ops")
+	o := p.object(root, doc, "qps", "mkeys", "iommu", "ops")
 	if !o.ok {
 		return nil
 	}
@@ -163,6 +163,13 @@ func (p *parser) scenario(doc value) *Scenario {
 				return sc
 			}
 		}
+	}
+	if v, ok := o.get("iommu"); ok {
+		sc.IOMMU = p.iommu(root.dot("iommu"), v)
+		if p.err != nil {
+			return sc
+		}
+		p.iommuSection = sc.IOMMU
 	}
 	if v, ok := o.get("ops"); ok {
 		p.array(root.dot("ops"), v)

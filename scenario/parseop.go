@@ -57,6 +57,7 @@ var opFields = [numOpKind][]string{
 	OpLocalInvalidate:    {"op", "qpn", "key"},
 	OpSendWithInvalidate: {"op", "qpn", "key"},
 	OpPageFaultResume:    {"op", "key", "ok"},
+	OpIOMMUUnmap:         {"op", "rid", "pasid", "iova", "size"},
 }
 
 // op parses an operation into *op, which is zero.
@@ -145,6 +146,11 @@ func (p *parser) op(op *Op, at path, v value, qpns map[uint32]bool) {
 		op.OK = true
 		if v, ok := o.get("ok"); ok {
 			op.OK = p.flag(at.dot("ok"), v)
+		}
+	case OpIOMMUUnmap:
+		op.Unmap = p.unmap(at, &o, p.iommuSection)
+		if p.err == nil && p.iommuSection == nil {
+			p.fail(at.dot("op"), "iommu_unmap in a scenario without an iommu section")
 		}
 	}
 }

@@ -55,8 +55,9 @@ func (p path) String() string {
 
 // parser walks the checked document, keeping the first error.
 type parser struct {
-	err     *Error
-	mkcVals []value // scratch: an mkc object's members by mkcFields position
+	err          *Error
+	iommuSection *IOMMU  // the iommu section, nil when none (iommu_unmap needs one)
+	mkcVals      []value // scratch: an mkc object's members by mkcFields position
 }
 
 func (p *parser) fail(at path, format string, a ...any) {

@@ -35,6 +35,7 @@ type rawResult struct {
 type rawSegment struct {
 	Space string      `json:"space"`
 	Addr  string      `json:"addr"`
+	PA    *string     `json:"pa"`
 	Len   json.Number `json:"len"`
 }
 
@@ -138,6 +139,12 @@ func (raw *rawResult) result(op string) (Result, error) {
 		}
 		if seg.Addr, err = hexNum(s.Addr); err != nil {
 			return r, fmt.Errorf("segments[%d].addr: %v", i, err)
+		}
+		if s.PA != nil {
+			if seg.PA, err = ParseUint(*s.PA, true); err != nil {
+				return r, fmt.Errorf("segments[%d].pa: %v", i, err)
+			}
+			seg.HasPA = true
 		}
 		if seg.Len, err = ParseUint(string(s.Len), false); err != nil {
 			return r, fmt.Errorf("segments[%d].len: %v", i, err)

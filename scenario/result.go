@@ -26,8 +26,8 @@ type Result struct {
 	LeftOutSum      SegmentSum
 	Level           int     // failure: the level where it arose
 	Offset          uint64  // failure: byte offset in the request
-	FaultKey        prm.Key // PAGE_FAULT
-	FaultAddr       uint64  // PAGE_FAULT
+	FaultKey        prm.Key // PAGE_FAULT, IOMMU_FAULT: the key whose page or segment faulted
+	FaultAddr       uint64  // PAGE_FAULT: the address in that key's space; IOMMU_FAULT: the IOVA
 
 	// create_mkey
 	Index uint32
@@ -233,6 +233,10 @@ func (r *Result) appendAccess(b []byte) []byte {
 			b = append(b, s.Space.String()...)
 			b = append(b, `","addr":`...)
 			b = appendHex(b, s.Addr)
+			if s.HasPA {
+				b = append(b, `,"pa":`...)
+				b = appendHex(b, s.PA)
+			}
 			b = append(b, `,"len":`...)
 			b = strconv.AppendUint(b, s.Len, 10)
 			b = append(b, '}')
@@ -248,7 +252,7 @@ func (r *Result) appendAccess(b []byte) []byte {
 	b = strconv.AppendInt(b, int64(r.Level), 10)
 	b = append(b, `,"offset":`...)
 	b = strconv.AppendUint(b, r.Offset, 10)
-	if r.Status == prm.PageFault {
+	if r.Status == prm.PageFault || r.Status == prm.IOMMUFault {
 		b = append(b, `,"fault_key":`...)
 		b = appendHex(b, uint64(r.FaultKey))
 		b = append(b, `,"fault_addr":`...)

@@ -24,6 +24,9 @@ func (d *SegmentSum) Add(off uint64, s prm.Segment) {
 	h := mix(off ^ 0x9e3779b97f4a7c15)
 	h = mix(h ^ s.Addr)
 	h = mix(h ^ s.Len ^ uint64(s.Space)<<56)
+	if s.HasPA { // a segment without one mixes as before issue 36
+		h = mix(h ^ s.PA ^ 1<<63)
+	}
 	*d += SegmentSum(h)
 }
 

@@ -1,13 +1,54 @@
 package scenario
 
-import "mkeysim/prm"
+import (
+	"mkeysim/pagetable"
+	"mkeysim/prm"
+)
 
 // Scenario is a parsed scenario file: the QPs, the MKeys created before the
-// first operation, and the operations in order.
+// first operation, the host IOMMU's mappings, and the operations in order.
 type Scenario struct {
 	QPs   []QP
 	MKeys []MKey
+	// IOMMU is the iommu section; nil when the scenario has none, and
+	// then DMA addresses are physical, as before issue 36.
+	IOMMU *IOMMU
 	Ops   []Op
+}
+
+// IOMMU is a scenario's iommu section (issue 36): the host IOMMU's
+// mappings before the first operation, and the requester ID of the HCA,
+// whose table translates the DMA addresses of keys without a PASID.
+type IOMMU struct {
+	RequesterID uint16
+	Mappings    []IOMMUMapping
+}
+
+// IOMMUMapping maps [IOVA, IOVA+Size) of a table to [PA, PA+Size) with
+// the permissions R and W.
+type IOMMUMapping struct {
+	Space          pagetable.Space
+	IOVA, PA, Size uint64
+	R, W           bool
+}
+
+// IOMMUUnmap is an iommu_unmap operation: [IOVA, IOVA+Size) of a table
+// is unmapped.
+type IOMMUUnmap struct {
+	Space      pagetable.Space
+	IOVA, Size uint64
+}
+
+// RefOnly says why only the golden model runs sc, or "" when both models
+// do: the clocked model does not model the IOMMU yet (issue 36), so a
+// scenario with an iommu section is the golden model's alone. Every
+// runner of the clocked model (mkeysim run, the testbench, the tests
+// that take every example through both models) asks this one function.
+func (sc *Scenario) RefOnly() string {
+	if sc.IOMMU != nil {
+		return "the clocked model does not model the IOMMU yet (issue 36): run it with `mkeysim ref`"
+	}
+	return ""
 }
 
 // QP is a queue pair on whose behalf accesses and commands are made.
@@ -41,10 +82,11 @@ const (
 	OpLocalInvalidate
 	OpSendWithInvalidate
 	OpPageFaultResume
+	OpIOMMUUnmap
 	numOpKind
 )
 
-var opNames = [numOpKind]string{"access", "create_mkey", "destroy_mkey", "query_mkey", "umr", "local_invalidate", "send_with_invalidate", "page_fault_resume"}
+var opNames = [numOpKind]string{"access", "create_mkey", "destroy_mkey", "query_mkey", "umr", "local_invalidate", "send_with_invalidate", "page_fault_resume", "iommu_unmap"}
 
 // String is the op's scenario name.
 func (k OpKind) String() string {
@@ -87,12 +129,13 @@ type UMR struct {
 }
 
 // Op is one operation; the fields that apply depend on Kind. The rare
-// big operations (create_mkey, umr) hang off pointers, so that a
-// scenario of millions of accesses costs 64 bytes an operation.
+// big operations (create_mkey, umr, iommu_unmap) hang off pointers, so
+// that a scenario of millions of accesses costs 72 bytes an operation.
 type Op struct {
 	Access Access       // access
 	Create *MKey        // create_mkey
 	UMR    *UMR         // umr
+	Unmap  *IOMMUUnmap  // iommu_unmap
 	Query  *QueryWindow // query_mkey: the entries asked for; nil asks for the default
 	Index  uint32       // destroy_mkey, query_mkey
 	QPN    uint32       // local_invalidate, send_with_invalidate

@@ -21,8 +21,10 @@ var allowed = map[string][]string{
 	"vcd":       nil,
 	"version":   nil,
 	"cover":     {"prm"},
-	"scenario":  {"prm"},
-	"ref":       {"prm", "scenario", "cover", "internal/hugemem"},
+	// scenario checks an iommu section's mappings with pagetable; ref
+	// translates through them (issue 36).
+	"scenario": {"prm", "pagetable"},
+	"ref":      {"prm", "scenario", "cover", "pagetable", "internal/hugemem"},
 
 	"rtl/sim":       nil,
 	"rtl/bus":       {"prm", "rtl/sim"},

@@ -47,6 +47,7 @@ type Model struct {
 	lowFree    uint32                // no index below it is free
 	nextHandle uint64
 	icm        Memory
+	io         *iommu // the host IOMMU; nil: DMA addresses are physical
 	stalled    []stalled
 }
 

@@ -88,11 +88,17 @@ func sortStalled(s []stalled) {
 // Stalled is the number of accesses waiting on page faults.
 func (m *Model) Stalled() int { return len(m.stalled) }
 
-// Load declares the scenario's QPs and creates its initial MKeys in order.
-// An MKey that CREATE_MKEY refuses is a scenario error naming mkeys[i].
+// Load declares the scenario's QPs, makes the IOMMU's mappings of its
+// iommu section and creates its initial MKeys in order. An MKey that
+// CREATE_MKEY refuses is a scenario error naming mkeys[i].
 func (m *Model) Load(sc *scenario.Scenario) error {
 	for _, qp := range sc.QPs {
 		m.AddQP(qp)
+	}
+	if sc.IOMMU != nil {
+		if err := m.loadIOMMU(sc.IOMMU); err != nil {
+			return err
+		}
 	}
 	for i, k := range sc.MKeys {
 		if _, r := m.Create(k); r != nil {
@@ -148,6 +154,8 @@ func (m *Model) ApplyInto(seq int, op *scenario.Op, res *scenario.Result) {
 		r = m.LocalInvalidate(op.QPN, op.Key)
 	case scenario.OpSendWithInvalidate:
 		r = m.SendWithInvalidate(op.QPN, op.Key)
+	case scenario.OpIOMMUUnmap:
+		r = m.IOMMUUnmap(*op.Unmap)
 	case scenario.OpPageFaultResume:
 		var rs []Resumed
 		rs, r = m.Resume(op.Key, op.OK)

@@ -45,6 +45,7 @@ type walker struct {
 	typ      prm.AccessType
 	segs     []prm.Segment
 	fail     Outcome
+	ioFault  ioFault // the first IOMMU_FAULT, reported if nothing else fails
 	// The segments past the window: how many, and their digest.
 	more    uint64
 	moreSum scenario.SegmentSum
@@ -71,6 +72,9 @@ func (m *Model) Translate(req Request, buf []prm.Segment) Outcome {
 	if !w.walk(0, req.Key, req.Addr, uint64(req.Len), 0) {
 		return w.fail
 	}
+	if w.ioFault.set {
+		return w.ioFault.outcome()
+	}
 	return Outcome{Status: prm.OK, Segments: w.segs, SegmentsLeftOut: w.more, LeftOutSum: w.moreSum}
 }
 
@@ -83,6 +87,15 @@ func (w *walker) emit(space prm.Space, addr, n, off uint64) bool {
 		return true
 	}
 	return w.leaveOut(prm.Segment{Space: space, Addr: addr, Len: n}, off)
+}
+
+// emitSeg is emit of a whole segment (one the IOMMU translated).
+func (w *walker) emitSeg(s prm.Segment, off uint64) bool {
+	if len(w.segs) < scenario.MaxSegments {
+		w.segs = append(w.segs, s)
+		return true
+	}
+	return w.leaveOut(s, off)
 }
 
 // leaveOut counts and sums a segment past the window: memory stays flat
@@ -192,7 +205,7 @@ func (w *walker) walk(level int, key prm.Key, v, l, off uint64) bool {
 	}
 	switch mkc.AccessMode {
 	case prm.ModePA:
-		return w.emit(prm.SpaceDMA, v, l, off)
+		return w.dma(level, key, mkc, v, l, off)
 	case prm.ModeSWICM:
 		return w.emit(prm.SpaceSWICM, v, l, off)
 	case prm.ModeMEMIC:
@@ -258,7 +271,7 @@ func (w *walker) mtt(level int, key prm.Key, o *Object, v, l, off uint64) bool {
 			}
 			return w.failAt(prm.PageAccess, level, off+t)
 		}
-		if !w.emit(prm.SpaceDMA, e&^(p-1)+pg, n, off+t) {
+		if !w.dma(level, key, mkc, e&^(p-1)+pg, n, off+t) {
 			return false
 		}
 		if t += n; t >= l {

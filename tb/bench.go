@@ -154,6 +154,9 @@ func build(cfg rtl.Config, log hclog.Logger, host func(e *sim.Engine, mem *pcie.
 // Load declares the scenario's QPs and creates its initial MKeys. A key
 // that CREATE_MKEY refuses is a scenario error naming mkeys[i].
 func (b *Bench) Load(sc *scenario.Scenario) error {
+	if why := sc.RefOnly(); why != "" {
+		return &scenario.Error{Path: "iommu", Msg: why}
+	}
 	for _, qp := range sc.QPs {
 		b.Top.AddQP(qp)
 	}

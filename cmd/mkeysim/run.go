@@ -155,6 +155,9 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 		if sc, err = scenario.ReadFile(rf.setup); err != nil {
 			return fail("%v", err)
 		}
+		if why := sc.RefOnly(); why != "" {
+			return fail("%s: %s", rf.setup, why)
+		}
 		// Read once to check it, and again as the model takes its
 		// requests: a capture of any size runs in the memory of a few
 		// thousand messages.
@@ -172,6 +175,9 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 		name = args[0]
 		if sc, err = scenario.ReadFile(name); err != nil {
 			return fail("%v", err)
+		}
+		if why := sc.RefOnly(); why != "" {
+			return fail("%s: %s", name, why)
 		}
 	default:
 		// Made as the model takes them: a run of any length holds a few

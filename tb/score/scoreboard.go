@@ -240,6 +240,8 @@ func describeOp(op *scenario.Op) string {
 		return fmt.Sprintf("%v qpn %d key %v", op.Kind, op.QPN, op.Key)
 	case scenario.OpPageFaultResume:
 		return fmt.Sprintf("page_fault_resume key %v ok %v", op.Key, op.OK)
+	case scenario.OpIOMMUUnmap:
+		return fmt.Sprintf("iommu_unmap %v iova %#x size %#x", op.Unmap.Space, op.Unmap.IOVA, op.Unmap.Size)
 	}
 	return op.Kind.String()
 }

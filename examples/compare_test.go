@@ -14,7 +14,10 @@ import (
 // compared field by field on the fields that script compares (seq, op,
 // status; segments of a successful access; level and offset of a failed one;
 // fault_key and fault_addr of a PAGE_FAULT; index and key of a create;
-// mkc_hex and the mtt/klm list of a query; resumed entries the same way).
+// mkc_hex and the mtt/klm list of a query; resumed entries the same way),
+// and on the fields of issue 36 that it does not compare yet: a segment's
+// pa (absent on one side and present on the other differs), fault_key and
+// fault_addr of an IOMMU_FAULT.
 // Numbers may be JSON numbers or strings ("0x10", "16"); reason is not
 // compared.
 
@@ -103,7 +106,7 @@ func key(l line) map[string]any {
 		segs := []any{}
 		for _, s := range list(l["segments"]) {
 			m := obj(s)
-			segs = append(segs, [3]any{str(m["space"]), num(m["addr"]), num(m["len"])})
+			segs = append(segs, [4]any{str(m["space"]), num(m["addr"]), num(m["len"]), num(m["pa"])})
 		}
 		d["segments"] = segs
 	}
@@ -132,7 +135,7 @@ func key(l line) map[string]any {
 	if op == "create_mkey" && status == "OK" {
 		d["index"], d["key"] = num(l["index"]), num(l["key"])
 	}
-	if status == "PAGE_FAULT" {
+	if status == "PAGE_FAULT" || status == "IOMMU_FAULT" {
 		d["fault_key"], d["fault_addr"] = num(l["fault_key"]), num(l["fault_addr"])
 	}
 	if v, ok := l["resumed"]; ok {

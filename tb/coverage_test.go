@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"mkeysim/cover"
+	"mkeysim/pagetable"
 	"mkeysim/prm"
 	"mkeysim/ref"
 	"mkeysim/rtl"
@@ -25,6 +26,9 @@ type suiteRun struct {
 	sc          *scenario.Scenario
 	cfg         rtl.Config
 	clockedOnly bool
+	// refOnly: the golden model alone runs it (scenario.RefOnly: the
+	// clocked model does not model the IOMMU yet).
+	refOnly bool
 }
 
 // coverageSuite lists the scenarios the coverage suite runs through both
@@ -39,7 +43,7 @@ func coverageSuite(t testing.TB) []suiteRun {
 		if err != nil {
 			t.Fatal(err)
 		}
-		runs = append(runs, suiteRun{name: f, sc: sc, cfg: rtl.DefaultConfig()})
+		runs = append(runs, suiteRun{name: f, sc: sc, cfg: rtl.DefaultConfig(), refOnly: sc.RefOnly() != ""})
 	}
 	w := stimulus.DefaultWorkload()
 	w.Seed, w.Keys, w.Accesses = 11, 400, 20_000
@@ -57,6 +61,7 @@ func coverageSuite(t testing.TB) []suiteRun {
 	ats := rtl.DefaultConfig()
 	ats.HCACap.ATS = true
 	runs = append(runs, suiteRun{name: "directed: ma_translation_mode with hca_cap.ats", sc: tm, cfg: ats})
+	runs = append(runs, suiteRun{name: "directed: IOMMU_FAULT at every level, iommu_unmap", sc: iommuFaultScenario(rtl.DefaultConfig().KLM.MaxIndirection), cfg: rtl.DefaultConfig(), refOnly: true})
 	overlap := rtl.DefaultConfig()
 	overlap.OverlapInvalidate = true
 	runs = append(runs, suiteRun{name: "directed: an invalidation reaches an MKC read in flight", sc: invalidateInFlightScenario(), cfg: overlap, clockedOnly: true})
@@ -172,9 +177,15 @@ func suiteCoverage(t *testing.T) (golden, clocked *cover.Collector) {
 		for _, r := range coverageSuite(t) {
 			var finish func()
 			collect := func(b *Bench) { finish = collectUnits(t, r.name, b, c) }
-			if r.clockedOnly {
+			switch {
+			case r.refOnly:
+				if _, err := ref.Run(r.sc, ref.Config{MaxIndirection: r.cfg.KLM.MaxIndirection, ATS: r.cfg.HCACap.ATS, Coverage: g}); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			case r.clockedOnly:
 				runClockedOnly(t, r, collect)
-			} else {
+			default:
 				runBoth(t, r.name, r.sc, r.cfg, collect)
 				if _, err := ref.Run(r.sc, ref.Config{MaxIndirection: r.cfg.KLM.MaxIndirection, ATS: r.cfg.HCACap.ATS, Coverage: g}); err != nil {
 					t.Fatal(err)
@@ -306,7 +317,9 @@ directed scenarios of ` + "`tb`" + `: every status and every mode at
 every level, through chains of variable KLM and Fixed Buffer Size keys;
 the ma_translation_mode refusals of CREATE_MKEY and UMR
 (` + "`tb/translationmode_test.go`" + `), on a device without ` + "`hca_cap.ats`" + ` and on one
-with it; and an invalidation that reaches an MKC read in flight
+with it; ` + "`IOMMU_FAULT`" + ` at every level and ` + "`iommu_unmap`" + ` (issue 36: the golden
+model only, as the examples with an ` + "`iommu`" + ` section are, for the clocked model
+does not model the IOMMU yet); and an invalidation that reaches an MKC read in flight
 (` + "`overlap_invalidate`" + `, the clocked model only: it is not checked against
 the golden model).
 
@@ -322,6 +335,37 @@ span 2^64 bytes), a read answered with an error completion (the root
 complex answers every read the model makes).
 
 `
+
+// iommuFaultScenario (issue 36; the golden model's only) ends an access
+// with IOMMU_FAULT at every level 0..depth: a PA key whose address the
+// IOMMU does not map, reached through a chain of L KLM keys; and runs
+// iommu_unmap to OK and to BAD_PARAM.
+func iommuFaultScenario(depth int) *scenario.Scenario {
+	sc := &scenario.Scenario{QPs: directedQPs, IOMMU: &scenario.IOMMU{RequesterID: 0x100, Mappings: []scenario.IOMMUMapping{
+		{Space: pagetable.Space{ID: 0x100}, IOVA: 0x20000, PA: 0x8000_0000, Size: 0x1000, R: true, W: true}}}}
+	all := prm.MKC{PD: 1, QPN: prm.QPNNone, LR: true, LW: true, RR: true, RW: true, A: true}
+	leaf := all
+	leaf.AccessMode, leaf.StartAddr, leaf.Len, leaf.Variant = prm.ModePA, 0x10000, 0x1000, 1
+	sc.MKeys = append(sc.MKeys, scenario.MKey{Index: 1, HasIndex: true, MKC: leaf})
+	next := uint32(2)
+	for l := 0; l <= depth; l++ {
+		key, addr := prm.MakeKey(1, 1), uint64(0x10000)
+		for range l {
+			k := all
+			k.AccessMode, k.Len, k.Variant = prm.ModeKLM, 64, 1
+			k.TranslationsOctwordSize = scenario.OctwordsFor(0, 1)
+			sc.MKeys = append(sc.MKeys, scenario.MKey{Index: next, HasIndex: true, MKC: k,
+				KLM: []prm.KLMEntry{{ByteCount: 64, MKey: key, Address: addr}}})
+			key, addr = prm.MakeKey(next, 1), 0
+			next++
+		}
+		sc.Ops = append(sc.Ops, scenario.Op{Kind: scenario.OpAccess, Access: scenario.Access{
+			QPN: 1, Key: key, Addr: addr, Len: 64, Type: prm.LocalWrite}})
+	}
+	unmap := &scenario.IOMMUUnmap{Space: pagetable.Space{ID: 0x100}, IOVA: 0x20000, Size: 0x1000}
+	sc.Ops = append(sc.Ops, scenario.Op{Kind: scenario.OpIOMMUUnmap, Unmap: unmap}, scenario.Op{Kind: scenario.OpIOMMUUnmap, Unmap: unmap})
+	return sc
+}
 
 // invalidateInFlightScenario is an access whose MKC read is in flight
 // when an invalidation of its key reaches the MKC cache (with

@@ -15,11 +15,16 @@ import (
 // it copies it (scenario.Result.Clone).
 type Result struct{ *scenario.Result }
 
-// OpEnum names the operation kinds (a translate filter).
+// OpEnum names the operation kinds the clocked model takes (a translate
+// filter): all but iommu_unmap, which it does not take yet (issue 36: it
+// refuses a scenario with an iommu section), so that the eight fit the
+// signal's 3 bits.
 var OpEnum = func() *sim.Enum {
 	m := map[uint64]string{}
 	for k := scenario.OpKind(0); k.String() != "op?"; k++ {
-		m[uint64(k)] = k.String()
+		if k != scenario.OpIOMMUUnmap {
+			m[uint64(k)] = k.String()
+		}
 	}
 	return &sim.Enum{Name: "op", Width: 3, Names: m}
 }()

@@ -60,7 +60,11 @@ func docBlocks(t *testing.T) map[string]string {
 			}
 		}
 		by := strings.Join(units, ", ")
-		if by == "" {
+		switch {
+		case by != "":
+		case s == prm.IOMMUFault:
+			by = "none (the golden model's IOMMU, issue 36: no unit yet)"
+		default:
 			by = "none (a command's status, not an access's)"
 		}
 		fmt.Fprintf(&b, "| %d (8'h%02x) | `%s` | %s |\n", s, uint8(s), s, by)

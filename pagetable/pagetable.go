@@ -161,7 +161,7 @@ func (t *Tables) Map(s Space, iova, pa, size uint64, r, w bool) error {
 	}
 	// Room for the tables the range needs, counted before any write, so
 	// that nothing is written half.
-	if need := t.tablesNeeded(root, ok, iova, pa, size); t.next+uint64(need)*PageBytes > t.end {
+	if room := (t.end - t.next) / PageBytes; t.tablesNeeded(root, ok, iova, pa, size, room) > room {
 		return fmt.Errorf("%v: no room left for the I/O page tables of [%#x, +%#x)", s, iova, size)
 	}
 	if !ok {
@@ -199,14 +199,17 @@ func leafLevel(iova, pa, rest uint64) int {
 
 // tablesNeeded counts the tables mapping [iova, iova+size) to pa would
 // make: the root if the space has none (hasRoot false), and each table
-// above a leaf not there yet.
-func (t *Tables) tablesNeeded(root uint64, hasRoot bool, iova, pa, size uint64) int {
-	n := 0
+// above a leaf not there yet. It stops counting past limit (the region's
+// room), and steps over the 4 KiB leaves of one last-level table at once,
+// so that a huge range is counted in time bounded by the room, not by its
+// leaves.
+func (t *Tables) tablesNeeded(root uint64, hasRoot bool, iova, pa, size, limit uint64) uint64 {
+	n := uint64(0)
 	if !hasRoot {
 		n++
 	}
 	made := map[[2]uint64]bool{} // level, the IOVA's bits above it: tables this map makes
-	for done := uint64(0); done < size; {
+	for done := uint64(0); done < size && n <= limit; {
 		level := leafLevel(iova+done, pa+done, size-done)
 		a := iova + done
 		table, there := root, hasRoot
@@ -224,7 +227,13 @@ func (t *Tables) tablesNeeded(root uint64, hasRoot bool, iova, pa, size uint64) 
 				n++
 			}
 		}
-		done += 1 << Shift(level)
+		step := uint64(1) << Shift(level)
+		if level == 1 {
+			// Every 4 KiB leaf up to the end of this last-level table
+			// (or of the range) needs the same tables above it.
+			step = min(size-done, (a|(1<<Shift(2)-1))+1-a)
+		}
+		done += step
 	}
 	return n
 }

@@ -263,3 +263,17 @@ func FuzzMapWalk(f *testing.F) {
 		}
 	})
 }
+
+// TestHugeRefusedInTime: a map of the whole IOVA space in 4 KiB leaves
+// (the PA misaligned) needs far more tables than a small region holds:
+// refused at once, not after counting 2^36 leaves.
+func TestHugeRefusedInTime(t *testing.T) {
+	tb := New(memory{}, region, 1<<26)
+	err := tb.Map(rid, 0, 0x1000, 1<<48, true, false)
+	if err == nil || !strings.Contains(err.Error(), "no room left") {
+		t.Fatalf("map of 2^48 bytes in 4 KiB leaves: %v, want no room", err)
+	}
+	if err := tb.Map(rid, 0, 1<<30, 1<<47, true, false); err != nil {
+		t.Fatalf("2^47 bytes in 1 GiB leaves (two tables below the root): %v", err)
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+
+	"mkeysim/prm"
 )
 
 // This file holds every PCIe transaction-layer rule the model relies on,
@@ -12,7 +14,10 @@ import (
 // tlp_pack.go; the components (Requester, Link, RootComplex) only call the
 // helpers here.
 
-// Type is the kind of a TLP. Only the four kinds the model moves exist.
+// Type is the kind of a TLP: the four kinds the bench moves, and the two
+// message kinds of Address Translation Services (the ATS Invalidate
+// Request and Completion, both routed by ID), which only the ATS units
+// (rtl/atc, rtl/iommu) make.
 type Type uint8
 
 const (
@@ -20,6 +25,8 @@ const (
 	MWr              // memory write request: posted, carries data
 	CplD             // completion with data
 	Cpl              // completion without data (a read that failed)
+	Msg              // message request without data, routed by ID
+	MsgD             // message request with data, routed by ID
 	numTypes
 )
 
@@ -36,15 +43,22 @@ func (t Type) String() string {
 		return "CplD"
 	case Cpl:
 		return "Cpl"
+	case Msg:
+		return "Msg"
+	case MsgD:
+		return "MsgD"
 	}
 	return fmt.Sprintf("Type(%d)", uint8(t))
 }
 
-// Valid reports whether t is one of the four types.
+// Valid reports whether t is one of the types.
 func (t Type) Valid() bool { return t < numTypes }
 
 // HasData reports whether TLPs of this type carry a data payload.
-func (t Type) HasData() bool { return t == MWr || t == CplD }
+func (t Type) HasData() bool { return t == MWr || t == CplD || t == MsgD }
+
+// IsMessage reports whether t is a message request (Msg or MsgD).
+func (t Type) IsMessage() bool { return t == Msg || t == MsgD }
 
 // IsRequest reports whether t is a memory request (MRd or MWr).
 func (t Type) IsRequest() bool { return t == MRd || t == MWr }
@@ -77,28 +91,117 @@ func (s CplStatus) String() string {
 // Valid reports whether s is SC, UR or CA.
 func (s CplStatus) Valid() bool { return s == SC || s == UR || s == CA }
 
+// AT is the Address Type field of a memory request (header DW0 bits
+// 11:10, byte 2 bits 3:2; base specification 2.2.4.1, "Address Type (AT)
+// Field Encodings"): 00b Default/Untranslated, 01b Translation Request,
+// 10b Translated, 11b Reserved. On every other TLP the field is Reserved.
+type AT uint8
+
+const (
+	ATUntranslated       AT = 0b00 // the address is untranslated (and the default without ATS)
+	ATTranslationRequest AT = 0b01 // an ATS Translation Request (10.2.2): a Memory Read
+	ATTranslated         AT = 0b10 // the address was translated through ATS
+	atReserved           AT = 0b11
+)
+
+func (a AT) String() string {
+	switch a {
+	case ATUntranslated:
+		return "Untranslated"
+	case ATTranslationRequest:
+		return "TranslationRequest"
+	case ATTranslated:
+		return "Translated"
+	}
+	return fmt.Sprintf("AT(%d)", uint8(a))
+}
+
+// PASIDPrefix is the PASID End-End TLP Prefix (base specification 6.20.2,
+// "PASID TLP Prefix"), held as the prefix DW as it is sent, byte 0 first:
+//
+//	31:29 Fmt  100b (a TLP Prefix)
+//	28:24 Type 1_0001b (End-End, E[3:0] = 0001b: PASID)
+//	23    Execute Requested
+//	22    Privileged Mode Requested
+//	21:20 reserved
+//	19:0  PASID
+//
+// The zero value is no prefix: a TLP without one has Prefix 0, and one
+// with it a value from NewPASIDPrefix. The prefix precedes the header on
+// the wire and adds PrefixBytes to the TLP.
+type PASIDPrefix uint32
+
+const (
+	// PrefixBytes is the size of a TLP prefix: one DW.
+	PrefixBytes = 4
+	// MaxPASID is the largest PASID: 20 bits.
+	MaxPASID = 1<<20 - 1
+
+	prefixFmtType = 0b100_10001 // byte 0: Fmt 100b, Type 1_0001b (End-End, PASID)
+	prefixER      = 1 << 23
+	prefixPMR     = 1 << 22
+	prefixFields  = 0xff<<24 | prefixER | prefixPMR | MaxPASID // all but the reserved bits 21:20
+)
+
+// NewPASIDPrefix is the PASID prefix carrying pasid (20 bits; higher bits
+// are dropped), Privileged Mode Requested pmr and Execute Requested er.
+func NewPASIDPrefix(pasid uint32, pmr, er bool) PASIDPrefix {
+	p := PASIDPrefix(prefixFmtType<<24 | pasid&MaxPASID)
+	if pmr {
+		p |= prefixPMR
+	}
+	if er {
+		p |= prefixER
+	}
+	return p
+}
+
+// Present reports whether the TLP carries a PASID prefix.
+func (p PASIDPrefix) Present() bool { return p != 0 }
+
+// PASID is the prefix's PASID (bits 19:0).
+func (p PASIDPrefix) PASID() uint32 { return uint32(p) & MaxPASID }
+
+// PMR is Privileged Mode Requested (bit 22).
+func (p PASIDPrefix) PMR() bool { return p&prefixPMR != 0 }
+
+// ER is Execute Requested (bit 23).
+func (p PASIDPrefix) ER() bool { return p&prefixER != 0 }
+
 // TLP is one transaction-layer packet. Which fields mean something depends
 // on Type:
 //
-//	field        MRd  MWr  CplD  Cpl
-//	RequesterID   x    x    x     x   bus/device/function of the requester
-//	Tag           x    x    x     x   10 bits; MWr tags are not used
-//	LengthDW      x    x    x     -   1..1024 (1024 is 0 on the wire); Cpl: 0
-//	Addr          x    x    -     -   DW-aligned: bits 1:0 are zero
-//	FirstBE       x    x    -     -   byte enables of the first DW
-//	LastBE        x    x    -     -   byte enables of the last DW (0 if 1 DW)
-//	CompleterID   -    -    x     x
-//	Status        -    -    x     x   CplD: SC; Cpl: UR or CA
-//	ByteCount     -    -    x     x   1..4096 (4096 is 0 on the wire)
-//	LowerAddr     -    -    x     x   7 bits
-//	Data          -    x    x     -   LengthDW*4 bytes, DW-aligned: Data[0]
-//	                                  is the byte at the first DW's address
+//	field        MRd  MWr  CplD  Cpl  Msg  MsgD
+//	RequesterID   x    x    x     x    x    x   bus/device/function of the requester
+//	Tag           x    x    x     x    x    x   10 bits; MWr tags are not used;
+//	                                            messages: the ITag (Invalidate Request)
+//	LengthDW      x    x    x     -    -    x   1..1024 (1024 is 0 on the wire); Cpl, Msg: 0
+//	Addr          x    x    -     -    x    x   requests: DW-aligned, bits 1:0 zero, but
+//	                                            for a Translation Request bit 0 is NW;
+//	                                            messages: header bytes 8 to 15
+//	AT            x    x    -     -    -    -   Address Type
+//	FirstBE       x    x    -     -    -    -   byte enables of the first DW
+//	LastBE        x    x    -     -    -    -   byte enables of the last DW (0 if 1 DW)
+//	CompleterID   -    -    x     x    -    -
+//	Status        -    -    x     x    -    -   CplD: SC; Cpl: UR or CA
+//	ByteCount     -    -    x     x    -    -   1..4096 (4096 is 0 on the wire)
+//	LowerAddr     -    -    x     x    -    -   7 bits
+//	MsgCode       -    -    -     -    x    x   Message Code
+//	Prefix        x    x    (x)  (x)   x    x   the PASID prefix, 0 for none
+//	Data          -    x    x     -    -    x   LengthDW*4 bytes, DW-aligned: Data[0]
+//	                                            is the byte at the first DW's address
+//
+// Messages are routed by ID (the only routing the model sends), so header
+// bytes 8 and 9 are the destination's ID and bytes 10 to 15 are the
+// message's own: Addr holds the 8 bytes as a big-endian number (DestID;
+// the ATS messages' accessors in ats.go read the rest).
 //
 // Fields that do not apply to the Type are ignored by Marshal and left zero
 // by Parse. The traffic class (TC) is carried: the device sends its data
 // movement on TCData, its ICM reads on TC 0, and a completion carries its
-// request's. Attributes, TD/EP, AT and processing hints are not modelled:
-// they are sent as zero and ignored on receipt.
+// request's. Attributes, TD/EP and processing hints are not modelled:
+// they are sent as zero and ignored on receipt. The bench's traffic has AT
+// 0 and no prefix.
 type TLP struct {
 	Type        Type
 	TC          uint8 // traffic class, 0..7: TCData marks the device's data movement
@@ -110,8 +213,11 @@ type TLP struct {
 	LastBE      uint8
 	CompleterID uint16
 	Status      CplStatus
+	AT          AT // memory requests: Address Type
 	ByteCount   uint16
 	LowerAddr   uint8
+	MsgCode     uint8       // messages: Message Code
+	Prefix      PASIDPrefix // the PASID prefix, 0 for none
 	Data        []byte
 }
 
@@ -139,21 +245,30 @@ const (
 	Addr4GB = uint64(1) << 32
 )
 
-// HeaderBytes is the header size of a TLP of type t to address addr:
-// memory requests at or above 4 GB use the 4DW header, all others 3DW;
-// completions are always 3DW.
+// HeaderBytes is the header size of a TLP of type t to address addr,
+// without prefix: memory requests at or above 4 GB use the 4DW header,
+// others 3DW; completions are always 3DW; messages always 4DW (the
+// Message Request header of base specification 2.2.8 has 4 DW: Fmt 001b
+// for Msg, 011b for MsgD).
 func HeaderBytes(t Type, addr uint64) int {
-	if t.IsRequest() && addr >= Addr4GB {
+	if t.IsRequest() && addr >= Addr4GB || t.IsMessage() {
 		return Header4DW
 	}
 	return Header3DW
 }
 
-// HeaderBytes is t's header size (12 or 16).
-func (t *TLP) HeaderBytes() int { return HeaderBytes(t.Type, t.Addr) }
+// HeaderBytes is t's header size with its prefix: 12 or 16, and 4 more
+// with a PASID prefix.
+func (t *TLP) HeaderBytes() int {
+	n := HeaderBytes(t.Type, t.Addr)
+	if t.Prefix != 0 {
+		n += PrefixBytes
+	}
+	return n
+}
 
 // PayloadBytes is the size of t's data payload on the wire: LengthDW*4 for
-// MWr and CplD, 0 otherwise.
+// MWr, CplD and MsgD, 0 otherwise.
 func (t *TLP) PayloadBytes() int {
 	if !t.Type.HasData() {
 		return 0
@@ -161,7 +276,8 @@ func (t *TLP) PayloadBytes() int {
 	return int(t.LengthDW) * DWBytes
 }
 
-// WireBytes is t's size on the link: header + payload + FramingBytes.
+// WireBytes is t's size on the link: prefix + header + payload +
+// FramingBytes.
 func (t *TLP) WireBytes() int { return t.HeaderBytes() + t.PayloadBytes() + FramingBytes }
 
 // ---------------------------------------------------------------------
@@ -300,16 +416,32 @@ func (t *TLP) checkEncodable() error {
 	if t.Tag > MaxTag {
 		return fieldErr("Tag", "%d does not fit 10 bits", t.Tag)
 	}
+	if t.Prefix != 0 && (uint32(t.Prefix)>>24 != prefixFmtType || t.Prefix&^prefixFields != 0) {
+		return fieldErr("Prefix", "%#08x is not a PASID prefix (Fmt/Type 100b/1_0001b, bits 21:20 reserved)", uint32(t.Prefix))
+	}
 	switch t.Type {
 	case MRd, MWr:
 		if t.LengthDW < 1 || t.LengthDW > MaxLengthDW {
 			return fieldErr("LengthDW", "%d not in 1..1024", t.LengthDW)
 		}
-		if t.Addr&3 != 0 {
+		if t.AT > atReserved {
+			return fieldErr("AT", "%d does not fit 2 bits", t.AT)
+		}
+		// A Translation Request's address bit 0 is NW (10.2.2); bit 1
+		// is reserved.
+		if t.Addr&3 != 0 && (t.AT != ATTranslationRequest || t.Addr&3 != 1) {
 			return fieldErr("Addr", "%#x is not DW-aligned", t.Addr)
 		}
 		if t.FirstBE > 0xf || t.LastBE > 0xf {
 			return fieldErr("FirstBE/LastBE", "%#x/%#x do not fit 4 bits", t.FirstBE, t.LastBE)
+		}
+	case Msg:
+		if t.LengthDW != 0 {
+			return fieldErr("LengthDW", "%d on a message without data (must be 0)", t.LengthDW)
+		}
+	case MsgD:
+		if t.LengthDW < 1 || t.LengthDW > MaxLengthDW {
+			return fieldErr("LengthDW", "%d not in 1..1024", t.LengthDW)
 		}
 	case CplD, Cpl:
 		if t.Type == CplD && (t.LengthDW < 1 || t.LengthDW > MaxLengthDW) {
@@ -345,16 +477,54 @@ func (t *TLP) checkEncodable() error {
 //   - Length > 1 DW: neither First nor Last DW BE may be 0000b;
 //   - Length >= 3 DW, or 2 DW not QW-aligned: the byte enables must be
 //     contiguous (first 1111/1110/1100/1000, last 0001/0011/0111/1111);
-//   - a completion with data carries status SC; one without data, UR or CA.
+//   - a completion with data carries status SC; one without data, UR or CA;
+//   - the Address Type of a memory request is 00b, 01b or 10b: "11b
+//     Reserved" (2.2.4.1, AT field encodings); AT is a field of memory
+//     requests only: on completions and messages the bits are Reserved
+//     (set in the TLP, they would be dropped on the wire);
+//   - a Translation Request (AT 01b) is a Memory Read: ATS defines the
+//     Translation Request as a Memory Read with AT 01b (10.2.2); its
+//     Length is 2 DW per translation asked for (the Translation
+//     Completion returns an 8-byte entry per translation, 10.2.3), so it
+//     is even; its address is an untranslated page, not a memory range,
+//     so the 4 KB rule does not apply;
+//   - the PASID prefix is permitted on Memory Requests with Untranslated
+//     Addresses, Translation Requests and ATS Invalidation Messages, and
+//     "not permitted on any other TLP" (6.20.1): not on completions, not
+//     on a Translated (AT 10b) request. PASID, PMR and ER exist only in
+//     the prefix (the PASIDPrefix type holds the three);
+//   - messages: the model's two, routed by ID (Type 1_0010b, r[2:0] =
+//     010b, 2.2.8), are the Invalidate Request, a MsgD of Message Code
+//     0000_0001b with a 2-DW payload (10.3.1, ATSInvalidateBodySize), and
+//     the Invalidate Completion, a Msg of Message Code 0000_0010b (10.3.2);
+//     other Message Codes are not modelled.
 func (t *TLP) Validate() error {
 	if err := t.checkEncodable(); err != nil {
 		return err
 	}
+	if t.AT != ATUntranslated && !t.Type.IsRequest() {
+		return fieldErr("AT", "%v on a %v: AT is Reserved except on memory requests", t.AT, t.Type)
+	}
+	if t.Prefix != 0 && (t.Type.IsCompletion() || t.AT == ATTranslated) {
+		return fieldErr("Prefix", "a PASID prefix on a %v with AT %v is not permitted", t.Type, t.AT)
+	}
 	switch t.Type {
 	case MRd, MWr:
 		ldw := int(t.LengthDW)
-		if t.Addr%PageBytes+uint64(ldw*DWBytes) > PageBytes {
-			return fieldErr("Addr/LengthDW", "%#x + %d DW crosses a 4 KB boundary", t.Addr, ldw)
+		switch t.AT {
+		case atReserved:
+			return fieldErr("AT", "11b is Reserved")
+		case ATTranslationRequest:
+			if t.Type != MRd {
+				return fieldErr("AT", "a Translation Request (AT 01b) on a %v: it is a Memory Read", t.Type)
+			}
+			if ldw%prm.ATSEntryDW != 0 {
+				return fieldErr("LengthDW", "%d DW on a Translation Request: 2 DW per translation", ldw)
+			}
+		default:
+			if t.Addr%PageBytes+uint64(ldw*DWBytes) > PageBytes {
+				return fieldErr("Addr/LengthDW", "%#x + %d DW crosses a 4 KB boundary", t.Addr, ldw)
+			}
 		}
 		if ldw == 1 {
 			if t.LastBE != 0 {
@@ -377,6 +547,17 @@ func (t *TLP) Validate() error {
 	case Cpl:
 		if t.Status == SC {
 			return fieldErr("Status", "SC on a read completion without data")
+		}
+	case MsgD:
+		if t.MsgCode != prm.ATSInvalidateRequestCode {
+			return fieldErr("MsgCode", "%#02x on a MsgD: the model's only one is the Invalidate Request (0x01)", t.MsgCode)
+		}
+		if int(t.LengthDW)*DWBytes != prm.ATSInvalidateBodySize {
+			return fieldErr("LengthDW", "%d DW on an Invalidate Request (its payload is 2 DW)", t.LengthDW)
+		}
+	case Msg:
+		if t.MsgCode != prm.ATSInvalidateCompletionCode {
+			return fieldErr("MsgCode", "%#02x on a Msg: the model's only one is the Invalidate Completion (0x02)", t.MsgCode)
 		}
 	}
 	return nil

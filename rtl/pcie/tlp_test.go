@@ -7,9 +7,14 @@ import (
 )
 
 func TestTypeString(t *testing.T) {
-	for typ, want := range map[Type]string{MRd: "MRd", MWr: "MWr", CplD: "CplD", Cpl: "Cpl", 9: "Type(9)"} {
+	for typ, want := range map[Type]string{MRd: "MRd", MWr: "MWr", CplD: "CplD", Cpl: "Cpl", Msg: "Msg", MsgD: "MsgD", 9: "Type(9)"} {
 		if got := typ.String(); got != want {
 			t.Errorf("%d: %q, want %q", typ, got, want)
+		}
+	}
+	for at, want := range map[AT]string{ATUntranslated: "Untranslated", ATTranslationRequest: "TranslationRequest", ATTranslated: "Translated", 3: "AT(3)"} {
+		if got := at.String(); got != want {
+			t.Errorf("%d: %q, want %q", at, got, want)
 		}
 	}
 	for st, want := range map[CplStatus]string{SC: "SC", UR: "UR", CA: "CA", 2: "CplStatus(2)"} {
@@ -76,6 +81,13 @@ func TestSizes(t *testing.T) {
 		{TLP{Type: MWr, Addr: Addr4GB + 8, LengthDW: 2}, 16, 16 + 8 + 8},
 		{TLP{Type: CplD, LengthDW: 16}, 12, 12 + 64 + 8},
 		{TLP{Type: Cpl}, 12, 20},
+		// A prefix is 4 more header bytes; messages have the 4DW header.
+		{TLP{Type: MRd, Addr: 0x1000, LengthDW: 1, Prefix: NewPASIDPrefix(1, false, false)}, 16, 24},
+		{TLP{Type: MWr, Addr: Addr4GB, LengthDW: 2, Prefix: NewPASIDPrefix(1, true, true)}, 20, 20 + 8 + 8},
+		{TLP{Type: MRd, AT: ATTranslationRequest, Addr: Addr4GB | 1, LengthDW: 2}, 16, 24},
+		{TLP{Type: Msg}, 16, 24},
+		{TLP{Type: MsgD, LengthDW: 2}, 16, 16 + 8 + 8},
+		{TLP{Type: MsgD, LengthDW: 2, Prefix: NewPASIDPrefix(1, false, false)}, 20, 20 + 8 + 8},
 	} {
 		if h, w := c.tlp.HeaderBytes(), c.tlp.WireBytes(); h != c.hdr || w != c.wire {
 			t.Errorf("%v @%#x: header %d wire %d, want %d %d", c.tlp.Type, c.tlp.Addr, h, w, c.hdr, c.wire)
@@ -269,6 +281,42 @@ func TestValidate(t *testing.T) {
 		{"lower addr", TLP{Type: Cpl, Status: UR, ByteCount: 1, LowerAddr: 0x80}, "LowerAddr"},
 		{"status", TLP{Type: Cpl, Status: 2, ByteCount: 1}, "Status"},
 		{"type", TLP{Type: 7}, "Type"},
+
+		// AT and the Translation Request.
+		{"translated read", TLP{Type: MRd, AT: ATTranslated, Addr: 0x1000, LengthDW: 1, FirstBE: 0xf}, ""},
+		{"translated write", TLP{Type: MWr, AT: ATTranslated, Addr: 0x1000, LengthDW: 1, FirstBE: 0xf, Data: make([]byte, 4)}, ""},
+		{"AT 11b", TLP{Type: MRd, AT: 3, Addr: 0x1000, LengthDW: 1, FirstBE: 0xf}, "Reserved"},
+		{"AT 4", TLP{Type: MRd, AT: 4, Addr: 0x1000, LengthDW: 1, FirstBE: 0xf}, "2 bits"},
+		{"AT on CplD", TLP{Type: CplD, AT: ATTranslated, LengthDW: 1, ByteCount: 4, Data: make([]byte, 4)}, "AT"},
+		{"AT on Msg", TLP{Type: Msg, AT: ATTranslationRequest, MsgCode: 2}, "AT"},
+		{"translation request", TLP{Type: MRd, AT: ATTranslationRequest, Addr: 0x12_3456_7001, LengthDW: 2, FirstBE: 0xf, LastBE: 0xf}, ""},
+		{"translation request NW 0, 3DW", TLP{Type: MRd, AT: ATTranslationRequest, Addr: 0x8000_0000, LengthDW: 8, FirstBE: 0xf, LastBE: 0xf}, ""},
+		{"translation request 512", TLP{Type: MRd, AT: ATTranslationRequest, Addr: 0x8000_0000, LengthDW: 1024, FirstBE: 0xf, LastBE: 0xf}, ""},
+		{"translation request odd", TLP{Type: MRd, AT: ATTranslationRequest, Addr: 0x1000, LengthDW: 3, FirstBE: 0xf, LastBE: 0xf}, "2 DW per translation"},
+		{"translation request 1 DW", TLP{Type: MRd, AT: ATTranslationRequest, Addr: 0x1000, LengthDW: 1, FirstBE: 0xf}, "2 DW per translation"},
+		{"translation request write", TLP{Type: MWr, AT: ATTranslationRequest, Addr: 0x1000, LengthDW: 2, FirstBE: 0xf, LastBE: 0xf, Data: make([]byte, 8)}, "Memory Read"},
+		{"translation request bit 1", TLP{Type: MRd, AT: ATTranslationRequest, Addr: 0x1002, LengthDW: 2, FirstBE: 0xf, LastBE: 0xf}, "Addr"},
+		{"NW without AT", TLP{Type: MRd, Addr: 0x1001, LengthDW: 2, FirstBE: 0xf, LastBE: 0xf}, "Addr"},
+
+		// The PASID prefix.
+		{"PASID read", TLP{Type: MRd, Addr: 0x1000, LengthDW: 1, FirstBE: 0xf, Prefix: NewPASIDPrefix(0xfffff, true, true)}, ""},
+		{"PASID translation request", TLP{Type: MRd, AT: ATTranslationRequest, Addr: 0x1000, LengthDW: 2, FirstBE: 0xf, LastBE: 0xf, Prefix: NewPASIDPrefix(7, false, false)}, ""},
+		{"PASID translated", TLP{Type: MRd, AT: ATTranslated, Addr: 0x1000, LengthDW: 1, FirstBE: 0xf, Prefix: NewPASIDPrefix(7, false, false)}, "not permitted"},
+		{"PASID CplD", TLP{Type: CplD, LengthDW: 1, ByteCount: 4, Data: make([]byte, 4), Prefix: NewPASIDPrefix(7, false, false)}, "not permitted"},
+		{"PASID Cpl", TLP{Type: Cpl, Status: UR, ByteCount: 4, Prefix: NewPASIDPrefix(7, false, false)}, "not permitted"},
+		{"PASID invalidate", TLP{Type: MsgD, MsgCode: 1, LengthDW: 2, Data: make([]byte, 8), Prefix: NewPASIDPrefix(7, false, false)}, ""},
+		{"prefix reserved bits", TLP{Type: MRd, Addr: 0x1000, LengthDW: 1, FirstBE: 0xf, Prefix: NewPASIDPrefix(7, false, false) | 1<<20}, "Prefix"},
+		{"not a PASID prefix", TLP{Type: MRd, Addr: 0x1000, LengthDW: 1, FirstBE: 0xf, Prefix: 0x9000_0007}, "Prefix"},
+
+		// Messages.
+		{"invalidate request", TLP{Type: MsgD, MsgCode: 1, LengthDW: 2, Data: make([]byte, 8)}, ""},
+		{"invalidate request 1 DW", TLP{Type: MsgD, MsgCode: 1, LengthDW: 1, Data: make([]byte, 4)}, "2 DW"},
+		{"invalidate request code", TLP{Type: MsgD, MsgCode: 2, LengthDW: 2, Data: make([]byte, 8)}, "MsgCode"},
+		{"invalidate completion", TLP{Type: Msg, MsgCode: 2, Addr: 0x0008_0001_0000_0020}, ""},
+		{"invalidate completion code", TLP{Type: Msg, MsgCode: 1}, "MsgCode"},
+		{"Msg length", TLP{Type: Msg, MsgCode: 2, LengthDW: 2}, "LengthDW"},
+		{"Msg data", TLP{Type: Msg, MsgCode: 2, Data: make([]byte, 4)}, "Data"},
+		{"MsgD length 0", TLP{Type: MsgD, MsgCode: 1}, "LengthDW"},
 	} {
 		err := c.tlp.Validate()
 		switch {

@@ -352,9 +352,21 @@ func FuzzReader(f *testing.F) {
 func fuzzTLP(typ uint8, rid, tag, ldw uint16, addr uint64, fbe, lbe uint8, cid uint16, st uint8, bc uint16, la uint8, data []byte, tc uint8) pcie.TLP {
 	t := pcie.TLP{Type: pcie.Type(typ % uint8(pcie.NumTypes)), TC: tc & 7, RequesterID: rid, Tag: tag & pcie.MaxTag}
 	length := ldw%pcie.MaxLengthDW + 1
+	if cid&0x8000 != 0 { // the ATS fields from bits the seeds already vary, as in rtl/pcie's fuzzer
+		t.Prefix = pcie.NewPASIDPrefix(uint32(cid)<<5|uint32(la&0x1f), la&0x40 != 0, la&0x80 != 0)
+	}
 	switch t.Type {
 	case pcie.MRd, pcie.MWr:
 		t.LengthDW, t.Addr, t.FirstBE, t.LastBE = length, addr&^3, fbe&0xf, lbe&0xf
+		t.AT = pcie.AT(tc>>3) & 3
+		if t.AT == pcie.ATTranslationRequest {
+			t.Addr |= addr & 1 // NW
+		}
+	case pcie.Msg, pcie.MsgD:
+		if t.Type == pcie.MsgD {
+			t.LengthDW = length
+		}
+		t.Addr, t.MsgCode = addr, lbe
 	case pcie.CplD, pcie.Cpl:
 		if t.Type == pcie.CplD {
 			t.LengthDW = length
@@ -398,7 +410,8 @@ func FuzzRoundTrip(f *testing.F) {
 		err = w.Write(cycle, Direction(dir), &tlp)
 		maxNs := new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1e9), 32), big.NewInt(1)) // the last time pcap holds
 		fits := nsOf(cycle, clockPS).Cmp(maxNs) <= 0
-		if (err == nil) != (fits && dir <= 1) {
+		recordFits := PseudoHeaderBytes+tlp.HeaderBytes()+tlp.PayloadBytes() <= MaxRecordBytes
+		if (err == nil) != (fits && dir <= 1 && recordFits) {
 			t.Fatalf("cycle %d at %d ps, direction %d: %v", cycle, clockPS, dir, err)
 		}
 		if err != nil {

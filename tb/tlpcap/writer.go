@@ -30,7 +30,11 @@ const (
 	PseudoHeaderBytes = 4
 
 	// MaxRecordBytes is the size of the largest record: pseudo-header,
-	// 4DW header and 1024 DW of data. It is the file's snaplen.
+	// 4DW header and 1024 DW of data. It is the file's snaplen. A TLP
+	// with a PASID prefix is 4 bytes longer than its header and data, so
+	// one with a 4DW header and 1024 DW of data does not fit: Write
+	// refuses it (the snaplen stays that of the files written before
+	// prefixes existed).
 	MaxRecordBytes = PseudoHeaderBytes + pcie.Header4DW + pcie.MaxLengthDW*pcie.DWBytes
 
 	// MinClockPS is the shortest clock period a file can hold, 1 ns: with
@@ -99,8 +103,8 @@ func checkClock(clockPS uint64) error {
 // Write appends the record of t, sent in direction dir during clock cycle
 // cycle. It fails, naming the record and the field, when dir is not a
 // direction, t does not fit the TLP wire format (see (*pcie.TLP).Append;
-// protocol rules are not checked), or the cycle's time is past the last
-// time pcap can hold (2^32 s). After a failed write to the underlying
+// protocol rules are not checked) or the record (see MaxRecordBytes), or
+// the cycle's time is past the last time pcap can hold (2^32 s). After a failed write to the underlying
 // writer, every Write returns that error.
 func (w *Writer) Write(cycle uint64, dir Direction, t *pcie.TLP) error {
 	if w.err != nil {
@@ -117,6 +121,10 @@ func (w *Writer) Write(cycle uint64, dir Direction, t *pcie.TLP) error {
 	b := append(w.buf[:0], Version, byte(dir), 0, 0)
 	if b, err = t.Append(b); err != nil {
 		return &RecordError{Record: rec, Err: err}
+	}
+	if len(b) > MaxRecordBytes {
+		return &RecordError{Record: rec, Err: fmt.Errorf("%d bytes, longer than the largest record (%d): a prefix and a 4DW header leave room for %d DW of data",
+			len(b), MaxRecordBytes, pcie.MaxLengthDW-pcie.PrefixBytes/pcie.DWBytes)}
 	}
 	w.buf = b[:0]
 	ci := gopacket.CaptureInfo{Timestamp: ts, CaptureLength: len(b), Length: len(b)}

@@ -106,6 +106,8 @@ func TestWriteErrors(t *testing.T) {
 		{"unaligned", 0, Upstream, pcie.TLP{Type: pcie.MRd, LengthDW: 1, Addr: 0x1002, FirstBE: 1}, "Addr", "record 3: pcie: TLP Addr"},
 		{"past 2^32 s", (1 << 32) * 1e9 / 4, Upstream, good, "", "record 3: cycle 1073741824000000000 at 4000 ps is past pcap's last timestamp"},
 		{"overflow", math.MaxUint64, Upstream, good, "", "is past pcap's last timestamp"},
+		{"prefixed 1024 DW", 0, Upstream, pcie.TLP{Type: pcie.MWr, Prefix: pcie.NewPASIDPrefix(1, false, false), Addr: pcie.Addr4GB, LengthDW: 1024, FirstBE: 0xf, LastBE: 0xf,
+			Data: make([]byte, 4096)}, "", "record 3: 4120 bytes, longer than the largest record (4116)"},
 	} {
 		var buf bytes.Buffer
 		w, err := NewWriter(&buf, 4000)

@@ -36,8 +36,15 @@ var tsharkFields = []string{
 var textFields = map[string]bool{"frame.time_epoch": true, "pcietlp.type": true, "pcietlp.data": true, "_ws.expert.message": true}
 
 // tshark decodes file with the dissector and returns, for each record,
-// its fields by name.
+// tsharkFields by name.
 func tshark(t *testing.T, file string) []map[string]string {
+	t.Helper()
+	return tsharkFieldsOf(t, file, tsharkFields)
+}
+
+// tsharkFieldsOf decodes file with the dissector and returns, for each
+// record, the fields by name (the last may hold commas).
+func tsharkFieldsOf(t *testing.T, file string, fields []string) []map[string]string {
 	t.Helper()
 	tooltest.Need(t, tooltest.Tshark...)
 	script, err := filepath.Abs(luaScript)
@@ -49,7 +56,7 @@ func tshark(t *testing.T, file string) []map[string]string {
 	}
 	args := []string{"-X", "lua_script:" + script, "-r", file, "-T", "fields",
 		"-E", "separator=,", "-E", "aggregator=|", "-E", "header=n"}
-	for _, f := range tsharkFields {
+	for _, f := range fields {
 		args = append(args, "-e", f)
 	}
 	cmd := exec.Command("tshark", args...)
@@ -69,13 +76,13 @@ func tshark(t *testing.T, file string) []map[string]string {
 		if line == "" {
 			continue
 		}
-		vals := strings.SplitN(line, ",", len(tsharkFields))
-		if len(vals) != len(tsharkFields) {
-			t.Fatalf("tshark line %q: %d fields, want %d", line, len(vals), len(tsharkFields))
+		vals := strings.SplitN(line, ",", len(fields))
+		if len(vals) != len(fields) {
+			t.Fatalf("tshark line %q: %d fields, want %d", line, len(vals), len(fields))
 		}
 		m := make(map[string]string, len(vals))
 		for i, v := range vals {
-			m[tsharkFields[i]] = v
+			m[fields[i]] = v
 		}
 		out = append(out, m)
 	}
@@ -209,6 +216,10 @@ func TestTsharkMalformed(t *testing.T) {
 		{"IO read", body(1, 0, 0, 0, unhex(t, "02000001 0100000f 00001000")), "unknown", "Fmt 0, Type 2"},
 		{"trailing byte", body(1, 0, 0, 0, append(mrd, 0)), "MRd", "1 payload bytes, Length says 0"},
 		{"short data", body(1, 0, 0, 0, mwr[:len(mwr)-1]), "MWr", "7 payload bytes, Length says 8"},
+		{"ExtTPH prefix", body(1, 0, 0, 0, append(unhex(t, "90000001"), mrd...)), "unknown", "only the PASID prefix"},
+		{"two prefixes", body(1, 0, 0, 0, append(unhex(t, "91000001 91000002"), mrd...)), "unknown", "a second TLP prefix"},
+		{"message code", body(1, 0, 0, 0, unhex(t, "32000000 01000007 00080000 00000000")), "Msg", "Message code 0x07"},
+		{"short Invalidate Request", body(1, 0, 0, 0, unhex(t, "72000002 00080501 01000000 00000000 00000012")), "MsgD", "4 payload bytes, Length says 8"},
 	}
 	var file []byte
 	file = append(file, unhex(t, fileHeaderHex)...)

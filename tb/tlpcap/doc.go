@@ -63,7 +63,8 @@
 //	           (sent by the root complex to the device, such as the
 //	           completions of the device's reads)
 //	bytes 2-3  reserved: 0
-//	bytes 4-   the TLP: its 3- or 4-DW header and its data payload, exactly
+//	bytes 4-   the TLP: its PASID prefix if it has one, its 3- or 4-DW
+//	           header and its data payload, exactly
 //	           as the PCIe base specification puts them on the wire, with
 //	           no framing (no STP token or sequence number, no LCRC, no
 //	           ECRC)
@@ -71,27 +72,48 @@
 // The TLP header is sent most significant byte first; the fields this model
 // uses are (bit numbers within each big-endian DW):
 //
+//	PASID prefix (optional, one DW before DW0)
+//	     31:29 Fmt     100 (a TLP prefix)
+//	     28:24 Type    1_0001 (End-End: PASID)
+//	     23 Execute Requested, 22 Privileged Mode Requested, 19:0 PASID
 //	DW0  31:29 Fmt     000 3DW no data, 001 4DW no data,
 //	                   010 3DW with data, 011 4DW with data
-//	     28:24 Type    00000 memory request, 01010 completion
+//	     28:24 Type    00000 memory request, 01010 completion,
+//	                   10010 message routed by ID
 //	     23    T9      tag bit 9
 //	     22:20 TC      traffic class
 //	     19    T8      tag bit 8
+//	     11:10 AT      memory requests: 00 untranslated, 01 Translation
+//	                   Request, 10 translated
 //	      9:0  Length  data length in DW, 0 meaning 1024
 //	requests: MRd (Fmt 000/001), MWr (Fmt 010/011)
 //	DW1  31:16 Requester ID, 15:8 Tag[7:0], 7:4 Last DW BE, 3:0 First DW BE
 //	DW2  3DW: Address[31:2] in bits 31:2; 4DW: Address[63:32]
 //	DW3  4DW only: Address[31:2] in bits 31:2
+//	     (a Translation Request: Untranslated Address[31:12] in 31:12,
+//	     No Write in bit 0)
 //	completions: CplD (Fmt 010), Cpl (Fmt 000, Length 0)
 //	DW1  31:16 Completer ID, 15:13 Status (000 SC, 001 UR, 100 CA),
 //	     11:0 Byte Count, 0 meaning 4096
 //	DW2  31:16 Requester ID, 15:8 Tag[7:0], 6:0 Lower Address
+//	     (a Translation Completion's data are 8-byte Translation
+//	     Completion Data Entries, prm.ATSCompletionEntry)
+//	messages: Msg (Fmt 001, Length 0), MsgD (Fmt 011), the ATS Invalidate
+//	Completion (Message Code 02h) and Request (01h)
+//	DW1  31:16 Requester ID, 15:8 Tag[7:0] (the ITag in 4:0), 7:0 Message Code
+//	DW2  31:16 Device ID (the destination), 2:0 CC (the Completion's)
+//	DW3  the Completion's ITag Vector
+//	     (the Request's 2-DW payload is prm.ATSInvalidateBody)
 //
 // A memory request uses the 4DW header exactly when its address is at or
-// above 4 GB. MWr and CplD carry Length × 4 data bytes after the header;
-// MRd and Cpl carry none. The other header bits (attributes, TD, EP, AT,
-// processing hints, BCM) are written as zero. A record is therefore 16 to
-// MaxRecordBytes (4 + 16 + 4096) bytes long.
+// above 4 GB; a message always does. MWr, CplD and MsgD carry Length × 4
+// data bytes after the header; MRd, Cpl and Msg carry none. The other
+// header bits (attributes, TD, EP, processing hints, BCM) are written as
+// zero, and so is AT but in memory requests. A record is therefore 16 to
+// MaxRecordBytes (4 + 16 + 4096) bytes long; the one TLP that would be
+// longer, with a prefix, a 4DW header and 1024 DW of data, is refused by
+// the writer. The bench's traffic has no prefix, messages or AT; rtl/pcie's
+// ats.go builds the ATS forms.
 //
 // # Strictness
 //

@@ -141,8 +141,7 @@ func (l *Link) step(now uint64) (busy, stalled bool) {
 	}
 	t := *l.In.Peek()
 	l.In.Pop()
-	l.count(&t)
-	s := l.cfg.SerializationCycles(t.WireBytes())
+	s := l.count(&t)
 	if s == 1 && l.wire.Ready() {
 		l.wire.Push(t)
 		return false, false
@@ -152,18 +151,23 @@ func (l *Link) step(now uint64) (busy, stalled bool) {
 	return false, false
 }
 
-// count counts the TLP t taken from In.
-func (l *Link) count(t *TLP) {
+// count counts the TLP t taken from In and returns its serialization
+// cycles.
+func (l *Link) count(t *TLP) int {
+	payload := t.PayloadBytes()
+	wire := t.HeaderBytes() + payload + FramingBytes // t.WireBytes(), computed once
 	if t.Type.Valid() {
 		c := &l.stats.PerType[t.Type]
 		c.TLPs++
-		c.WireBytes += uint64(t.WireBytes())
-		c.PayloadBytes += uint64(t.PayloadBytes())
+		c.WireBytes += uint64(wire)
+		c.PayloadBytes += uint64(payload)
 		l.stats.TLPs++
-		l.stats.WireBytes += uint64(t.WireBytes())
-		l.stats.PayloadBytes += uint64(t.PayloadBytes())
+		l.stats.WireBytes += uint64(wire)
+		l.stats.PayloadBytes += uint64(payload)
 	}
-	l.stats.BusyCycles += uint64(l.cfg.SerializationCycles(t.WireBytes()))
+	s := l.cfg.SerializationCycles(wire)
+	l.stats.BusyCycles += uint64(s)
+	return s
 }
 
 // Commit latches the serializer.

@@ -250,7 +250,9 @@ function tlp.dissector(tvb, pinfo, tree)
 	local len = wire_len
 	local has_data = name == "MWr" or name == "CplD" or name == "MsgD"
 	if name == "Cpl" or name == "Msg" then
-		t:add(f.length, tvb(o + 2, 2), wire_len):append_text(" (reserved without data)")
+		local what = "a completion"
+		if name == "Msg" then what = "a message" end
+		t:add(f.length, tvb(o + 2, 2), wire_len):append_text(" (reserved in " .. what .. " without data)")
 		len = 0
 	else
 		if len == 0 then len = 1024 end

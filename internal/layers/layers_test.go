@@ -32,7 +32,10 @@ var allowed = map[string][]string{
 	// The array of a cache of translated ranges (the ATC's, the IOTLB's),
 	// under linecache's replacement policies.
 	"rtl/rangecache": {"rtl/linecache"},
-	"rtl/pcie":       {"rtl/sim"},
+	// The TLP model; prm for the ATS formats' field tables (the
+	// Translation Completion entries, the Invalidate messages), as
+	// rtl/bus takes prm's formats.
+	"rtl/pcie": {"prm", "rtl/sim"},
 	// The host's IOMMU: host side, beside rtl/pcie; reads the I/O page
 	// tables and keeps its IOTLB in a rangecache.
 	"rtl/iommu": {"pagetable", "rtl/sim", "rtl/bus", "rtl/linecache", "rtl/rangecache"},

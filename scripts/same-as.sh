@@ -51,8 +51,19 @@ check() { # check NAME VCD(yes|no) ARGS...
 		if ! timeout -k 5 600 "$tmp/$side" run --quiet --no-summary --out "$tmp/$side.jsonl" --stats "$tmp/$side.json" "${extra[@]}" "$@" >/dev/null 2>"$tmp/$side.err"; then
 			# A run that fails must fail the same way on both sides.
 			echo "failed" >>"$tmp/$side.jsonl"
+			: >"$tmp/$side.failed"
 		fi
 	done
+	if [ -f "$tmp/before.failed" ] && [ -f "$tmp/after.failed" ]; then
+		# Both refused the run (a scenario only the golden model runs):
+		# the same if they said the same.
+		if cmp -s "$tmp/before.err" "$tmp/after.err"; then same=$((same + 1)); else
+			echo "$name: both runs failed, differently: $(head -c 200 "$tmp/after.err")"
+			differ=$((differ + 1))
+		fi
+		rm -rf "$tmp"/before.* "$tmp"/after.*
+		return
+	fi
 	if ! cmp -s "$tmp/before.jsonl" "$tmp/after.jsonl"; then
 		echo "$name: result lines differ: $(cmp "$tmp/before.jsonl" "$tmp/after.jsonl" 2>&1 | head -1)"
 		ok=0

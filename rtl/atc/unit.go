@@ -90,7 +90,7 @@ type Unit struct {
 
 // New makes an empty ATC; cfg must be valid (Config.Validate).
 func New(name string, cfg Config, p Ports) *Unit {
-	u := &Unit{name: name, cfg: cfg, p: p, arr: rangecache.New[translation](cfg.Entries, cfg.Ways, cfg.Replacement, cfg.Seed),
+	u := &Unit{name: name, cfg: cfg, p: p, arr: rangecache.NewOf[translation](cfg.Cache),
 		mshrs:  make([]mshr, cfg.MSHRs),
 		outCap: cfg.MSHRs*cfg.Targets + 1}
 	u.CounterSet = sim.Declare("atc", &u.stats)

@@ -9,6 +9,7 @@ import (
 	"mkeysim/rtl/bus"
 	"mkeysim/rtl/internal/chantest"
 	"mkeysim/rtl/linecache"
+	"mkeysim/rtl/rangecache"
 	"mkeysim/rtl/sim"
 )
 
@@ -53,7 +54,7 @@ func TestDirected(t *testing.T) {
 		{name: "not mapped", cfg: DefaultConfig(), regions: []region{ro},
 			ls:   []bus.ATSLookup{{Tag: 0, Addr: 0x60_0000_0000, Len: 8}, {Tag: 1, Addr: 0x60_0000_0000, Len: 8}},
 			want: Stats{Misses: 2, Requests: 2, Faults: 2, MaxMSHRs: 1}, addrs: []uint64{0, 0}, oks: []bool{false, false}},
-		{name: "eviction", cfg: Config{Entries: 2, Ways: 0, Replacement: linecache.LRU, MSHRs: 1, Targets: 1},
+		{name: "eviction", cfg: Config{Cache: rangecache.Config{Entries: 2, Ways: 0, Replacement: linecache.LRU}, MSHRs: 1, Targets: 1},
 			regions: []region{ro, {base: 0x50_0000_1000, log: 12, vs: []version{{mapped: true, r: true, pa: 0x9100_0000}}},
 				{base: 0x50_0000_2000, log: 12, vs: []version{{mapped: true, r: true, pa: 0x9200_0000}}}},
 			ls: []bus.ATSLookup{{Tag: 0, Addr: 0x50_0000_0000, Len: 8}, {Tag: 1, Addr: 0x50_0000_1000, Len: 8},
@@ -153,10 +154,10 @@ func TestStaleRequest(t *testing.T) {
 func TestRandom(t *testing.T) {
 	geoms := []Config{
 		DefaultConfig(),
-		{Entries: 4, Ways: 0, Replacement: linecache.LRU, MSHRs: 1, Targets: 1},
-		{Entries: 8, Ways: 2, Replacement: linecache.PLRU, MSHRs: 2, Targets: 2},
-		{Entries: 16, Ways: 4, Replacement: linecache.Random, Seed: 3, MSHRs: 4, Targets: 8},
-		{Entries: 2, Ways: 1, Replacement: linecache.NRU, MSHRs: 3, Targets: 1},
+		{Cache: rangecache.Config{Entries: 4, Ways: 0, Replacement: linecache.LRU}, MSHRs: 1, Targets: 1},
+		{Cache: rangecache.Config{Entries: 8, Ways: 2, Replacement: linecache.PLRU}, MSHRs: 2, Targets: 2},
+		{Cache: rangecache.Config{Entries: 16, Ways: 4, Replacement: linecache.Random, Seed: 3}, MSHRs: 4, Targets: 8},
+		{Cache: rangecache.Config{Entries: 2, Ways: 1, Replacement: linecache.NRU}, MSHRs: 3, Targets: 1},
 	}
 	for seed := int64(1); seed <= int64(*seeds); seed++ {
 		cfg := geoms[int(seed)%len(geoms)]
@@ -189,7 +190,7 @@ func TestRandom(t *testing.T) {
 func TestOrderIndependence(t *testing.T) {
 	run := func(shuffle int64, noSkip bool) string {
 		lat := latency{agent: chantest.Jitter(5, 5, 30), hold: func(k int) uint64 { return uint64(k) % 25 }, ready: chantest.Stall(5)}
-		b := newBench(Config{Entries: 8, Ways: 2, Replacement: linecache.LRU, MSHRs: 2, Targets: 2}, testRegions(), lat)
+		b := newBench(Config{Cache: rangecache.Config{Entries: 8, Ways: 2, Replacement: linecache.LRU}, MSHRs: 2, Targets: 2}, testRegions(), lat)
 		randomWork(b, 5, 300, 8)
 		if shuffle != 0 {
 			b.e.Shuffle(shuffle)
@@ -224,11 +225,11 @@ func TestConfigValidate(t *testing.T) {
 		set  func(*Config)
 		want string
 	}{
-		{func(c *Config) { c.Entries = 0 }, "atc.entries = 0"},
-		{func(c *Config) { c.Ways = 3 }, "atc.ways = 3"},
-		{func(c *Config) { c.Entries, c.Ways = 24, 4 }, "sets = atc.entries / atc.ways = 6"},
-		{func(c *Config) { c.Replacement = "fifo" }, `atc.replacement = "fifo"`},
-		{func(c *Config) { c.Entries, c.Ways, c.Replacement = 12, 0, linecache.PLRU }, "plru: needs a power-of-two number of ways, not 12"},
+		{func(c *Config) { c.Cache.Entries = 0 }, "atc.entries = 0"},
+		{func(c *Config) { c.Cache.Ways = 3 }, "atc.ways = 3"},
+		{func(c *Config) { c.Cache.Entries, c.Cache.Ways = 24, 4 }, "sets = atc.entries / atc.ways = 6"},
+		{func(c *Config) { c.Cache.Replacement = "fifo" }, `atc.replacement = "fifo"`},
+		{func(c *Config) { c.Cache.Entries, c.Cache.Ways, c.Cache.Replacement = 12, 0, linecache.PLRU }, "plru: needs a power-of-two number of ways, not 12"},
 		{func(c *Config) { c.MSHRs = 0 }, "atc.mshrs = 0"},
 		{func(c *Config) { c.Targets = 65 }, "atc.targets = 65"},
 	} {

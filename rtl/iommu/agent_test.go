@@ -155,7 +155,7 @@ func TestPlatform(t *testing.T) {
 			f := &feeder{in: sim.NewChan[bus.ATSLookup](e, "atc.in", 2, 1), out: sim.NewChan[bus.ATSResult](e, "atc.out", 2, 1),
 				rel: sim.NewChan[bus.ATSRelease](e, "atc.release", 2, 1), hold: uint64(5 + seed*3)}
 			acfg := atc.DefaultConfig()
-			acfg.Entries, acfg.MSHRs = 8, 2
+			acfg.Cache.Entries, acfg.MSHRs = 8, 2
 			icfg := DefaultConfig()
 			icfg.IOTLB.Entries, icfg.WalkLatencyCycles = 4, 6
 			u := atc.New("atc", acfg, atc.Ports{In: f.in, Out: f.out, Release: f.rel, TransReq: ap.TransReq, TransRsp: ap.TransRsp, Inval: ap.ATSInval, InvalOK: ap.ATSDone})

@@ -2,9 +2,9 @@ package iommu
 
 import (
 	"fmt"
-	"math/bits"
 
 	"mkeysim/rtl/linecache"
+	"mkeysim/rtl/rangecache"
 )
 
 // Config is the host IOMMU's parameters, as architects give them.
@@ -25,13 +25,10 @@ type Config struct {
 	WalkLatencyCycles int `toml:"walk_latency_cycles" json:"walk_latency_cycles" range:"1..100000" help:"cycles a walk spends on each level whose entry the page-walk cache does not hold (a read of host memory)"`
 }
 
-// IOTLB is the IOTLB's geometry.
-type IOTLB struct {
-	Entries     int    `toml:"entries" json:"entries" range:"1..65536" help:"translations the IOTLB holds, each a leaf of the I/O page table (4 KiB, 2 MiB or 1 GiB), tagged by requester ID or PASID"`
-	Ways        int    `toml:"ways" json:"ways" range:"0..65536" help:"entries per set; 0: fully associative; sets = entries / ways must be a power of two"`
-	Replacement string `toml:"replacement" json:"replacement" range:"lru, plru, nru or random" help:"replacement policy of a full set"`
-	Seed        uint64 `toml:"seed" json:"seed" range:"0..2^64-1" help:"seed of the random replacement policy"`
-}
+// IOTLB is the IOTLB's geometry (iommu.iotlb.*): entries (each a leaf of
+// the I/O page table, 4 KiB, 2 MiB or 1 GiB, tagged by requester ID or
+// PASID), ways, replacement, seed.
+type IOTLB = rangecache.Config
 
 // PWC is the page-walk cache's size.
 type PWC struct {
@@ -48,22 +45,10 @@ func DefaultConfig() Config {
 
 // Validate names the first bad parameter.
 func (c Config) Validate() error {
-	t := c.IOTLB
-	ways := t.Ways
-	if ways == 0 {
-		ways = t.Entries
+	if err := c.IOTLB.Validate("iommu.iotlb"); err != nil {
+		return err
 	}
 	switch {
-	case t.Entries < 1 || t.Entries > 1<<16:
-		return fmt.Errorf("iommu.iotlb.entries = %d: want 1..65536", t.Entries)
-	case t.Ways < 0 || t.Ways > t.Entries:
-		return fmt.Errorf("iommu.iotlb.ways = %d: want 0..iommu.iotlb.entries (%d)", t.Ways, t.Entries)
-	case t.Ways > 0 && (t.Entries%t.Ways != 0 || bits.OnesCount(uint(t.Entries/t.Ways)) != 1):
-		return fmt.Errorf("iommu.iotlb.ways = %d: iommu.iotlb.entries (%d) is not a power-of-two number of sets of it", t.Ways, t.Entries)
-	case t.Replacement != linecache.LRU && t.Replacement != linecache.PLRU && t.Replacement != linecache.NRU && t.Replacement != linecache.Random:
-		return fmt.Errorf("iommu.iotlb.replacement = %q: want lru, plru, nru or random", t.Replacement)
-	case t.Replacement == linecache.PLRU && bits.OnesCount(uint(ways)) != 1:
-		return fmt.Errorf("iommu.iotlb.replacement = plru: needs a power-of-two number of ways, not %d", ways)
 	case c.PWC.Entries < 0 || c.PWC.Entries > 1<<16:
 		return fmt.Errorf("iommu.pwc.entries = %d: want 0..65536", c.PWC.Entries)
 	case c.Walkers < 1 || c.Walkers > 64:

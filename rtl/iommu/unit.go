@@ -107,7 +107,7 @@ type Unit struct {
 // valid (Config.Validate).
 func New(name string, cfg Config, tables *pagetable.Tables, mem pagetable.Memory, p Ports) *Unit {
 	u := &Unit{name: name, cfg: cfg, p: p, tables: tables, mem: mem,
-		iotlb: rangecache.New[leaf](cfg.IOTLB.Entries, cfg.IOTLB.Ways, cfg.IOTLB.Replacement, cfg.IOTLB.Seed),
+		iotlb: rangecache.NewOf[leaf](cfg.IOTLB),
 		pwc:   newPWC(cfg.PWC.Entries), walks: make([]walk, cfg.Walkers), outCap: 4 * cfg.Walkers}
 	u.CounterSet = sim.Declare("iommu", &u.stats)
 	return u

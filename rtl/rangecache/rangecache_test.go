@@ -3,6 +3,7 @@ package rangecache
 import (
 	"fmt"
 	"math/rand"
+	"strings"
 	"testing"
 
 	"mkeysim/rtl/linecache"
@@ -109,4 +110,26 @@ func meets(a *Array[uint64], tag, lo, hi uint64) bool {
 		}
 	}
 	return false
+}
+
+// TestConfigValidate: each bad geometry is named under its prefix.
+func TestConfigValidate(t *testing.T) {
+	for _, tc := range []struct {
+		c    Config
+		want string
+	}{
+		{Config{Entries: 0, Replacement: "lru"}, "x.entries = 0"},
+		{Config{Entries: 8, Ways: 9, Replacement: "lru"}, "x.ways = 9"},
+		{Config{Entries: 8, Ways: 3, Replacement: "lru"}, "not a whole number of sets"},
+		{Config{Entries: 24, Ways: 4, Replacement: "lru"}, "sets = x.entries / x.ways = 6"},
+		{Config{Entries: 8, Replacement: "fifo"}, `x.replacement = "fifo"`},
+		{Config{Entries: 12, Replacement: "plru"}, "plru: needs a power-of-two number of ways, not 12"},
+	} {
+		if err := tc.c.Validate("x"); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want an error naming %q", tc.c, err, tc.want)
+		}
+	}
+	if err := (Config{Entries: 64, Replacement: "lru"}).Validate("x"); err != nil {
+		t.Errorf("64 entries, fully associative: %v", err)
+	}
 }

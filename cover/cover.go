@@ -409,9 +409,10 @@ func CreateRefusalIDs() []ID { return pointsIn(CreateOctwords, CreateNoIndex+1) 
 func CommandIDs() []ID { return pointsIn(cmdBase, NumIDs) }
 
 // pointsIn lists the IDs in [lo, hi) that are points of some depth
-// limit, after extra.
+// limit that the clocked model collects, after extra: the classifiers'
+// lists serve the clocked model's units (Covers).
 func pointsIn(lo, hi ID, extra ...ID) []ID {
-	all := anyDepth()
+	all := clockedAnyDepth()
 	for id := lo; id < hi; id++ {
 		if all[id] {
 			extra = append(extra, id)

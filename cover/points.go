@@ -247,11 +247,12 @@ func AllPoints() []Point {
 	return out
 }
 
-// anyDepth is the set of AllPoints' IDs.
-var anyDepth = sync.OnceValue(func() []bool {
+// clockedAnyDepth is the set of the IDs of AllPoints that the clocked
+// model collects: the points its units may declare (Covers).
+var clockedAnyDepth = sync.OnceValue(func() []bool {
 	set := make([]bool, NumIDs)
 	for _, p := range AllPoints() {
-		set[p.ID] = true
+		set[p.ID] = p.Models&Clocked != 0
 	}
 	return set
 })

@@ -37,8 +37,7 @@ type layer struct {
 // packages, the engine's tracing helpers in rtl/sim.
 var layers = []layer{
 	{"waveform (sampling and VCD writing)", []string{
-		"mkeysim/vcd.", "mkeysim/tb.(*Tracer)", "mkeysim/tb.(*chanTracer)", "mkeysim/tb.(*handshake)",
-		"mkeysim/tb.(*counterTracer)", "mkeysim/tb.(*wakeHeap)", "mkeysim/tb.(*portIndex)",
+		"mkeysim/vcd.", "mkeysim/tb/wave.",
 		"mkeysim/rtl/sim.(*Engine).Touched", "mkeysim/rtl/sim.(*Engine).ChanState", "mkeysim/rtl/sim.(*Engine).RanNow",
 		"mkeysim/rtl/sim.(*link).State", "sampler:"}},
 	{"channels (push, pop, commit)", []string{"mkeysim/rtl/sim.(*Chan[", "mkeysim/rtl/sim.(*link)."}},
@@ -47,13 +46,14 @@ var layers = []layer{
 		"mkeysim/rtl/sim.(*wakeHeap)", "mkeysim/rtl/sim.(*Base)"}},
 	{"units (mptcache, protcheck, mttwalk, klmwalk, walk, linecache, dma, sq; their rtl/sim masks and counters)", []string{
 		"mkeysim/rtl/mptcache.", "mkeysim/rtl/protcheck.", "mkeysim/rtl/mttwalk.", "mkeysim/rtl/klmwalk.",
-		"mkeysim/rtl/walk.", "mkeysim/rtl/linecache.", "mkeysim/rtl/dma.", "mkeysim/rtl/sq.", "mkeysim/rtl/sim.", "mkeysim/prm.", "mkeysim/cover."}},
+		"mkeysim/rtl/walk.", "mkeysim/rtl/linecache.", "mkeysim/rtl/rangecache.", "mkeysim/rtl/atc.", "mkeysim/rtl/dma.", "mkeysim/rtl/sq.",
+		"mkeysim/rtl/sim.", "mkeysim/prm.", "mkeysim/cover."}},
 	{"top (ingress, reorder buffer, retirement, commands)", []string{"mkeysim/rtl."}},
-	{"PCIe model (links, root complex, requester, host memory)", []string{"mkeysim/rtl/pcie."}},
-	{"workload generation", []string{"mkeysim/tb.(*gen)", "mkeysim/tb.(*Generator)", "math/rand."}},
+	{"PCIe model (links, root complex, requester, host memory)", []string{"mkeysim/rtl/pcie.", "mkeysim/rtl/iommu.", "mkeysim/pagetable."}},
+	{"workload generation", []string{"mkeysim/tb/stimulus.(*gen)", "mkeysim/tb/stimulus.(*Generator)", "mkeysim/tb/stimulus.(*zipf", "math/rand."}},
 	{"result lines and file writes (encoding, bufio, system calls)", []string{"mkeysim/scenario.", "internal/strconv.", "strconv.", "bufio.", "os.", "internal/poll.", "syscall."}},
 	{"golden model", []string{"mkeysim/ref."}},
-	{"testbench (feed, source, sink, scoreboard)", []string{"mkeysim/tb."}},
+	{"testbench (feed, source, sink, scoreboard)", []string{"mkeysim/tb.", "mkeysim/tb/"}},
 	{"Go runtime (allocation, collection, scheduling, copies)", []string{"runtime.", "internal/runtime/"}},
 }
 

@@ -50,11 +50,7 @@ func (w *SendWQE) DS() (uint8, error) {
 		return 0, &FieldError{Format: "send WQE", Field: "opcode", Value: uint64(w.Ctrl.Opcode),
 			Reason: fmt.Sprintf("%v is not an opcode SendWQE lays out", w.Ctrl.Opcode)}
 	}
-	ds := 1 + int(b2u(raddr)) + int(b2u(atomic)) + len(w.Data)
-	if ds > MaxDS {
-		return 0, &FieldError{Format: "send WQE", Field: "ds", Value: uint64(ds), Reason: "more than 63 octowords"}
-	}
-	return uint8(ds), nil
+	return checkDS("send WQE", 1+int(b2u(raddr))+int(b2u(atomic))+len(w.Data))
 }
 
 // Put packs w into b[:16 ds], writing the WQE's ds in its control segment

@@ -110,10 +110,7 @@ func (w *UMRWQE) DS() (uint8, error) {
 		}
 		ds += bsf
 	}
-	if ds > MaxDS {
-		return 0, &FieldError{Format: format, Field: "ds", Value: uint64(ds), Reason: "more than 63 octowords"}
-	}
-	return uint8(ds), nil
+	return checkDS(format, ds)
 }
 
 // Put packs w into b[:16 ds], writing opcode UMR and the WQE's ds in its

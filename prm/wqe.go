@@ -20,6 +20,15 @@ const SendWQEBB = 64
 // MaxDS is the largest ds, a 6-bit field: a WQE is at most 63 octowords.
 const MaxDS = 0x3f
 
+// checkDS returns ds, a WQE's size in octowords, as its 6-bit field, or a
+// *FieldError naming format when it is more than MaxDS.
+func checkDS(format string, ds int) (uint8, error) {
+	if ds > MaxDS {
+		return 0, &FieldError{Format: format, Field: "ds", Value: uint64(ds), Reason: "more than 63 octowords"}
+	}
+	return uint8(ds), nil
+}
+
 // WQEBBs returns how many basic blocks a WQE of ds octowords occupies,
 // ceil(16 ds / 64), as the kernel's finish_wqe advances the producer index.
 func WQEBBs(ds uint8) int {

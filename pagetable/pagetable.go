@@ -277,9 +277,6 @@ func (t *Tables) used(table uint64, level int, lo, hi uint64) (uint64, bool) {
 				return u, true
 			}
 		}
-		if a+span < a {
-			break // the top of the space
-		}
 	}
 	return 0, false
 }

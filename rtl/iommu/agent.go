@@ -50,12 +50,22 @@ type Agent struct {
 	ids   map[uint32]uint16
 	next  uint32
 	rspQ  []bus.TransResp
-	// the unmap in flight: its phase (0 none, 1 waiting for the IOMMU,
-	// 2 sending the ATS invalidation, 3 waiting for the device)
-	phase int
+	// phase is where the unmap in flight is (cur).
+	phase unmapPhase
 	cur   Unmap
 	itag  uint8
 }
+
+// unmapPhase is a step of the unmap in flight.
+type unmapPhase uint8
+
+const (
+	noUnmap     unmapPhase = iota // none in flight
+	iommuInval                    // waiting for the IOMMU's InvalDone
+	sendATS                       // to send the ATS Invalidate Request
+	deviceInval                   // waiting for the device's Invalidate Completion
+	unmapDone                     // to send UnmapDone
+)
 
 // NewAgent returns the agent of the device whose requester ID is rid.
 func NewAgent(name string, rid uint16, p AgentPorts) *Agent {
@@ -103,35 +113,35 @@ func (a *Agent) Eval(now uint64) bool {
 		a.rspQ = a.rspQ[1:]
 	}
 	switch a.phase {
-	case 0:
+	case noUnmap:
 		if p.Unmap.Valid() && p.Inval.Ready() {
 			a.cur = *p.Unmap.Peek()
 			p.Unmap.Pop()
 			p.Inval.Push(Inval(a.cur))
-			a.phase = 1
+			a.phase = iommuInval
 		}
-	case 1:
+	case iommuInval:
 		if p.InvalOK.Valid() {
 			p.InvalOK.Pop()
-			a.phase = 2
+			a.phase = sendATS
 		}
-	case 2:
+	case sendATS:
 		if a.cur.Space != a.space {
-			a.phase = 4 // not the device's space: nothing of it is in its ATC
+			a.phase = unmapDone // not the device's space: nothing of it is in its ATC
 		} else if p.ATSInval.Ready() {
 			p.ATSInval.Push(bus.ATSInval{ITag: a.itag, Addr: a.cur.IOVA, Size: a.cur.Size})
 			a.itag = (a.itag + 1) % 32
-			a.phase = 3
+			a.phase = deviceInval
 		}
-	case 3:
+	case deviceInval:
 		if p.ATSDone.Valid() {
 			p.ATSDone.Pop()
-			a.phase = 4
+			a.phase = unmapDone
 		}
 	}
-	if a.phase == 4 && p.UnmapDone.Ready() {
+	if a.phase == unmapDone && p.UnmapDone.Ready() {
 		p.UnmapDone.Push(UnmapDone{})
-		a.phase = 0
+		a.phase = noUnmap
 	}
-	return len(a.rspQ) > 0 || a.phase == 2 || a.phase == 4 || a.Handshakes() != moves
+	return len(a.rspQ) > 0 || a.phase == sendATS || a.phase == unmapDone || a.Handshakes() != moves
 }

@@ -1,6 +1,8 @@
 package iommu
 
 import (
+	"math/bits"
+
 	"mkeysim/pagetable"
 	"mkeysim/rtl/rangecache"
 	"mkeysim/rtl/sim"
@@ -261,10 +263,7 @@ func (u *Unit) finish(w *walk, now uint64) {
 	}
 	if res.OK {
 		base := w.page &^ (res.Size - 1)
-		lg := uint8(0)
-		for 1<<lg < res.Size {
-			lg++
-		}
+		lg := uint8(bits.TrailingZeros64(res.Size))
 		l := leaf{pa: res.PA &^ (res.Size - 1), r: res.R, w: res.W}
 		if _, evicted, _ := u.iotlb.Fill(t, base, lg, l, nil); evicted {
 			u.stats.Evictions++

@@ -2,6 +2,7 @@ package tlpcap
 
 import (
 	"bytes"
+	"context"
 	"encoding/hex"
 	"fmt"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"mkeysim/internal/tooltest"
 	"mkeysim/rtl/pcie"
@@ -59,7 +61,10 @@ func tsharkFieldsOf(t *testing.T, file string, fields []string) []map[string]str
 	for _, f := range fields {
 		args = append(args, "-e", f)
 	}
-	cmd := exec.Command("tshark", args...)
+	// A deadline: tshark on a capture of a few records ends in a second.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "tshark", args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

@@ -70,6 +70,7 @@ const (
 	CreateATSMode             // create.refused.ats_mode
 	CreateATSCap              // create.refused.ats_cap
 	CreateCAPIMode            // create.refused.capi_mode
+	CreateCAPIPASID           // create.refused.capi_pasid
 	CreateLRClear             // create.refused.lr_clear
 	CreateIndexTaken          // create.refused.index_taken
 	CreateHandle              // create.refused.handle

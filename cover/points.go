@@ -106,6 +106,7 @@ var fixed = [numFixed]def{
 	CreateATSMode:             {name: "create.refused.ats_mode", desc: "CREATE_MKEY refused: ma_translation_mode ATS on an access mode other than PA or MTT", models: Both},
 	CreateATSCap:              {name: "create.refused.ats_cap", desc: "CREATE_MKEY refused: ma_translation_mode ATS on a device without hca_cap.ats", models: Both},
 	CreateCAPIMode:            {name: "create.refused.capi_mode", desc: "CREATE_MKEY refused: ma_translation_mode CAPI on an access mode other than PA", models: Both},
+	CreateCAPIPASID:           {name: "create.refused.capi_pasid", desc: "CREATE_MKEY refused: ma_translation_mode CAPI with a pasid wider than the 20 bits a PCIe PASID prefix carries", models: Both},
 	CreateLRClear:             {name: "create.refused.lr_clear", desc: "CREATE_MKEY refused: lr clear on an object that is not free", models: Both},
 	CreateIndexTaken:          {name: "create.refused.index_taken", desc: "CREATE_MKEY refused: the index given is already created", models: Both},
 	CreateHandle:              {name: "create.refused.handle", desc: "CREATE_MKEY refused: a given mtt_handle below 0x1_0000_0000 or not a multiple of 64", models: Both},

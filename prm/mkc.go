@@ -14,6 +14,11 @@ const QPNNone = 0xffffff
 
 // MKC is the MKey Context (translation.md 2.2), one field per PRM field;
 // 64-bit and 48-bit fields split over dwords are one value here.
+// MaxPASID is the largest pasid a key can use for CAPI translation: a
+// PCIe PASID has 20 bits, though the MKC's field (08h 23:0) has 24;
+// CREATE_MKEY refuses a CAPI key with a wider one (issue 36).
+const MaxPASID = 1<<20 - 1
+
 type MKC struct {
 	Free                    bool
 	AccessMode              AccessMode // access_mode_4_2 and access_mode_1_0

@@ -100,7 +100,8 @@ type translationRefusal struct {
 // checkTranslationMode applies the rules of ma_translation_mode (MKC 00h
 // 5:4, seed 2.2.1) to a context, in this order: 2 is reserved (0 none, 1
 // ATS, 3 CAPI); ATS needs access mode PA or MTT, then the device's
-// hca_cap.ats; CAPI needs access mode PA. nil: allowed.
+// hca_cap.ats; CAPI needs access mode PA, then a pasid of at most 20 bits
+// (the PASID TLP prefix carries 20). nil: allowed.
 func (m *Model) checkTranslationMode(mkc *prm.MKC) *translationRefusal {
 	tm, am := mkc.MATranslationMode, mkc.AccessMode
 	switch {
@@ -112,6 +113,8 @@ func (m *Model) checkTranslationMode(mkc *prm.MKC) *translationRefusal {
 		return &translationRefusal{cover.CreateATSCap, "ma_translation_mode ATS (1) on a device without hca_cap.ats"}
 	case tm == 3 && am != prm.ModePA:
 		return &translationRefusal{cover.CreateCAPIMode, fmt.Sprintf("ma_translation_mode CAPI (3) needs access mode PA, not %v", am)}
+	case tm == 3 && mkc.PASID > prm.MaxPASID:
+		return &translationRefusal{cover.CreateCAPIPASID, fmt.Sprintf("ma_translation_mode CAPI (3) with pasid %#x: a PCIe PASID has 20 bits (at most %#x)", mkc.PASID, prm.MaxPASID)}
 	}
 	return nil
 }

@@ -45,8 +45,9 @@ func checkLines(t *testing.T, got, want []string) {
 // key (ma_translation_mode None), 2 an ATS MTT key of two 4 KiB pages,
 // 3 and 4 CAPI PA keys of PASIDs 5 and 6, 5 a KLM key over 3 and 4, 6 a
 // KLM key over 1 and 2, 7 a SW_ICM key, 8 a KLM key over 1 and a key 9
-// with no remote write, 10 an ODP MTT key whose page is not present, 11
-// a CAPI key whose pasid is wider than 20 bits.
+// with no remote write, 10 an ODP MTT key whose page is not present (a
+// CAPI key whose pasid is wider than 20 bits is refused: see
+// TestTranslationModeRefusals).
 const iommuKeys = `"qps": [{"qpn": 1, "pd": 5}],
   "mkeys": [
     {"index": 1, "mkc": {"access_mode": "PA", "pd": 5, "start_addr": 0, "len": "0x100000000", "lr": 1, "lw": 1, "rr": 1, "rw": 1, "a": 1}},
@@ -63,8 +64,7 @@ const iommuKeys = `"qps": [{"qpn": 1, "pd": 5}],
      "klm": [{"byte_count": 4096, "mkey": "0x100", "address": "0x900000"}, {"byte_count": 4096, "mkey": "0x900", "address": 0}]},
     {"index": 9, "mkc": {"access_mode": "PA", "pd": 5, "start_addr": 0, "len": 4096, "lr": 1, "lw": 1, "rr": 1}},
     {"index": 10, "odp": true, "mkc": {"access_mode": "MTT", "pd": 5, "start_addr": 0, "len": 4096, "log_entity_size": 12, "lr": 1, "lw": 1, "rr": 1, "rw": 1, "umr_en": 1},
-     "mtt": [{"ptag": "0x0", "rd_en": 0, "wr_en": 0}]},
-    {"index": 11, "mkc": {"access_mode": "PA", "pd": 5, "start_addr": 0, "len": 4096, "ma_translation_mode": 3, "pasid": "0x100000", "lr": 1, "lw": 1}}
+     "mtt": [{"ptag": "0x0", "rd_en": 0, "wr_en": 0}]}
   ]`
 
 // iommuMappings: the HCA's requester ID 0x100 maps a 1 GiB leaf at
@@ -125,8 +125,8 @@ func TestIOMMUTranslate(t *testing.T) {
 		acc("0x800", "0xf00", 0x200, "REMOTE_WRITE"),
 		// 16: the same read passes the MKey checks: IOMMU_FAULT.
 		acc("0x800", "0xf00", 0x200, "REMOTE_READ"),
-		// 17: a CAPI key whose pasid is wider than 20 bits: no table.
-		acc("0xb00", "0x100", 16, "LOCAL_READ"),
+		// 17: a CAPI key, at an IOVA its PASID's table does not map.
+		acc("0x300", "0x100", 16, "LOCAL_READ"),
 		// 18: the ODP key faults (PAGE_FAULT): its IOVA 0 is unmapped,
 		// but translation.md 4's checks come first.
 		acc("0xa00", "0x0", 16, "LOCAL_READ"),
@@ -167,7 +167,7 @@ func TestIOMMUTranslate(t *testing.T) {
 		`{"seq":14,"op":"access","status":"OK","segments":[{"space":"sw_icm","addr":"0x10","len":16}]}`,
 		`{"seq":15,"op":"access","status":"ACCESS_DENIED","level":1,"offset":256}`,
 		`{"seq":16,"op":"access","status":"IOMMU_FAULT","level":1,"offset":0,"fault_key":"0x100","fault_addr":"0x900f00"}`,
-		`{"seq":17,"op":"access","status":"IOMMU_FAULT","level":0,"offset":0,"fault_key":"0xb00","fault_addr":"0x100"}`,
+		`{"seq":17,"op":"access","status":"IOMMU_FAULT","level":0,"offset":0,"fault_key":"0x300","fault_addr":"0x100"}`,
 		`{"seq":18,"op":"access","status":"PAGE_FAULT","level":0,"offset":0,"fault_key":"0xa00","fault_addr":"0x0"}`,
 		`{"seq":19,"op":"iommu_unmap","status":"OK"}`,
 		`{"seq":20,"op":"access","status":"IOMMU_FAULT","level":0,"offset":0,"fault_key":"0x100","fault_addr":"0x1f00"}`,

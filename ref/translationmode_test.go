@@ -42,8 +42,10 @@ func TestDirectedTranslationModeCreate(t *testing.T) {
 		atsCap   = "ma_translation_mode ATS (1) on a device without hca_cap.ats"
 		capiMode = "ma_translation_mode CAPI (3) needs access mode PA"
 		reserved = "reserved ma_translation_mode 2"
+		capiWide = "a PCIe PASID has 20 bits"
 	)
-	point := map[string]cover.ID{atsMode: cover.CreateATSMode, atsCap: cover.CreateATSCap, capiMode: cover.CreateCAPIMode, reserved: cover.CreateReservedTranslation}
+	point := map[string]cover.ID{atsMode: cover.CreateATSMode, atsCap: cover.CreateATSCap, capiMode: cover.CreateCAPIMode, reserved: cover.CreateReservedTranslation,
+		capiWide: cover.CreateCAPIPASID}
 	cases := []struct {
 		name string
 		ats  bool // hca_cap.ats
@@ -65,6 +67,10 @@ func TestDirectedTranslationModeCreate(t *testing.T) {
 		{"PA, CAPI", false, keyInMode(1, prm.ModePA, tmCAPI), ""},
 		{"PA, CAPI, cap", true, keyInMode(1, prm.ModePA, tmCAPI), ""},
 		{"MTT, CAPI", true, keyInMode(1, prm.ModeMTT, tmCAPI), capiMode + ", not MTT"},
+		{"PA, CAPI, pasid 0xfffff", false, with(keyInMode(1, prm.ModePA, tmCAPI), func(k *scenario.MKey) { k.MKC.PASID = 0xfffff }), ""},
+		{"PA, CAPI, pasid 0x100000", false, with(keyInMode(1, prm.ModePA, tmCAPI), func(k *scenario.MKey) { k.MKC.PASID = 0x100000 }), capiWide},
+		{"PA, none, pasid 0xffffff: not looked at", false, with(keyInMode(1, prm.ModePA, tmNone), func(k *scenario.MKey) { k.MKC.PASID = 0xffffff }), ""},
+		{"MTT, CAPI, wide pasid: the mode first", false, with(keyInMode(1, prm.ModeMTT, tmCAPI), func(k *scenario.MKey) { k.MKC.PASID = 0xffffff }), capiMode},
 		{"KLM, CAPI", false, keyInMode(1, prm.ModeKLM, tmCAPI), capiMode + ", not KLM"},
 		{"SW_ICM, CAPI", false, keyInMode(1, prm.ModeSWICM, tmCAPI), capiMode + ", not SW_ICM"},
 		{"PA, 2", false, keyInMode(1, prm.ModePA, tmRsvd), reserved},

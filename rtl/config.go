@@ -10,12 +10,15 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"mkeysim/pagetable"
 	"mkeysim/prm"
 	"mkeysim/rtl/dma"
+	"mkeysim/rtl/iommu"
 	"mkeysim/rtl/klmwalk"
 	"mkeysim/rtl/mptcache"
 	"mkeysim/rtl/mttwalk"
 	"mkeysim/rtl/pcie"
+	"mkeysim/scenario"
 )
 
 // Config is every parameter of the clocked model. Every leaf has a `toml`
@@ -41,6 +44,8 @@ type Config struct {
 	// HCACap is what the device says it can do (QUERY_HCA_CAP): the
 	// firmware's CREATE_MKEY and UMR refuse what it lacks.
 	HCACap HCACap `toml:"hca_cap" json:"hca_cap"`
+	// IOMMU is the host's IOMMU (issue 36), off by default.
+	IOMMU iommu.Config `toml:"iommu" json:"iommu"`
 }
 
 // HCACap is the device's capabilities that the commands check (seed
@@ -71,6 +76,7 @@ func DefaultConfig() Config {
 		KLM:        klmwalk.DefaultConfig(),
 		PCIe:       pcie.DefaultConfig(),
 		Data:       dma.DefaultConfig(),
+		IOMMU:      iommu.DefaultConfig(),
 	}
 }
 
@@ -96,6 +102,15 @@ func (c *Config) Validate() error {
 	if err := c.Data.Validate(); err != nil {
 		return err
 	}
+	if err := c.IOMMU.Validate(); err != nil {
+		return err
+	}
+	if c.IOMMU.Enabled && !c.Data.Enabled {
+		return errors.New("iommu.enabled = true needs data.enabled = true: the IOMMU translates the TLPs of the data path")
+	}
+	if c.IOMMU.Enabled && c.IOMMU.TranslateICM && c.MKCCache.ICMBase+MKCTableSize > 1<<pagetable.IOVABits {
+		return fmt.Errorf("iommu.translate_icm = true needs the MKC table below 2^48, the IOVAs an I/O page table maps: mkc_cache.icm_base = %#x", c.MKCCache.ICMBase)
+	}
 	return c.PCIe.Validate()
 }
 
@@ -119,13 +134,22 @@ type Region struct {
 // c. CheckRegions refuses a configuration in which two of them overlap or
 // one passes 2^64; a region added to the model is added here.
 func (c *Config) Regions() []Region {
-	return []Region{
+	rs := []Region{
 		{Name: "MKC table", Key: "mkc_cache.icm_base", Start: c.MKCCache.ICMBase, Size: MKCTableSize},
 		// Lists are allocated from handleBase, and none may end past the
 		// reach of the 48-bit mtt_handle (translation.md 3.1, 3.2).
 		{Name: "translation lists", Start: handleBase, Size: prm.HandleReach - handleBase},
 	}
+	if c.IOMMU.Enabled {
+		rs = append(rs, Region{Name: "I/O page tables", Key: "iommu.enabled", Start: scenario.IOMMUTableBase, Size: scenario.IOMMUTableSize})
+	}
+	return rs
 }
+
+// ICMRegions are the regions of host memory the HCA reads as ICM: the
+// bench maps them one to one in the IOMMU's ICM space
+// (iommu.translate_icm).
+func (c *Config) ICMRegions() []Region { return c.Regions()[:2] }
 
 // Interval is the region as a hex [lo, hi) interval; hi may be 2^64 or
 // more.

@@ -177,6 +177,9 @@ func (f *firmware) translationMode(m *prm.MKC) (cover.ID, string) {
 		if mode != prm.ModePA {
 			return cover.CreateCAPIMode, fmt.Sprintf("ma_translation_mode CAPI (3) needs access mode PA, not %v", mode)
 		}
+		if m.PASID > prm.MaxPASID {
+			return cover.CreateCAPIPASID, fmt.Sprintf("ma_translation_mode CAPI (3) with pasid %#x: a PCIe PASID has 20 bits (at most %#x)", m.PASID, prm.MaxPASID)
+		}
 	default:
 		return cover.CreateReservedTranslation, fmt.Sprintf("reserved ma_translation_mode %d (0 none, 1 ATS, 3 CAPI)", m.MATranslationMode)
 	}

@@ -13,6 +13,7 @@ package rtl
 import (
 	"mkeysim/prm"
 	"mkeysim/rtl/bus"
+	"mkeysim/rtl/sim"
 )
 
 // moved takes the data path's answer: request Tag's bytes have moved.
@@ -50,9 +51,10 @@ func (t *Top) move() {
 		if !t.toDMA.Ready() {
 			return
 		}
-		seg := &e.segs[i].Seg
+		sa := &e.segs[i]
 		last := e.nextDMA(i+1) < 0
-		t.toDMA.Push(bus.Move{Tag: tag, Kind: moveKind(e.acc.Type), Addr: seg.Addr, Len: seg.Len, Last: last})
+		t.toDMA.Push(bus.Move{Tag: tag, Kind: moveKind(e.acc.Type), Addr: sa.Addr, Len: sa.Len, Last: last,
+			Plat: sa.Plat(), Origin: sim.Origin{Seq: e.seq, Off: sa.Off, Key: uint32(sa.Key), Level: sa.Level}})
 		e.mvSeg = i + 1
 		if last {
 			e.mvSeg = 0
@@ -66,7 +68,7 @@ func (t *Top) move() {
 // PCIe (DMA space, not empty), or -1.
 func (e *robEntry) nextDMA(i int) int {
 	for ; i < len(e.segs); i++ {
-		if s := &e.segs[i].Seg; s.Space == prm.SpaceDMA && s.Len > 0 {
+		if s := &e.segs[i]; s.Space == prm.SpaceDMA && s.Len > 0 {
 			return i
 		}
 	}

@@ -49,11 +49,30 @@ type robEntry struct {
 	counted bool
 }
 
-// segAt is a translated segment and its byte offset in the request.
+// segAt is a translated segment (Seg) and its byte offset in the
+// request, with the key that gave it, at its KLM depth, and how the host
+// translates it (issue 36: the data path's moves carry them). Its fields
+// are flat, without a segment's PA (the host's, not the device's), so
+// that it stays 40 bytes: rob_entries x keepMax of them bound the
+// model's memory.
 type segAt struct {
-	Off uint64
-	Seg prm.Segment
+	Off, Addr, Len uint64
+	Key            prm.Key
+	PASID          uint32
+	Space          prm.Space
+	Level, Mode    uint8
 }
+
+// segAtOf is the outcome o's segment as the reorder buffer keeps it.
+func segAtOf(o *bus.Outcome) segAt {
+	return segAt{Off: o.Offset, Addr: o.Seg.Addr, Len: o.Seg.Len, Space: o.Seg.Space, Key: o.Key, Level: o.Level, Mode: o.Plat.Mode, PASID: o.Plat.PASID}
+}
+
+// Seg is the segment.
+func (s *segAt) Seg() prm.Segment { return prm.Segment{Space: s.Space, Addr: s.Addr, Len: s.Len} }
+
+// Plat is how the host translates it.
+func (s *segAt) Plat() bus.Platform { return bus.Platform{Mode: s.Mode, PASID: s.PASID} }
 
 // keepMax is the most segments an entry holds: the window and a quarter
 // more, sorted and cut back to the window when full, so that an access of
@@ -85,7 +104,7 @@ func (e *robEntry) add(o *bus.Outcome) {
 	if len(e.segs) == cap(e.segs) {
 		e.grow()
 	}
-	e.segs = append(e.segs, segAt{o.Offset, o.Seg})
+	e.segs = append(e.segs, segAtOf(o))
 	if len(e.segs) >= keepMax {
 		e.trim()
 	}
@@ -110,7 +129,7 @@ func (e *robEntry) trim() {
 		return
 	}
 	for _, s := range e.segs[scenario.MaxSegments:] {
-		e.leaveOut(s.Off, s.Seg)
+		e.leaveOut(s.Off, s.Seg())
 	}
 	e.segs = e.segs[:scenario.MaxSegments]
 	e.keepTo = e.segs[len(e.segs)-1].Off
@@ -147,7 +166,7 @@ func (e *robEntry) resultInto(res *scenario.Result, odp func(prm.Key) bool) {
 	segs := e.segs
 	res.Status = prm.OK
 	for i := range segs {
-		out = append(out, segs[i].Seg)
+		out = append(out, segs[i].Seg())
 	}
 	res.Segments = out
 	res.SegmentsLeftOut, res.LeftOutSum = e.more, e.moreSum

@@ -47,18 +47,15 @@ func TestParseIOMMU(t *testing.T) {
 			t.Errorf("ops[%d] = %v %+v, want iommu_unmap %+v", i, op.Kind, op.Unmap, u)
 		}
 	}
-	if sc.RefOnly() == "" {
-		t.Error("a scenario with an iommu section is not ref-only")
-	}
 	// No requester_id: 0; no mappings: an IOMMU that maps nothing.
 	sc, err = scenario.Parse([]byte(`{"iommu": {}}`))
 	if err != nil || sc.IOMMU == nil || sc.IOMMU.RequesterID != 0 || len(sc.IOMMU.Mappings) != 0 {
 		t.Errorf("empty iommu section: %+v, %v", sc.IOMMU, err)
 	}
-	// No section: no IOMMU, both models run it.
+	// No section: no IOMMU.
 	sc, err = scenario.Parse([]byte(`{"qps": []}`))
-	if err != nil || sc.IOMMU != nil || sc.RefOnly() != "" {
-		t.Errorf("no iommu section: %+v, %q, %v", sc.IOMMU, sc.RefOnly(), err)
+	if err != nil || sc.IOMMU != nil {
+		t.Errorf("no iommu section: %+v, %v", sc.IOMMU, err)
 	}
 }
 

@@ -39,18 +39,6 @@ type IOMMUUnmap struct {
 	IOVA, Size uint64
 }
 
-// RefOnly says why only the golden model runs sc, or "" when both models
-// do: the clocked model does not model the IOMMU yet (issue 36), so a
-// scenario with an iommu section is the golden model's alone. Every
-// runner of the clocked model (mkeysim run, the testbench, the tests
-// that take every example through both models) asks this one function.
-func (sc *Scenario) RefOnly() string {
-	if sc.IOMMU != nil {
-		return "the clocked model does not model the IOMMU yet (issue 36): run it with `mkeysim ref`"
-	}
-	return ""
-}
-
 // QP is a queue pair on whose behalf accesses and commands are made.
 type QP struct {
 	QPN    uint32

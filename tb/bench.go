@@ -27,6 +27,7 @@ type Bench struct {
 
 	src  *source
 	sink *sink
+	plat *platform // the host IOMMU (iommu.enabled), nil without
 	log  hclog.Logger
 
 	// Watchdog is the number of cycles with no progress and nothing
@@ -142,11 +143,20 @@ func build(cfg rtl.Config, log hclog.Logger, host func(e *sim.Engine, mem *pcie.
 		return nil, err
 	}
 	b := &Bench{Eng: e, Top: top, log: l.Named("tb")}
-	b.Host = pcie.NewHost(e, cfg.PCIe, mem, top.Tx, top.Rx, pcie.HostOptions{Depth: cfg.FIFODepth, Completer: host})
+	opt := pcie.HostOptions{Depth: cfg.FIFODepth, Completer: host}
+	if cfg.IOMMU.Enabled {
+		if b.plat, err = newPlatform(cfg, mem); err != nil {
+			return nil, err
+		}
+		opt.Translate = func(e *sim.Engine, rx *sim.Chan[pcie.TLP]) (*sim.Chan[pcie.TLP], []sim.Component) {
+			return b.plat.translate(e, rx, mem)
+		}
+	}
+	b.Host = pcie.NewHost(e, cfg.PCIe, mem, top.Tx, top.Rx, opt)
 	// The CPU's doorbells (the host front) go down through the root
 	// complex.
-	b.src = &source{out: top.In, cpu: b.CPU}
-	b.sink = &sink{in: top.Out}
+	b.sink = &sink{in: top.Out, plat: b.plat, tx: top.Tx, up: b.Up}
+	b.src = &source{out: top.In, cpu: b.CPU, plat: b.plat, sink: b.sink}
 	e.Add(b.src, b.sink)
 	return b, nil
 }
@@ -154,8 +164,8 @@ func build(cfg rtl.Config, log hclog.Logger, host func(e *sim.Engine, mem *pcie.
 // Load declares the scenario's QPs and creates its initial MKeys. A key
 // that CREATE_MKEY refuses is a scenario error naming mkeys[i].
 func (b *Bench) Load(sc *scenario.Scenario) error {
-	if why := sc.RefOnly(); why != "" {
-		return &scenario.Error{Path: "iommu", Msg: why}
+	if err := b.plat.load(sc); err != nil {
+		return err
 	}
 	for _, qp := range sc.QPs {
 		b.Top.AddQP(qp)
@@ -377,13 +387,24 @@ type source struct {
 	// as every one does in a run through the wire front.
 	recv bool
 	err  error
+	// plat, when not nil, is the host IOMMU: an iommu_unmap goes to its
+	// driver once every earlier result has left the sink, and the
+	// operations after it wait for its result (scenario order).
+	plat  *platform
+	sink  *sink
+	after int // the next operation waits until the sink has every result before it
 }
 
 func (s *source) Name() string { return "tb.source" }
 
 // Connections: the source pushes the model's input and the CPU's
 // doorbells (sim.Connected).
-func (s *source) Connections() (in, out []sim.Port) { return nil, []sim.Port{s.out, s.cpu} }
+func (s *source) Connections() (in, out []sim.Port) {
+	if s.plat != nil {
+		return nil, []sim.Port{s.out, s.cpu, s.plat.drv.in}
+	}
+	return nil, []sim.Port{s.out, s.cpu}
+}
 
 // Describe: the source shows the operations it has pushed, in top.tb
 // (sim.Described).
@@ -402,6 +423,13 @@ func (s *source) Eval(now uint64) bool {
 	}
 	if len(s.chunk) > 0 && s.err == nil {
 		op := &s.chunk[0]
+		if s.plat != nil && (s.sink.loQ < s.after || op.Kind == scenario.OpIOMMUUnmap && s.sink.loQ < s.seq) {
+			return true // scenario order around an iommu_unmap: the next cycle
+		}
+		if op.Kind == scenario.OpIOMMUUnmap {
+			s.unmap(op, now)
+			return len(s.chunk) > 0 || posting
+		}
 		viaSQ := s.host != nil && host.Carries(op)
 		if viaSQ && s.posted <= s.seq {
 			return true // its WQE is not posted yet: the next cycle
@@ -427,6 +455,27 @@ func (s *source) Eval(now uint64) bool {
 		return len(s.chunk) > 0 || posting // more to push next cycle
 	}
 	return posting
+}
+
+// unmap hands the iommu_unmap op to the host's driver; the operations
+// after it wait for its result.
+func (s *source) unmap(op *scenario.Op, now uint64) {
+	if s.plat == nil || op.Unmap == nil {
+		s.err = fmt.Errorf("operation %d: iommu_unmap without an IOMMU (iommu.enabled = false)", s.seq)
+		return
+	}
+	if !s.plat.drv.in.Ready() {
+		return
+	}
+	s.plat.drv.in.Push(unmapOp{seq: s.seq, unmap: *op.Unmap})
+	if s.onIssue != nil {
+		s.onIssue(s.seq, now)
+	}
+	s.seq++
+	s.after = s.seq
+	if s.chunk = s.chunk[1:]; len(s.chunk) == 0 {
+		s.chunk = s.feed.From(s.seq)
+	}
 }
 
 // hostAhead is how many operations ahead of the model's input the host
@@ -479,7 +528,26 @@ type sink struct {
 	inOrder  bool
 	err      error
 	accesses int // access results taken, over every Stream of the run
+	// With the host IOMMU (plat not nil): the results held until the
+	// gate has let go of every TLP the device had sent when each left it
+	// (fence: the TLPs into the up link, tx's and up's), and the results
+	// of the driver's operations. loQ is lo at the end of the last cycle,
+	// for the source.
+	plat *platform
+	tx   *sim.Chan[pcie.TLP]
+	up   *pcie.Link
+	held []heldResult
+	loQ  int
 }
+
+// heldResult is an access result waiting for its TLPs to pass the IOMMU.
+type heldResult struct {
+	r     scenario.Result
+	fence uint64
+}
+
+// Commit latches lo for the source (loQ).
+func (s *sink) Commit() { s.loQ = s.lo }
 
 func (s *sink) Name() string { return "tb.sink" }
 
@@ -491,28 +559,74 @@ func (s *sink) Describe() sim.Description {
 }
 
 // Connections: the sink pops the model's output (sim.Connected).
-func (s *sink) Connections() (in, out []sim.Port) { return []sim.Port{s.in}, nil }
+func (s *sink) Connections() (in, out []sim.Port) {
+	if s.plat != nil {
+		return []sim.Port{s.in, s.plat.drv.done}, nil
+	}
+	return []sim.Port{s.in}, nil
+}
 
 // all reports whether every operation of the run has its result.
 func (s *sink) all() bool { return s.feed.Done() && s.lo == s.feed.Made() }
 
 func (s *sink) Eval(now uint64) bool {
+	if s.plat != nil {
+		return s.evalHeld(now)
+	}
 	if !s.in.Valid() || s.err != nil {
 		return false
 	}
 	r := s.in.Peek().Result
 	s.in.Pop()
+	s.take(r, now)
+	return false
+}
+
+// evalHeld is Eval with the host IOMMU: results wait for their TLPs
+// (fence) and are completed from what the gate saw of them; the driver's
+// results join in scenario order.
+func (s *sink) evalHeld(now uint64) bool {
+	if s.err != nil {
+		return false
+	}
+	if s.in.Valid() {
+		// Both as they were at the end of the last cycle: every TLP the
+		// device had sent by then.
+		fence := s.up.Entered() + uint64(s.tx.Len())
+		s.held = append(s.held, heldResult{r: s.in.Peek().Result.Clone(), fence: fence})
+		s.in.Pop()
+	}
+	released := s.plat.gate.Released()
+	for len(s.held) > 0 && s.held[0].fence <= released && s.err == nil {
+		h := &s.held[0]
+		if err := s.plat.complete(&h.r); err != nil {
+			s.err = fmt.Errorf("cycle %d: %v", now, err)
+			return false
+		}
+		s.take(&h.r, now)
+		s.held[0] = heldResult{}
+		s.held = s.held[1:]
+	}
+	if d := s.plat.drv.done; d.Valid() && s.err == nil {
+		s.take(d.Peek(), now)
+		d.Pop()
+	}
+	return len(s.held) > 0
+}
+
+// take checks the result r and hands it on.
+func (s *sink) take(r *scenario.Result, now uint64) {
 	i := r.Seq - s.lo
 	switch {
 	case r.Seq < s.base || r.Seq >= s.feed.Made():
 		s.err = fmt.Errorf("cycle %d: completion of seq %d, which was never issued", now, r.Seq)
-		return false
+		return
 	case i < 0 || i < len(s.seen) && s.seen[i]:
 		s.err = fmt.Errorf("cycle %d: seq %d completed twice", now, r.Seq)
-		return false
+		return
 	case s.inOrder && r.Seq != s.base+s.n:
 		s.err = fmt.Errorf("cycle %d: seq %d completed before seq %d (reordered or lost)", now, r.Seq, s.base+s.n)
-		return false
+		return
 	}
 	switch {
 	case i == 0 && len(s.seen) == 0:
@@ -541,5 +655,4 @@ func (s *sink) Eval(now uint64) bool {
 	}
 	// After onResult: a scoreboard reads the operation of the result.
 	s.feed.Forget(s.lo)
-	return false
 }

@@ -43,7 +43,8 @@ func coverageSuite(t testing.TB) []suiteRun {
 		if err != nil {
 			t.Fatal(err)
 		}
-		runs = append(runs, suiteRun{name: f, sc: sc, cfg: rtl.DefaultConfig(), refOnly: sc.RefOnly() != ""})
+		cfg, _ := ConfigFor(rtl.DefaultConfig(), sc)
+		runs = append(runs, suiteRun{name: f, sc: sc, cfg: cfg})
 	}
 	w := stimulus.DefaultWorkload()
 	w.Seed, w.Keys, w.Accesses = 11, 400, 20_000
@@ -61,7 +62,13 @@ func coverageSuite(t testing.TB) []suiteRun {
 	ats := rtl.DefaultConfig()
 	ats.HCACap.ATS = true
 	runs = append(runs, suiteRun{name: "directed: ma_translation_mode with hca_cap.ats", sc: tm, cfg: ats})
-	runs = append(runs, suiteRun{name: "directed: IOMMU_FAULT at every level, iommu_unmap", sc: iommuFaultScenario(rtl.DefaultConfig().KLM.MaxIndirection), cfg: rtl.DefaultConfig(), refOnly: true})
+	faults := iommuFaultScenario(rtl.DefaultConfig().KLM.MaxIndirection)
+	withIOMMU, _ := ConfigFor(rtl.DefaultConfig(), faults)
+	runs = append(runs, suiteRun{name: "directed: IOMMU_FAULT at every level, iommu_unmap", sc: faults, cfg: withIOMMU})
+	// An IOTLB of one entry: every new leaf replaces the last.
+	small := withIOMMU
+	small.IOMMU.IOTLB.Entries = 1
+	runs = append(runs, suiteRun{name: "directed: IOMMU_FAULT at every level, an IOTLB of one entry", sc: faults, cfg: small})
 	overlap := rtl.DefaultConfig()
 	overlap.OverlapInvalidate = true
 	runs = append(runs, suiteRun{name: "directed: an invalidation reaches an MKC read in flight", sc: invalidateInFlightScenario(), cfg: overlap, clockedOnly: true})

@@ -63,8 +63,8 @@ func TestWireFrontExamples(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if sc.RefOnly() != "" {
-			continue
+		if sc.IOMMU != nil {
+			continue // the fronts with the host IOMMU: not yet (issue 36)
 		}
 		direct := noCycles(t, sc, func(b *Bench, opt RunOptions) error { return b.Stream(sc.Ops, opt) })
 		var st WireStats
@@ -135,8 +135,8 @@ func TestHostFrontExamples(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if sc.RefOnly() != "" {
-			continue
+		if sc.IOMMU != nil {
+			continue // the fronts with the host IOMMU: not yet (issue 36)
 		}
 		direct := noCycles(t, sc, func(b *Bench, opt RunOptions) error { return b.Stream(sc.Ops, opt) })
 		var st HostStats

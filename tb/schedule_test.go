@@ -86,24 +86,23 @@ func TestScheduleMatchesEvalAll(t *testing.T) {
 	}
 	var runs []run
 	all, _ := filepath.Glob("../examples/*.json")
-	var files []string // those the clocked model runs (scenario.RefOnly)
+	var files []string
 	for _, f := range all {
 		sc, err := scenario.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if sc.RefOnly() != "" {
-			continue
-		}
 		files = append(files, f)
-		runs = append(runs, run{filepath.Base(f), sc, rtl.DefaultConfig()})
+		// One with an iommu section runs with the host IOMMU.
+		forSc := func(c rtl.Config) rtl.Config { c, _ = tb.ConfigFor(c, sc); return c }
+		runs = append(runs, run{filepath.Base(f), sc, forSc(rtl.DefaultConfig())})
 		// The examples are short and leave the pipeline idle between
 		// operations: with no firmware latency a command's timer is due
 		// at once, and with tiny queues everything waits on a neighbour.
 		quick := rtl.DefaultConfig()
 		quick.CmdLatency = 0
-		runs = append(runs, run{filepath.Base(f) + ", no firmware latency", sc, quick})
-		runs = append(runs, run{filepath.Base(f) + ", tiny", sc, tb.SmallConfigs()["tiny"]})
+		runs = append(runs, run{filepath.Base(f) + ", no firmware latency", sc, forSc(quick)})
+		runs = append(runs, run{filepath.Base(f) + ", tiny", sc, forSc(tb.SmallConfigs()["tiny"])})
 	}
 	// An access overtaken by an overlapping invalidation with no firmware
 	// latency (TestScoreboardOverlap): the command path's timer is due in
@@ -152,13 +151,17 @@ func TestScheduleMatchesEvalAll(t *testing.T) {
 	runs = append(runs, run{"data path, tiny", stimulus.Generate(w), tinyData})
 	for _, f := range files[:min(len(files), 12)] {
 		sc, _ := scenario.ReadFile(f)
-		runs = append(runs, run{filepath.Base(f) + ", data path", sc, data})
+		c, _ := tb.ConfigFor(data, sc)
+		runs = append(runs, run{filepath.Base(f) + ", data path", sc, c})
 	}
 	// Through the host front (the send-queue front, the doorbells and
 	// the root complex's CPU writes): runs named so.
 	const viaHost = ", host front"
 	for _, f := range files {
 		sc, _ := scenario.ReadFile(f)
+		if sc.IOMMU != nil {
+			continue // the host front with the host IOMMU: not yet (issue 36)
+		}
 		runs = append(runs, run{filepath.Base(f) + viaHost, sc, rtl.DefaultConfig()})
 	}
 	hw := stimulus.DefaultWorkload()

@@ -155,9 +155,6 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 		if sc, err = scenario.ReadFile(rf.setup); err != nil {
 			return fail("%v", err)
 		}
-		if why := sc.RefOnly(); why != "" {
-			return fail("%s: %s", rf.setup, why)
-		}
 		// Read once to check it, and again as the model takes its
 		// requests: a capture of any size runs in the memory of a few
 		// thousand messages.
@@ -175,9 +172,6 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 		name = args[0]
 		if sc, err = scenario.ReadFile(name); err != nil {
 			return fail("%v", err)
-		}
-		if why := sc.RefOnly(); why != "" {
-			return fail("%s: %s", name, why)
 		}
 	default:
 		// Made as the model takes them: a run of any length holds a few
@@ -241,6 +235,10 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 		}
 	}
 	logger := hclog.New(&hclog.LoggerOptions{Name: "mkeysim", Level: level, Output: stderr, DisableTime: true})
+	if m, what := tb.ConfigFor(cfg.Model, sc); what != "" {
+		cfg.Model = m
+		logger.Info(what)
+	}
 	bench, err := tb.New(cfg.Model, logger)
 	if err != nil {
 		return fail("%v", err)

@@ -38,7 +38,9 @@ var allowed = map[string][]string{
 	"rtl/pcie": {"prm", "rtl/sim"},
 	// The host's IOMMU: host side, beside rtl/pcie; reads the I/O page
 	// tables and keeps its IOTLB in a rangecache.
-	"rtl/iommu": {"pagetable", "rtl/sim", "rtl/bus", "rtl/linecache", "rtl/rangecache"},
+	// Its gate (the root complex's translation stage) takes the TLPs of
+	// rtl/pcie.
+	"rtl/iommu": {"pagetable", "rtl/sim", "rtl/bus", "rtl/pcie", "rtl/linecache", "rtl/rangecache"},
 	// What the two walkers share (their contexts' states and fetch
 	// slots, their line cache, read port, invalidations and cuts): above
 	// the shared packages, below the walkers, which import it as they
@@ -54,14 +56,18 @@ var allowed = map[string][]string{
 	"rtl/sq":        units,
 	"rtl/atc":       units,
 	// The top: the one package that imports the units.
-	"rtl":                   append(slices.Clone(units), "scenario", "rtl/mptcache", "rtl/protcheck", "rtl/mttwalk", "rtl/klmwalk", "rtl/dma", "rtl/sq"),
+	// It holds the host IOMMU's parameters (iommu.*) as it holds
+	// rtl/pcie's, and the I/O page tables' address width.
+	"rtl":                   append(slices.Clone(units), "scenario", "pagetable", "rtl/iommu", "rtl/mptcache", "rtl/protcheck", "rtl/mttwalk", "rtl/klmwalk", "rtl/dma", "rtl/sq"),
 	"rtl/internal/chantest": {"prm", "rtl/sim", "rtl/bus", "rtl/pcie", "rtl/linecache"},
 
 	// tb is the bench in its environment (its fronts, replay, figures):
 	// it knows the top, the host side (rtl/pcie) and rtl/sim, never a
 	// unit (it learns about one through what the unit declares), and
 	// takes its operations from tb/stimulus.
-	"tb": {"prm", "scenario", "rtl", "rtl/sim", "rtl/pcie", "tb/wire", "tb/host", "tb/stimulus", "tb/stats", "internal/outfile"},
+	// It builds the host side: the links and root complex (rtl/pcie) and
+	// the host IOMMU with its I/O page tables (rtl/iommu, pagetable).
+	"tb": {"prm", "scenario", "pagetable", "rtl", "rtl/sim", "rtl/pcie", "rtl/iommu", "tb/wire", "tb/host", "tb/stimulus", "tb/stats", "internal/outfile"},
 	// A run's statistics: the figures the units' counters give, and their
 	// summary and JSON; no bench.
 	"tb/stats": {"rtl", "rtl/sim"},

@@ -11,7 +11,10 @@
 //	                  +------------ Piece (loop-back, level+1) --------+
 package bus
 
-import "mkeysim/prm"
+import (
+	"mkeysim/prm"
+	"mkeysim/rtl/sim"
+)
 
 // Piece is a translation job for one key: the bytes [Addr, Addr+Len) of the
 // key's space, reached at Level, which are bytes [Offset, Offset+Len) of the
@@ -75,7 +78,28 @@ type Outcome struct {
 	// the request's result was already decided below them: they count as
 	// accounted for, and their status means nothing.
 	Cut bool
+	// An OK segment in DMA space names the key that gave it and how the
+	// host translates its addresses (issue 36).
+	Key  prm.Key
+	Plat Platform
 }
+
+// Platform is how the host translates the DMA addresses of a segment
+// (issue 36): the ma_translation_mode (MKC 00h 5:4: 0 none, 1 ATS, 3
+// CAPI) and, for CAPI, the pasid (MKC 08h 23:0) of the key that gave it.
+type Platform struct {
+	Mode  uint8
+	PASID uint32
+}
+
+// PlatformOf is the platform translation of the key whose context is m.
+func PlatformOf(m *prm.MKC) Platform {
+	return Platform{Mode: m.MATranslationMode, PASID: m.PASID}
+}
+
+// CAPI reports whether the segment's TLPs carry a PASID prefix and are
+// translated through that PASID's table.
+func (p Platform) CAPI() bool { return p.Mode == 3 }
 
 // Cut tells a walker that request Tag (of generation Gen) failed at byte
 // Offset (the lowest failure the reorder buffer has seen for it): the
@@ -164,6 +188,11 @@ type Move struct {
 	Addr uint64
 	Len  uint64
 	Last bool
+	// Plat is how the host translates Addr; Origin names the segment's
+	// first byte for the testbench's monitors (not for units to decide
+	// on).
+	Plat   Platform
+	Origin sim.Origin
 }
 
 // Moved reports that request Tag's bytes have moved: its reads have all

@@ -33,6 +33,9 @@ type slot struct {
 	tag    uint16
 	atomic bool   // the read of an atomic: its write follows
 	addr   uint64 // the atomic's address
+	// The atomic's PASID prefix and origin, for its write.
+	prefix pcie.PASIDPrefix
+	origin sim.Origin
 }
 
 // tagState is what the unit knows of one reorder-buffer tag.
@@ -43,8 +46,10 @@ type tagState struct {
 
 // atomicWrite is the write of an atomic whose read completed.
 type atomicWrite struct {
-	tag  uint16
-	addr uint64
+	tag    uint16
+	addr   uint64
+	prefix pcie.PASIDPrefix
+	origin sim.Origin
 }
 
 // Unit is the data path. The engine evaluates it only in the cycles
@@ -129,7 +134,7 @@ func (u *Unit) respond(r *pcie.ReadResp) {
 	if s.atomic {
 		// The read's count in its tag's pending now stands for the
 		// write to come.
-		u.wq = append(u.wq, atomicWrite{tag: s.tag, addr: s.addr})
+		u.wq = append(u.wq, atomicWrite{tag: s.tag, addr: s.addr, prefix: s.prefix, origin: s.origin})
 		return
 	}
 	u.tags[s.tag].pending--
@@ -155,7 +160,7 @@ func (u *Unit) issue() bool {
 		w := u.wq[0]
 		u.wq = u.wq[1:]
 		id := u.take(slot{tag: w.tag})
-		u.p.MemReq.Push(pcie.ReadReq{ID: uint32(id), Addr: w.addr, Len: 8, Write: true})
+		u.p.MemReq.Push(pcie.ReadReq{ID: uint32(id), Addr: w.addr, Len: 8, Write: true, Prefix: w.prefix, Origin: w.origin})
 		u.stats.Writes++
 		u.stats.WriteBytes += 8
 		return false
@@ -180,7 +185,10 @@ func (u *Unit) issue() bool {
 	}
 	addr := m.Addr + u.off
 	n := min(m.Len-u.off, ChunkBytes-addr%ChunkBytes)
-	req := pcie.ReadReq{Addr: addr, Len: int(n)}
+	req := pcie.ReadReq{Addr: addr, Len: int(n), Origin: m.Origin.At(u.off)}
+	if m.Plat.CAPI() {
+		req.Prefix = pcie.NewPASIDPrefix(m.Plat.PASID, false, false)
+	}
 	s := slot{tag: m.Tag}
 	switch m.Kind {
 	case bus.MoveRead:
@@ -191,7 +199,7 @@ func (u *Unit) issue() bool {
 		u.stats.Writes++
 		u.stats.WriteBytes += n
 	case bus.MoveAtomic:
-		s.atomic, s.addr = true, addr
+		s.atomic, s.addr, s.prefix, s.origin = true, addr, req.Prefix, req.Origin
 		u.stats.Reads++
 		u.stats.ReadBytes += n
 		u.stats.Atomics++

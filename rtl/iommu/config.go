@@ -15,14 +15,15 @@ type Config struct {
 	// TranslateICM makes the ICM reads (MKCs, MTT and KLM lists) go
 	// through the IOMMU too, as the driver maps ICM pages with dma_map.
 	TranslateICM bool `toml:"translate_icm" json:"translate_icm" range:"false or true" help:"translate the ICM reads (MKCs, MTT and KLM lists) as well as the data path's"`
-	// IOTLB is the translation cache.
-	IOTLB IOTLB `toml:"iotlb" json:"iotlb"`
-	// PWC is the page-walk cache of the upper levels' entries.
-	PWC PWC `toml:"pwc" json:"pwc"`
 	// Walkers bounds the walks in flight.
 	Walkers int `toml:"walkers" json:"walkers" range:"1..64" help:"page walks in flight at once (one per 4 KiB page missed; misses of a page being walked wait for it)"`
 	// WalkLatencyCycles is one level's read of a walk.
 	WalkLatencyCycles int `toml:"walk_latency_cycles" json:"walk_latency_cycles" range:"1..100000" help:"cycles a walk spends on each level whose entry the page-walk cache does not hold (a read of host memory)"`
+	// IOTLB is the translation cache (its own table in a config file:
+	// after the scalars above, as TOML wants).
+	IOTLB IOTLB `toml:"iotlb" json:"iotlb"`
+	// PWC is the page-walk cache of the upper levels' entries.
+	PWC PWC `toml:"pwc" json:"pwc"`
 }
 
 // IOTLB is the IOTLB's geometry (iommu.iotlb.*): entries (each a leaf of

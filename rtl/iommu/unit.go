@@ -61,7 +61,7 @@ type Stats struct {
 	Faults        uint64        `counter:"faults" unit:"requests" help:"translation requests answered with a fault: the IOVA not mapped, or not with the permission the access needs" cover:"fault" coverdesc:"a translation request faulted"`
 	Evictions     uint64        `counter:"iotlb_evictions" unit:"entries" help:"IOTLB fills that replaced a live entry" cover:"iotlb_eviction" coverdesc:"an IOTLB fill replaced a live entry"`
 	Invalidations uint64        `counter:"invalidations" unit:"entries" help:"IOTLB entries dropped by the driver's invalidations"`
-	Rewalks       uint64        `counter:"rewalks" unit:"walks" help:"walks started again because an invalidation met their page while they were in flight" cover:"rewalk" coverdesc:"an invalidation met a walk in flight, which walked again"`
+	Rewalks       uint64        `counter:"rewalks" unit:"walks" help:"walks started again because an invalidation met their page while they were in flight (the bench's iommu_unmap waits for the accesses before it, so only the unit's tests reach it)"`
 	MaxWalkers    int           `counter:"max_walkers_in_use" unit:"walks" kind:"max" help:"the most walks in flight at once"`
 	Stalls        sim.Stalls    `counter:"stall_cycles" unit:"cycles" kind:"wait" help:"cycles a request waited at the head of In: every walker busy, or its answer had no room"`
 	WalkerCycles  sim.Occupancy `counter:"walker_cycles" unit:"walk-cycles" kind:"occupancy" mean:"mean_walkers_in_use" help:"walks in flight, summed over the cycles (mean_walkers_in_use = walker_cycles / cycles)"`
@@ -139,6 +139,9 @@ func tag(s pagetable.Space) uint64 {
 	t := uint64(s.ID)
 	if s.PASID {
 		t |= 1 << 32
+	}
+	if s.ICM {
+		t |= 1 << 33
 	}
 	return t
 }

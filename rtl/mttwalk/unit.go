@@ -258,7 +258,7 @@ func (u *Unit) page(id int) bool {
 			Missing: true, FaultKey: w.Key, FaultAddr: w.Addr + c.t})
 	}
 	u.p.Done.Push(bus.Outcome{Tag: w.Tag, Offset: off, Len: n, Status: prm.OK, Level: w.Level,
-		Seg: prm.Segment{Space: prm.SpaceDMA, Addr: e.PageBase(uint8(log)) + pg, Len: n}})
+		Seg: prm.Segment{Space: prm.SpaceDMA, Addr: e.PageBase(uint8(log)) + pg, Len: n}, Key: w.Key, Plat: bus.PlatformOf(m)})
 	c.t += n
 	if c.t == w.Len {
 		u.toIdle(id)

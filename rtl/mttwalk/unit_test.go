@@ -68,7 +68,8 @@ func (w *world) expected(wk *bus.Walk) ([]bus.Outcome, bool) {
 	emit := func(segs []prm.Segment) {
 		off := wk.Offset
 		for _, s := range segs {
-			out = append(out, bus.Outcome{Tag: wk.Tag, Offset: off, Len: s.Len, Status: prm.OK, Level: wk.Level, Seg: s})
+			out = append(out, bus.Outcome{Tag: wk.Tag, Offset: off, Len: s.Len, Status: prm.OK, Level: wk.Level, Seg: s,
+				Key: wk.Key, Plat: bus.PlatformOf(&wk.MKC)})
 			off += s.Len
 		}
 	}
@@ -438,6 +439,9 @@ func TestDirected(t *testing.T) {
 				tc.want[i].Level = 2
 				if tc.want[i].Missing {
 					tc.want[i].FaultKey = key
+				}
+				if tc.want[i].Status == prm.OK {
+					tc.want[i].Key = key // the key that gave the segment
 				}
 			}
 			if !reflect.DeepEqual(got, tc.want) {

@@ -36,6 +36,12 @@ type HostOptions struct {
 	// what it returns to the engine in the root complex's place. Host.RC
 	// is then nil, and nothing takes the CPU's TLPs.
 	Completer func(e *sim.Engine, mem *Memory, rx, tx *sim.Chan[TLP]) sim.Component
+	// Translate, if not nil, puts a stage between the up link and the
+	// root complex (the IOMMU's, issue 36): given the channel of the
+	// device's TLPs out of the up link, it returns the channel the root
+	// complex takes them from and the stage's components, which NewHost
+	// adds to the engine after the up link.
+	Translate func(e *sim.Engine, rx *sim.Chan[TLP]) (*sim.Chan[TLP], []sim.Component)
 }
 
 // NewHost builds the host side over mem opposite a device that sends on
@@ -54,11 +60,16 @@ func NewHost(e *sim.Engine, cfg Config, mem *Memory, tx, rx *sim.Chan[TLP], opt 
 	upOut := sim.NewChan[TLP](e, "pcie.up_out", opt.Depth, 1)
 	downIn := sim.NewChan[TLP](e, "pcie.down_in", opt.Depth, 1)
 	h.Up = NewLink(e, "pcie.up", cfg, tx, upOut)
+	rcIn := upOut
+	var stage []sim.Component
+	if opt.Translate != nil {
+		rcIn, stage = opt.Translate(e, upOut)
+	}
 	var rc sim.Component
 	if opt.Completer != nil {
-		rc = opt.Completer(e, mem, upOut, downIn)
+		rc = opt.Completer(e, mem, rcIn, downIn)
 	} else {
-		h.RC = NewRootComplex(e, "host", cfg, mem, upOut, downIn)
+		h.RC = NewRootComplex(e, "host", cfg, mem, rcIn, downIn)
 		rc = h.RC
 	}
 	h.Down = NewLink(e, "pcie.down", cfg, downIn, rx)
@@ -66,6 +77,8 @@ func NewHost(e *sim.Engine, cfg Config, mem *Memory, tx, rx *sim.Chan[TLP], opt 
 	if h.RC != nil {
 		h.RC.SetCPU(h.CPU)
 	}
-	e.Add(h.Up, rc, h.Down)
+	e.Add(h.Up)
+	e.Add(stage...)
+	e.Add(rc, h.Down)
 	return h
 }

@@ -58,7 +58,8 @@ type Link struct {
 	cur     TLP
 	doneAt  uint64 // last serialization cycle of cur
 
-	stats LinkStats // counted by Eval as it decides
+	stats   LinkStats // counted by Eval as it decides
+	entered uint64    // stats.TLPs at the last commit (Entered)
 
 	// staged this cycle
 	nHolding bool
@@ -170,8 +171,14 @@ func (l *Link) count(t *TLP) int {
 	return s
 }
 
-// Commit latches the serializer.
+// Entered is the number of TLPs that had entered the link by the end of
+// the last cycle: a register, so that what a monitor reads of it does not
+// depend on the order of evaluation.
+func (l *Link) Entered() uint64 { return l.entered }
+
+// Commit latches the serializer and Entered.
 func (l *Link) Commit() {
+	l.entered = l.stats.TLPs
 	if l.latch {
 		l.holding, l.cur, l.doneAt = l.nHolding, l.nCur, l.nDoneAt
 	}

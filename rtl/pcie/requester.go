@@ -21,6 +21,12 @@ type ReadReq struct {
 	// client that is not a data client may write only with Data (the
 	// send-queue front's completions).
 	Data []byte
+	// Prefix, when present, goes on every TLP of the request: a CAPI
+	// segment's PASID (issue 36).
+	Prefix PASIDPrefix
+	// Origin names the request's first byte for the host's monitors
+	// (sim.Origin): each TLP carries the origin of its own first byte.
+	Origin sim.Origin
 }
 
 // TCData is the traffic class of the device's data movement (the TLPs of
@@ -520,7 +526,7 @@ func (r *Requester) issue(now uint64) {
 		l := FirstSpan(addr, q.Len-c.off, r.cfg.MaxReadRequest)
 		tag := r.free[r.fHead]
 		tlp := NewRead(r.cfg.RequesterID, tag, addr, l)
-		tlp.TC = c.tc
+		tlp.TC, tlp.Prefix, tlp.Origin = c.tc, q.Prefix, q.Origin.At(uint64(c.off))
 		r.Tx.Push(tlp)
 		r.stats.Reads++
 		r.stats.ReadBytes += uint64(l)
@@ -554,7 +560,7 @@ func (r *Requester) issueWrite(i int, q *ReadReq) {
 		copy(data[addr&3:], q.Data[c.off:c.off+l])
 	}
 	r.Tx.Push(TLP{Type: MWr, TC: c.tc, RequesterID: r.cfg.RequesterID, LengthDW: uint16(ldw),
-		Addr: addr &^ 3, FirstBE: first, LastBE: last, Data: data})
+		Addr: addr &^ 3, FirstBE: first, LastBE: last, Data: data, Prefix: q.Prefix, Origin: q.Origin.At(uint64(c.off))})
 	r.stats.Writes++
 	r.stats.WriteBytes += uint64(l)
 	s.write, s.iClient, s.iSpan = true, i, Span{addr, l}

@@ -211,6 +211,9 @@ func (r *RootComplex) send() {
 // answer builds the completions of the read t, reading Memory now (zeros
 // for a data read: host memory beyond the ICM is not modelled).
 func (r *RootComplex) answer(t *TLP, data bool) []TLP {
+	if t.Fault { // the IOMMU refused it (its gate counted it)
+		return []TLP{ErrorCompletion(*t, r.cfg.CompleterID, UR)}
+	}
 	if t.Validate() != nil {
 		r.stats.Unsupported++
 		return []TLP{ErrorCompletion(*t, r.cfg.CompleterID, UR)}

@@ -6,6 +6,7 @@ import (
 	"math/bits"
 
 	"mkeysim/prm"
+	"mkeysim/rtl/sim"
 )
 
 // This file holds every PCIe transaction-layer rule the model relies on,
@@ -236,6 +237,14 @@ type TLP struct {
 	MsgCode     uint8       // messages: Message Code
 	Prefix      PASIDPrefix // the PASID prefix, 0 for none
 	Data        []byte
+	// Origin is the model's, not the wire's: whose bytes a data TLP
+	// carries, for the testbench's monitors (sim.Origin). Pack, the
+	// captures and the waveform leave it out.
+	Origin sim.Origin
+	// Fault is the model's too: the host's IOMMU refused the request's
+	// translation (issue 36), and the root complex answers it (an MRd)
+	// with UR.
+	Fault bool
 }
 
 // Sizes and limits of the base specification.

@@ -147,7 +147,7 @@ func (u *Unit) try(in *sim.Chan[bus.Lookup]) bool {
 			space = prm.SpaceMEMIC
 		}
 		ok = u.done(bus.Outcome{Tag: l.Tag, Offset: l.Offset, Len: l.Len, Status: prm.OK, Level: l.Level,
-			Seg: prm.Segment{Space: space, Addr: l.Addr, Len: l.Len}})
+			Seg: prm.Segment{Space: space, Addr: l.Addr, Len: l.Len}, Key: l.Key, Plat: bus.PlatformOf(&l.MKC)})
 	}
 	if !ok {
 		return false

@@ -466,7 +466,7 @@ func expect(l *bus.Lookup) event {
 	default:
 		sp := map[prm.AccessMode]prm.Space{prm.ModePA: prm.SpaceDMA, prm.ModeSWICM: prm.SpaceSWICM, prm.ModeMEMIC: prm.SpaceMEMIC}[l.MKC.AccessMode]
 		ev.Done = &bus.Outcome{Tag: l.Tag, Offset: l.Offset, Len: l.Len, Status: prm.OK, Level: l.Level,
-			Seg: prm.Segment{Space: sp, Addr: l.Addr, Len: l.Len}}
+			Seg: prm.Segment{Space: sp, Addr: l.Addr, Len: l.Len}, Key: l.Key, Plat: bus.PlatformOf(&l.MKC)}
 		ev.Credit = loop
 	}
 	return ev
@@ -535,22 +535,22 @@ func TestRouting(t *testing.T) {
 		l    bus.Lookup
 		want string
 	}{
-		{"level0 fail", lk(1, 0, prm.ModeMTT, fail), "@0 in tag=1 done={Tag:1 Offset:4096 Len:256 Status:MKEY_FREE Level:0 Seg:{Space:dma HasPA:false Addr:0 Len:0 PA:0} Missing:false FaultKey:0x0 FaultAddr:0 Cut:false}"},
-		{"level0 unknown index", lk(2, 0, prm.ModeKLM, func(l *bus.Lookup) { l.Created = false }), "@0 in tag=2 done={Tag:2 Offset:8192 Len:256 Status:BAD_KEY_INDEX Level:0 Seg:{Space:dma HasPA:false Addr:0 Len:0 PA:0} Missing:false FaultKey:0x0 FaultAddr:0 Cut:false}"},
-		{"level0 PA", lk(3, 0, prm.ModePA, nil), "@0 in tag=3 done={Tag:3 Offset:12288 Len:256 Status:OK Level:0 Seg:{Space:dma HasPA:false Addr:8192 Len:256 PA:0} Missing:false FaultKey:0x0 FaultAddr:0 Cut:false}"},
-		{"level0 SW_ICM", lk(4, 0, prm.ModeSWICM, nil), "@0 in tag=4 done={Tag:4 Offset:16384 Len:256 Status:OK Level:0 Seg:{Space:sw_icm HasPA:false Addr:8192 Len:256 PA:0} Missing:false FaultKey:0x0 FaultAddr:0 Cut:false}"},
-		{"level0 MEMIC", lk(5, 0, prm.ModeMEMIC, nil), "@0 in tag=5 done={Tag:5 Offset:20480 Len:256 Status:OK Level:0 Seg:{Space:memic HasPA:false Addr:8192 Len:256 PA:0} Missing:false FaultKey:0x0 FaultAddr:0 Cut:false}"},
+		{"level0 fail", lk(1, 0, prm.ModeMTT, fail), "@0 in tag=1 done={Tag:1 Offset:4096 Len:256 Status:MKEY_FREE Level:0 Seg:{Space:dma HasPA:false Addr:0 Len:0 PA:0} Missing:false FaultKey:0x0 FaultAddr:0 Cut:false Key:0x0 Plat:{Mode:0 PASID:0}}"},
+		{"level0 unknown index", lk(2, 0, prm.ModeKLM, func(l *bus.Lookup) { l.Created = false }), "@0 in tag=2 done={Tag:2 Offset:8192 Len:256 Status:BAD_KEY_INDEX Level:0 Seg:{Space:dma HasPA:false Addr:0 Len:0 PA:0} Missing:false FaultKey:0x0 FaultAddr:0 Cut:false Key:0x0 Plat:{Mode:0 PASID:0}}"},
+		{"level0 PA", lk(3, 0, prm.ModePA, nil), "@0 in tag=3 done={Tag:3 Offset:12288 Len:256 Status:OK Level:0 Seg:{Space:dma HasPA:false Addr:8192 Len:256 PA:0} Missing:false FaultKey:0x0 FaultAddr:0 Cut:false Key:0x73c Plat:{Mode:0 PASID:0}}"},
+		{"level0 SW_ICM", lk(4, 0, prm.ModeSWICM, nil), "@0 in tag=4 done={Tag:4 Offset:16384 Len:256 Status:OK Level:0 Seg:{Space:sw_icm HasPA:false Addr:8192 Len:256 PA:0} Missing:false FaultKey:0x0 FaultAddr:0 Cut:false Key:0x73c Plat:{Mode:0 PASID:0}}"},
+		{"level0 MEMIC", lk(5, 0, prm.ModeMEMIC, nil), "@0 in tag=5 done={Tag:5 Offset:20480 Len:256 Status:OK Level:0 Seg:{Space:memic HasPA:false Addr:8192 Len:256 PA:0} Missing:false FaultKey:0x0 FaultAddr:0 Cut:false Key:0x73c Plat:{Mode:0 PASID:0}}"},
 		{"level0 MTT", lk(6, 0, prm.ModeMTT, nil), "@0 in tag=6 ->mtt"},
 		{"level0 KLM", lk(7, 0, prm.ModeKLM, nil), "@0 in tag=7 ->klm"},
 		{"level0 KSM", lk(8, 0, prm.ModeFixedBufferSize, nil), "@0 in tag=8 ->klm"},
-		{"loop fail", lk(9, 2, prm.ModeKLM, func(l *bus.Lookup) { l.PD = 0 }), "@0 loop tag=9 done={Tag:9 Offset:36864 Len:256 Status:PD_MISMATCH Level:2 Seg:{Space:dma HasPA:false Addr:0 Len:0 PA:0} Missing:false FaultKey:0x0 FaultAddr:0 Cut:false} +credit"},
-		{"loop PA", lk(10, 1, prm.ModePA, nil), "@0 loop tag=10 done={Tag:10 Offset:40960 Len:256 Status:OK Level:1 Seg:{Space:dma HasPA:false Addr:8192 Len:256 PA:0} Missing:false FaultKey:0x0 FaultAddr:0 Cut:false} +credit"},
-		{"loop MEMIC", lk(11, 3, prm.ModeMEMIC, nil), "@0 loop tag=11 done={Tag:11 Offset:45056 Len:256 Status:OK Level:3 Seg:{Space:memic HasPA:false Addr:8192 Len:256 PA:0} Missing:false FaultKey:0x0 FaultAddr:0 Cut:false} +credit"},
+		{"loop fail", lk(9, 2, prm.ModeKLM, func(l *bus.Lookup) { l.PD = 0 }), "@0 loop tag=9 done={Tag:9 Offset:36864 Len:256 Status:PD_MISMATCH Level:2 Seg:{Space:dma HasPA:false Addr:0 Len:0 PA:0} Missing:false FaultKey:0x0 FaultAddr:0 Cut:false Key:0x0 Plat:{Mode:0 PASID:0}} +credit"},
+		{"loop PA", lk(10, 1, prm.ModePA, nil), "@0 loop tag=10 done={Tag:10 Offset:40960 Len:256 Status:OK Level:1 Seg:{Space:dma HasPA:false Addr:8192 Len:256 PA:0} Missing:false FaultKey:0x0 FaultAddr:0 Cut:false Key:0x73c Plat:{Mode:0 PASID:0}} +credit"},
+		{"loop MEMIC", lk(11, 3, prm.ModeMEMIC, nil), "@0 loop tag=11 done={Tag:11 Offset:45056 Len:256 Status:OK Level:3 Seg:{Space:memic HasPA:false Addr:8192 Len:256 PA:0} Missing:false FaultKey:0x0 FaultAddr:0 Cut:false Key:0x73c Plat:{Mode:0 PASID:0}} +credit"},
 		{"loop MTT", lk(12, 1, prm.ModeMTT, nil), "@0 loop tag=12 ->mtt +credit"},
 		{"loop KLM", lk(13, 1, prm.ModeKLM, nil), "@0 loop tag=13 ->nested"},
 		{"loop KSM", lk(14, 4, prm.ModeFixedBufferSize, nil), "@0 loop tag=14 ->nested"},
 		{"loop atomic len 4", lk(15, 1, prm.ModeMTT, func(l *bus.Lookup) { l.Type, l.Len = prm.RemoteAtomic, 4 }), "@0 loop tag=15 ->mtt +credit"},
-		{"level0 atomic len 4", lk(16, 0, prm.ModeMTT, func(l *bus.Lookup) { l.Type, l.Len = prm.RemoteAtomic, 4 }), "@0 in tag=16 done={Tag:16 Offset:65536 Len:4 Status:MISALIGNED_ATOMIC Level:0 Seg:{Space:dma HasPA:false Addr:0 Len:0 PA:0} Missing:false FaultKey:0x0 FaultAddr:0 Cut:false}"},
+		{"level0 atomic len 4", lk(16, 0, prm.ModeMTT, func(l *bus.Lookup) { l.Type, l.Len = prm.RemoteAtomic, 4 }), "@0 in tag=16 done={Tag:16 Offset:65536 Len:4 Status:MISALIGNED_ATOMIC Level:0 Seg:{Space:dma HasPA:false Addr:0 Len:0 PA:0} Missing:false FaultKey:0x0 FaultAddr:0 Cut:false Key:0x0 Plat:{Mode:0 PASID:0}}"},
 		{"token level0", token(77, 0), "@0 in tag=0 ack=77"},
 		{"token loop", token(78, 1), "@0 loop tag=0 ack=78"},
 	}

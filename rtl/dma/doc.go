@@ -10,7 +10,8 @@
 // MRd TLPs (split again at max_read_request) on traffic class
 // pcie.TCData; a segment it writes (LOCAL_WRITE, REMOTE_WRITE) becomes
 // writes of the same sizes, sent as MWr TLPs (split at max_payload). An
-// atomic reads its 8 bytes, then writes its result. Config.Outstanding
+// atomic reads its 8 bytes, then writes its result over the same bytes (in
+// two parts when a KLM places it across a 4 KiB page). Config.Outstanding
 // bounds the requests in flight: a read until its completions are all in,
 // a write until its last MWr has left. One request is issued a cycle, in
 // the order of In; when every byte of a request has moved (Move.Last

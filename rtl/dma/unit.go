@@ -33,6 +33,7 @@ type slot struct {
 	tag    uint16
 	atomic bool   // the read of an atomic: its write follows
 	addr   uint64 // the atomic's address
+	n      int    // the atomic's bytes in this chunk (8, or its part of a 4 KiB page)
 	// The atomic's PASID prefix and origin, for its write.
 	prefix pcie.PASIDPrefix
 	origin sim.Origin
@@ -48,6 +49,7 @@ type tagState struct {
 type atomicWrite struct {
 	tag    uint16
 	addr   uint64
+	n      int
 	prefix pcie.PASIDPrefix
 	origin sim.Origin
 }
@@ -134,7 +136,7 @@ func (u *Unit) respond(r *pcie.ReadResp) {
 	if s.atomic {
 		// The read's count in its tag's pending now stands for the
 		// write to come.
-		u.wq = append(u.wq, atomicWrite{tag: s.tag, addr: s.addr, prefix: s.prefix, origin: s.origin})
+		u.wq = append(u.wq, atomicWrite{tag: s.tag, addr: s.addr, n: s.n, prefix: s.prefix, origin: s.origin})
 		return
 	}
 	u.tags[s.tag].pending--
@@ -160,9 +162,9 @@ func (u *Unit) issue() bool {
 		w := u.wq[0]
 		u.wq = u.wq[1:]
 		id := u.take(slot{tag: w.tag})
-		u.p.MemReq.Push(pcie.ReadReq{ID: uint32(id), Addr: w.addr, Len: 8, Write: true, Prefix: w.prefix, Origin: w.origin})
+		u.p.MemReq.Push(pcie.ReadReq{ID: uint32(id), Addr: w.addr, Len: w.n, Write: true, Prefix: w.prefix, Origin: w.origin})
 		u.stats.Writes++
-		u.stats.WriteBytes += 8
+		u.stats.WriteBytes += uint64(w.n)
 		return false
 	}
 	if !u.p.In.Valid() {
@@ -199,7 +201,7 @@ func (u *Unit) issue() bool {
 		u.stats.Writes++
 		u.stats.WriteBytes += n
 	case bus.MoveAtomic:
-		s.atomic, s.addr, s.prefix, s.origin = true, addr, req.Prefix, req.Origin
+		s.atomic, s.addr, s.n, s.prefix, s.origin = true, addr, int(n), req.Prefix, req.Origin
 		u.stats.Reads++
 		u.stats.ReadBytes += n
 		u.stats.Atomics++

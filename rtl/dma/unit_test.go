@@ -3,6 +3,7 @@ package dma
 import (
 	"fmt"
 	"math/rand"
+	"slices"
 	"testing"
 
 	"mkeysim/rtl/bus"
@@ -155,6 +156,28 @@ func TestDirected(t *testing.T) {
 	s := b.u.Stats()
 	if s.Reads != 4 || s.ReadBytes != 0x2008 || s.Writes != 4 || s.WriteBytes != 0x210 || s.Atomics != 1 || s.Moved != 3 {
 		t.Errorf("stats %+v", s)
+	}
+}
+
+// TestAtomicAcrossAPage: an atomic a KLM places across a 4 KiB page is
+// read in two parts, and each part's write covers that part's bytes only
+// (it once wrote 8 bytes from the second part's address: 5 past the
+// atomic).
+func TestAtomicAcrossAPage(t *testing.T) {
+	b := newBench(Config{Enabled: true, Outstanding: 4}, 4, 1)
+	b.in.Add(0, bus.Move{Tag: 0, Kind: bus.MoveAtomic, Addr: 0x7ffd, Len: 8, Last: true})
+	b.run(t, 1, 1000)
+	var got []string
+	for _, k := range b.req.Taken {
+		got = append(got, fmt.Sprintf("%v %#x+%d", k.req.Write, k.req.Addr, k.req.Len))
+	}
+	slices.Sort(got) // the writes follow their reads' answers, in any order
+	want := []string{"false 0x7ffd+3", "false 0x8000+5", "true 0x7ffd+3", "true 0x8000+5"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("requests\n%v\nwant\n%v", got, want)
+	}
+	if s := b.u.Stats(); s.ReadBytes != 8 || s.WriteBytes != 8 {
+		t.Errorf("read %d and wrote %d bytes, want 8 and 8", s.ReadBytes, s.WriteBytes)
 	}
 }
 

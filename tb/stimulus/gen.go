@@ -52,6 +52,18 @@ type Workload struct {
 	// TraceFile is the trace kind's file of accesses (tracefile.go).
 	TraceFile string `toml:"trace_file" json:"trace_file" range:"any string" help:"the trace kind's accesses: a CSV (qpn,key,addr,len,type) or JSON-lines file over the mrs regions (docs/workloads.md), replayed from its start, wrapping around to make accesses (0: the file once); read only when kind = trace"`
 
+	// The host IOMMU (issue 36, iommu.go): the translation mode of the
+	// keys made, iommu_unmap operations, and the leaf size of the
+	// mappings of the iommu section a workload carries when IOMMU is set.
+	TranslationMode    string `toml:"translation_mode" json:"translation_mode" range:"none, ats, capi or mixed" help:"ma_translation_mode of the keys made (needs iommu.enabled unless none): none; ats: every PA and MTT key ATS (needs hca_cap.ats); capi: every PA key CAPI with a PASID of 1..8 drawn from the seed, refused for the measurement and trace kinds (their regions are MTT keys, and CAPI is for PA keys only); mixed: each PA key none, ATS or CAPI and each MTT key none or ATS at random (needs hca_cap.ats)"`
+	IOMMUUnmapPerMille int    `toml:"iommu_unmap_per_mille" json:"iommu_unmap_per_mille" range:"0..1000" help:"iommu_unmap operations per thousand operations (needs iommu.enabled), each of one leaf of iommu_page_bytes that is mapped and was never unmapped, in the requester ID's table or a PASID's; accesses that touch it afterwards end in IOMMU_FAULT; drawn apart from the other operations, which stay as they were"`
+	IOMMUPageBytes     uint64 `toml:"iommu_page_bytes" json:"iommu_page_bytes" range:"4096, 2097152 or 1073741824" help:"leaf size of the iommu section's mappings (with iommu.enabled): each maps the DMA ranges of the keys made, rounded out to it, IOVA to IOVA + 2^40 (+ iommu_page_bytes below 1 GiB, so that no leaf is larger), readable and writable"`
+	// IOMMU is set by the caller from iommu.enabled: the scenario then
+	// carries an iommu section whose mappings cover every DMA address the
+	// workload's keys reach (iommu.go), and the mixed kind's DMA
+	// addresses lie in the first 2 GiB of IOVA space.
+	IOMMU bool `toml:"-" json:"-"`
+
 	trace *traceFile // the trace file as Check read it, shared by copies
 }
 
@@ -74,7 +86,8 @@ const MaxMTTEntries = 1 << 22
 func DefaultWorkload() Workload {
 	return Workload{Seed: 1, Keys: 1024, Accesses: 100_000, UMRPerMille: 3, InvalPerMille: 2, QueryPerMille: 1, ResumePerMille: 2, BadPerMille: 50,
 		HotKeys: 128, HotPerMille: 800,
-		Kind: KindMixed, MRs: 64, Tenants: 1, MRBytes: 1 << 20, PageBytes: 4096, AccessBytes: 64, AccessType: "LOCAL_READ", StrideBytes: 4096, ZipfS: 0.99}
+		Kind: KindMixed, MRs: 64, Tenants: 1, MRBytes: 1 << 20, PageBytes: 4096, AccessBytes: 64, AccessType: "LOCAL_READ", StrideBytes: 4096, ZipfS: 0.99,
+		TranslationMode: TranslationNone, IOMMUPageBytes: 4096}
 }
 
 // Check names the first parameter of a measurement workload that does
@@ -86,14 +99,20 @@ func (w *Workload) Check() error {
 	if w.Accesses > 0 && w.WarmupAccesses >= w.Accesses {
 		return fmt.Errorf("workload.warmup_accesses = %d: want fewer than accesses = %d (nothing would be measured)", w.WarmupAccesses, w.Accesses)
 	}
+	if err := w.checkTranslationMode(); err != nil {
+		return err
+	}
 	if w.Kind == KindMixed || w.Kind == "" {
-		return nil
+		return nil // its IOMMU tables fit by construction (iommu.go)
 	}
 	pages := (w.MRBytes + w.PageBytes - 1) / w.PageBytes
 	if w.Kind == KindTrace {
 		if total := pages * uint64(w.MRs); total > MaxMTTEntries {
 			return fmt.Errorf("workload.mrs x mr_bytes / page_bytes = %d x %d pages = %d MTT entries: want at most %d (fewer or smaller regions, or larger pages)",
 				w.MRs, pages, total, MaxMTTEntries)
+		}
+		if err := w.checkRegionTables(); err != nil {
+			return err
 		}
 		return w.checkTrace()
 	}
@@ -115,7 +134,7 @@ func (w *Workload) Check() error {
 	if t, _ := prm.ParseAccessType(w.AccessType); t == prm.RemoteAtomic && w.AccessBytes != 8 {
 		return fmt.Errorf("workload.access_bytes = %d: want 8 for REMOTE_ATOMIC", w.AccessBytes)
 	}
-	return nil
+	return w.checkRegionTables()
 }
 
 // window is the bytes of each region that the accesses fall in.
@@ -163,6 +182,7 @@ type Generator struct {
 func NewGenerator(w Workload) *Generator {
 	g := &Generator{g: gen{r: rand.New(rand.NewSource(w.Seed)), w: w, accesses: w.Accesses}}
 	g.g.sc = &scenario.Scenario{QPs: genQPs}
+	g.g.startIOMMU()
 	if w.Kind == KindTrace {
 		if g.err = rtl.CheckRanges(&w, "workload."); g.err == nil {
 			g.err = w.Check() // reads the file only if no copy of w has
@@ -175,11 +195,12 @@ func NewGenerator(w Workload) *Generator {
 	}
 	if w.Kind != KindMixed && w.Kind != "" {
 		g.g.makeRegions()
-		return g
+	} else {
+		for i := 0; i < max(w.Keys, 8); i++ {
+			g.g.makeKey(uint32(i + 1))
+		}
 	}
-	for i := 0; i < max(w.Keys, 8); i++ {
-		g.g.makeKey(uint32(i + 1))
-	}
+	g.g.finishIOMMU()
 	return g
 }
 
@@ -203,7 +224,7 @@ func Accesses(ops []scenario.Op) int {
 
 // Setup is the scenario's QPs and initial MKeys, without operations.
 func (g *Generator) Setup() *scenario.Scenario {
-	return &scenario.Scenario{QPs: g.g.sc.QPs, MKeys: g.g.sc.MKeys}
+	return &scenario.Scenario{QPs: g.g.sc.QPs, MKeys: g.g.sc.MKeys, IOMMU: g.g.sc.IOMMU}
 }
 
 // Next returns the operations that hold the next n accesses of the
@@ -240,6 +261,11 @@ type gen struct {
 	accesses int
 	trace    *traceFile // the trace kind's accesses, replayed in order
 	meas     *measure   // the measurement workload's state, nil for mixed
+	// tr draws the keys' translation modes and PASIDs (nil for none), io
+	// is the IOMMU's mappings and unmaps (nil without IOMMU): each apart
+	// from r, so that they change nothing else of the workload.
+	tr *rand.Rand
+	io *genIOMMU
 }
 
 var genQPs = []scenario.QP{
@@ -249,19 +275,30 @@ var genQPs = []scenario.QP{
 // ops appends operations to g.sc.Ops until n more accesses are made.
 func (g *gen) ops(n int) {
 	if g.trace != nil {
-		for i := range n {
+		for i := 0; i < n; {
+			if g.unmap() {
+				continue
+			}
 			a := g.trace.access((g.made + i) % len(g.trace.accesses))
 			g.sc.Ops = append(g.sc.Ops, scenario.Op{Kind: scenario.OpAccess, Access: a})
+			i++
 		}
 		return
 	}
 	if g.meas != nil {
-		for range n {
+		for i := 0; i < n; {
+			if g.unmap() {
+				continue
+			}
 			g.sc.Ops = append(g.sc.Ops, scenario.Op{Kind: scenario.OpAccess, Access: g.meas.next(g.r)})
+			i++
 		}
 		return
 	}
 	for a := 0; a < n; {
+		if g.unmap() {
+			continue
+		}
 		x := g.r.Intn(1000)
 		switch {
 		case x < g.w.UMRPerMille:
@@ -312,7 +349,7 @@ func (g *gen) makeKey(index uint32) {
 		need := int((m.StartAddr%p + m.Len + p - 1) / p)
 		k.odp = r.Intn(16) == 0
 		for i := 0; i < need; i++ {
-			e := prm.MTTEntry{PTag: uint64(r.Int63n(1<<50)) &^ (p - 1), RdEn: true, WrEn: true}
+			e := prm.MTTEntry{PTag: g.dmaAddr(uint64(r.Int63n(1<<50)) &^ (p - 1)), RdEn: true, WrEn: true}
 			if k.odp && r.Intn(3) == 0 {
 				e.RdEn, e.WrEn = false, false
 			} else if r.Intn(40) == 0 {
@@ -328,7 +365,7 @@ func (g *gen) makeKey(index uint32) {
 		g.mtts = append(g.mtts, k)
 	case x < 65:
 		m.AccessMode = prm.ModePA
-		m.StartAddr, m.Len = uint64(r.Int63n(1<<48)), uint64(1+r.Intn(1<<20))
+		m.StartAddr, m.Len = g.dmaAddr(uint64(r.Int63n(1<<48))), uint64(1+r.Intn(1<<20))
 	case x < 70:
 		m.AccessMode = prm.ModeSWICM
 		m.StartAddr, m.Len = uint64(r.Int63n(1<<48)), uint64(1+r.Intn(1<<20))
@@ -401,6 +438,8 @@ func (g *gen) makeKey(index uint32) {
 	if r.Intn(8) == 0 {
 		m.TranslationsOctwordSize += 4 // room for UMRs past the end
 	}
+	g.translationMode(&m)
+	g.mapDMA(&m, spec.MTT)
 	spec.MKC = m
 	k.mkc = m
 	g.keys = append(g.keys, k)
@@ -468,9 +507,8 @@ func (g *gen) umr() {
 		blocks := (k.mtt + 7) / 8
 		b := r.Intn(blocks)
 		u.Offset = uint64(b * 4)
-		p := uint64(1) << k.mkc.LogEntitySize
 		for i := 0; i < 8 && b*8+i < k.mtt; i++ {
-			u.MTT = append(u.MTT, prm.MTTEntry{PTag: uint64(r.Int63n(1<<50)) &^ (p - 1), RdEn: true, WrEn: r.Intn(10) != 0})
+			u.MTT = append(u.MTT, prm.MTTEntry{PTag: g.umrPage(uint64(r.Int63n(1<<50)), k.mkc.LogEntitySize), RdEn: true, WrEn: r.Intn(10) != 0})
 		}
 	default:
 		u.Mask = prm.MaskRR | prm.MaskRW

@@ -73,7 +73,11 @@ func (g *gen) makeRegions() {
 		for p := range pages {
 			spec.MTT[p] = prm.MTTEntry{PTag: physBase + uint64(i*pages+p)*w.PageBytes, RdEn: true, WrEn: true}
 		}
+		g.translationMode(&spec.MKC)
 		g.sc.MKeys = append(g.sc.MKeys, spec)
+	}
+	if g.io != nil {
+		g.io.add(g.io.rid(), physBase, regionBytes(&w))
 	}
 	g.meas = m
 }

@@ -53,6 +53,11 @@ func (c *Config) Validate() error {
 	if sum := w.UMRPerMille + w.InvalPerMille + w.QueryPerMille; sum > 1000 {
 		return fmt.Errorf("workload.umr_per_mille + inval_per_mille + query_per_mille = %d + %d + %d = %d: want at most 1000", w.UMRPerMille, w.InvalPerMille, w.QueryPerMille, sum)
 	}
+	// The IOMMU knobs need an IOMMU, and ATS keys hca_cap.ats. The
+	// workload's IOMMU is false until iommu.enabled sets it (issue 36).
+	if err := w.CheckPlatform(w.IOMMU, c.Model.HCACap.ATS); err != nil {
+		return err
+	}
 	return c.Workload.Check() // on c's own: a trace workload keeps its file read
 }
 

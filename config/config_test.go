@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/spf13/pflag"
@@ -42,6 +43,24 @@ func TestOverlay(t *testing.T) {
 		tags, _ := cfg.Param("pcie.tags")
 		if ways.String() != strconv.FormatUint(c.ways, 10) || sets.String() != strconv.FormatUint(c.sets, 10) || tags.String() != "16" {
 			t.Errorf("%q: ways %s sets %s tags %s, want %d %d 16", c.args, ways, sets, tags, c.ways, c.sets)
+		}
+	}
+}
+
+// TestValidatePlatform: Validate refuses the workload's ATS keys on a
+// device without hca_cap.ats once the workload has an IOMMU, and takes
+// every translation mode with both.
+func TestValidatePlatform(t *testing.T) {
+	c := Default()
+	c.Workload.IOMMU, c.Workload.TranslationMode = true, "mixed"
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "workload.translation_mode = mixed needs hca_cap.ats = true") {
+		t.Errorf("mixed without hca_cap.ats: %v", err)
+	}
+	c.Model.HCACap.ATS = true
+	for _, mode := range []string{"none", "ats", "capi", "mixed"} {
+		c.Workload.TranslationMode, c.Workload.IOMMUUnmapPerMille = mode, 1000
+		if err := c.Validate(); err != nil {
+			t.Errorf("%s: %v", mode, err)
 		}
 	}
 }

@@ -26,9 +26,10 @@ import (
 // ways before), mkc_cache.mshrs counting level-0 MSHRs only (14 + 2 for
 // the loop, the 16 of before), walker miss merging, the data path (off)
 // and pcie.host_latency_cycles renamed icm_latency_cycles beside
-// data_latency_cycles, workload.tenants (issue 11), and hca_cap.ats (issue
-// 36: the device has no ATS unless told).
-const defaultJSON = `{"clock_ps":4000,"cmd_latency":20,"data.enabled":false,"data.outstanding":16,"fifo_depth":4,"hca_cap.ats":false,"klm.cache.entries":512,"klm.cache.entries_per_line":4,"klm.cache.replacement":"lru","klm.cache.seed":1,"klm.cache.ways":4,"klm.contexts":16,"klm.cursors":16,"klm.max_indirection":4,"klm.merge_misses":true,"klm.nested_contexts":8,"mkc_cache.icm_base":0,"mkc_cache.loop_mshrs":2,"mkc_cache.loop_targets":1,"mkc_cache.mshrs":14,"mkc_cache.replacement":"lru","mkc_cache.seed":1,"mkc_cache.sets":128,"mkc_cache.targets":8,"mkc_cache.ways":4,"mtt.cache.entries":2048,"mtt.cache.entries_per_line":8,"mtt.cache.replacement":"lru","mtt.cache.seed":1,"mtt.cache.ways":4,"mtt.merge_misses":true,"mtt.walkers":8,"overlap_invalidate":false,"pcie.completer_id":0,"pcie.data_latency_cycles":20,"pcie.icm_latency_cycles":20,"pcie.link_bytes_per_cycle":32,"pcie.link_latency_cycles":75,"pcie.max_payload":256,"pcie.max_read_request":512,"pcie.rcb":64,"pcie.requester_id":0,"pcie.split_on_all_rcb":false,"pcie.tags":32,"rob_entries":64,"stage_latency":1,"workload.access_bytes":64,"workload.access_type":"LOCAL_READ","workload.accesses":100000,"workload.bad_per_mille":50,"workload.footprint_bytes":0,"workload.hot_keys":128,"workload.hot_per_mille":800,"workload.inter_arrival_cycles":0,"workload.inval_per_mille":2,"workload.keys":1024,"workload.kind":"mixed","workload.mr_bytes":1048576,"workload.mrs":64,"workload.page_bytes":4096,"workload.query_per_mille":1,"workload.resume_per_mille":2,"workload.seed":1,"workload.stride_bytes":4096,"workload.tenants":1,"workload.trace_file":"","workload.umr_per_mille":3,"workload.warmup_accesses":0,"workload.zipf_s":0.99}`
+// data_latency_cycles, workload.tenants (issue 11), hca_cap.ats (issue
+// 36: the device has no ATS unless told), and the workload's IOMMU knobs
+// (issue 36: translation_mode none, no unmaps, 4 KiB leaves).
+const defaultJSON = `{"clock_ps":4000,"cmd_latency":20,"data.enabled":false,"data.outstanding":16,"fifo_depth":4,"hca_cap.ats":false,"klm.cache.entries":512,"klm.cache.entries_per_line":4,"klm.cache.replacement":"lru","klm.cache.seed":1,"klm.cache.ways":4,"klm.contexts":16,"klm.cursors":16,"klm.max_indirection":4,"klm.merge_misses":true,"klm.nested_contexts":8,"mkc_cache.icm_base":0,"mkc_cache.loop_mshrs":2,"mkc_cache.loop_targets":1,"mkc_cache.mshrs":14,"mkc_cache.replacement":"lru","mkc_cache.seed":1,"mkc_cache.sets":128,"mkc_cache.targets":8,"mkc_cache.ways":4,"mtt.cache.entries":2048,"mtt.cache.entries_per_line":8,"mtt.cache.replacement":"lru","mtt.cache.seed":1,"mtt.cache.ways":4,"mtt.merge_misses":true,"mtt.walkers":8,"overlap_invalidate":false,"pcie.completer_id":0,"pcie.data_latency_cycles":20,"pcie.icm_latency_cycles":20,"pcie.link_bytes_per_cycle":32,"pcie.link_latency_cycles":75,"pcie.max_payload":256,"pcie.max_read_request":512,"pcie.rcb":64,"pcie.requester_id":0,"pcie.split_on_all_rcb":false,"pcie.tags":32,"rob_entries":64,"stage_latency":1,"workload.access_bytes":64,"workload.access_type":"LOCAL_READ","workload.accesses":100000,"workload.bad_per_mille":50,"workload.footprint_bytes":0,"workload.hot_keys":128,"workload.hot_per_mille":800,"workload.inter_arrival_cycles":0,"workload.inval_per_mille":2,"workload.iommu_page_bytes":4096,"workload.iommu_unmap_per_mille":0,"workload.keys":1024,"workload.kind":"mixed","workload.mr_bytes":1048576,"workload.mrs":64,"workload.page_bytes":4096,"workload.query_per_mille":1,"workload.resume_per_mille":2,"workload.seed":1,"workload.stride_bytes":4096,"workload.tenants":1,"workload.trace_file":"","workload.translation_mode":"none","workload.umr_per_mille":3,"workload.warmup_accesses":0,"workload.zipf_s":0.99}`
 
 // TestDefaultsUnchanged: every default keeps its value, and the defaults
 // validate.
@@ -323,6 +324,11 @@ func TestFileTypes(t *testing.T) {
 		{"[model.pcie]\ntags = 0\n", "line 2: model.pcie.tags = 0: want 1..768"},
 		{"[model.pcie]\ntags = 1\ntags = 2\n", "line 3: model.pcie.tags: Key 'model.pcie.tags' has already been defined."},
 		{"[workload]\numr_per_mille = 600\ninval_per_mille = 600\n", "workload.umr_per_mille + inval_per_mille + query_per_mille = 600 + 600 + 1 = 1201: want at most 1000"},
+		// The IOMMU knobs of issue 36 need an IOMMU (iommu.enabled).
+		{"[workload]\ntranslation_mode = \"ats\"\n", "workload.translation_mode = ats needs iommu.enabled = true"},
+		{"[workload]\ntranslation_mode = \"bogus\"\n", `line 2: workload.translation_mode = "bogus": want none, ats, capi or mixed`},
+		{"[workload]\niommu_unmap_per_mille = 5\n", "workload.iommu_unmap_per_mille = 5 needs iommu.enabled = true"},
+		{"[workload]\niommu_page_bytes = 8192\n", "line 2: workload.iommu_page_bytes = 8192: want 4096, 2097152 or 1073741824"},
 	} {
 		f := filepath.Join(dir, "c.toml")
 		os.WriteFile(f, []byte(c.body), 0o644)

@@ -2,6 +2,7 @@ package stimulus
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"math/rand"
 	"slices"
@@ -127,9 +128,19 @@ func (w *Workload) checkTranslationMode() error {
 
 // regionBytes is the host memory the regions of a measurement or trace
 // workload take, from physBase on (makeRegions).
+// (at most 2^64 - 1: a trace workload's tenants are not bounded by the
+// MTT entries' limit).
 func regionBytes(w *Workload) uint64 {
 	pages := (w.MRBytes + w.PageBytes - 1) / w.PageBytes
-	return pages * w.PageBytes * uint64(w.MRs) * uint64(max(w.Tenants, 1))
+	n := uint64(1)
+	for _, f := range []uint64{pages, w.PageBytes, uint64(w.MRs), uint64(max(w.Tenants, 1))} {
+		hi, lo := bits.Mul64(n, f)
+		if hi != 0 {
+			return math.MaxUint64
+		}
+		n = lo
+	}
+	return n
 }
 
 // checkRegionTables names the parameters to change when the IOMMU's
@@ -143,7 +154,7 @@ func (w *Workload) checkRegionTables() error {
 	page := w.iommuPage()
 	size := regionBytes(w)
 	lo, hi := physBase&^(page-1), (physBase+size+page-1)&^(page-1)
-	if hi < lo || hi+iommuPA(page) > scenario.IOMMUTableBase {
+	if size > scenario.IOMMUTableBase || hi+iommuPA(page) > scenario.IOMMUTableBase {
 		return fmt.Errorf("workload.mrs x tenants x mr_bytes = %d bytes of regions, from IOVA %#x on, would map PAs up to %#x, past %#x where the IOMMU's tables lie: want fewer or smaller regions",
 			size, uint64(physBase), hi+iommuPA(page), uint64(scenario.IOMMUTableBase))
 	}

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"sort"
 
-	"mkeysim/pagetable"
 	"mkeysim/prm"
 	"mkeysim/scenario"
 )
@@ -72,6 +71,23 @@ const (
 	unmapSeed       = 0x36_0f
 )
 
+// The shape of the IOMMU's tables (pagetable, which this package reaches
+// only through scenario: internal/layers): a table of 512 entries of 4
+// KiB, four levels, a leaf at level l mapping 1 << levelShift(l) bytes.
+const (
+	tablePageBytes = 4096
+	tableLevels    = 4
+)
+
+func levelShift(l int) uint { return 12 + 9*uint(l-1) }
+
+// ioSpace names a table: the requester ID's or a PASID's (the
+// pagetable.Space of scenario's mappings).
+type ioSpace struct {
+	pasid bool
+	id    uint32
+}
+
 // iommuPA is the offset of a generated mapping's PA from its IOVA for
 // leaves of page bytes: 2^40, plus page when page is below 1 GiB, so that
 // IOVA and PA never share an alignment above page.
@@ -112,7 +128,7 @@ func (w *Workload) translationMode() string {
 // iommuPage is w's leaf size, 0 read as 4 KiB.
 func (w *Workload) iommuPage() uint64 {
 	if w.IOMMUPageBytes == 0 {
-		return pagetable.PageBytes
+		return tablePageBytes
 	}
 	return w.IOMMUPageBytes
 }
@@ -159,7 +175,7 @@ func (w *Workload) checkRegionTables() error {
 			size, uint64(physBase), hi+iommuPA(page), uint64(scenario.IOMMUTableBase))
 	}
 	need := tablesFor([]scenario.IOMMUMapping{{IOVA: lo, Size: hi - lo}}, page)
-	if room := uint64(scenario.IOMMUTableSize / pagetable.PageBytes); need > room {
+	if room := uint64(scenario.IOMMUTableSize / tablePageBytes); need > room {
 		return fmt.Errorf("workload.mrs x tenants x mr_bytes = %d bytes of regions need %d I/O page tables of leaves of workload.iommu_page_bytes = %d: want at most %d (larger iommu_page_bytes, or fewer or smaller regions)",
 			size, need, page, room)
 	}
@@ -174,8 +190,8 @@ func (w *Workload) checkRegionTables() error {
 func tablesFor(ms []scenario.IOMMUMapping, page uint64) uint64 {
 	n := uint64(1)
 	leaf := 1 + (bits.TrailingZeros64(page)-12)/9
-	for l := leaf; l < pagetable.Levels; l++ {
-		block := uint64(1) << pagetable.Shift(l+1) // the IOVAs of a table at level l
+	for l := leaf; l < tableLevels; l++ {
+		block := uint64(1) << levelShift(l+1) // the IOVAs of a table at level l
 		var last uint64
 		for i, m := range ms {
 			first, end := m.IOVA/block, (m.IOVA+m.Size-1)/block
@@ -193,7 +209,7 @@ func tablesFor(ms []scenario.IOMMUMapping, page uint64) uint64 {
 // as they are made, by table; then the mappings, and the leaves unmapped.
 type genIOMMU struct {
 	page  uint64
-	spans map[pagetable.Space][]span // DMA ranges, merged now and then
+	spans map[ioSpace][]span // DMA ranges, merged now and then
 	// pool holds the MTT entries' page addresses by log2 page size: the
 	// pages a UMR's new entries take.
 	pool map[uint8][]uint64
@@ -209,7 +225,7 @@ type genIOMMU struct {
 type span struct{ lo, hi uint64 }
 
 // rid is the requester ID's table.
-func (io *genIOMMU) rid() pagetable.Space { return pagetable.Space{ID: IOMMURequesterID} }
+func (io *genIOMMU) rid() ioSpace { return ioSpace{id: IOMMURequesterID} }
 
 // startIOMMU sets up the draws of the translation modes and the IOMMU's
 // state, as w asks.
@@ -218,7 +234,7 @@ func (g *gen) startIOMMU() {
 		g.tr = rand.New(rand.NewSource(g.w.Seed ^ translationSeed))
 	}
 	if g.w.IOMMU {
-		g.io = &genIOMMU{page: g.w.iommuPage(), spans: map[pagetable.Space][]span{}, pool: map[uint8][]uint64{},
+		g.io = &genIOMMU{page: g.w.iommuPage(), spans: map[ioSpace][]span{}, pool: map[uint8][]uint64{},
 			r: rand.New(rand.NewSource(g.w.Seed ^ unmapSeed)), perMille: g.w.IOMMUUnmapPerMille, unmapped: map[uint64]bool{}}
 	}
 }
@@ -282,7 +298,7 @@ func (g *gen) mapDMA(m *prm.MKC, mtt []prm.MTTEntry) {
 	case prm.ModePA:
 		sp := io.rid()
 		if m.MATranslationMode == maCAPI {
-			sp = pagetable.Space{PASID: true, ID: m.PASID}
+			sp = ioSpace{pasid: true, id: m.PASID}
 		}
 		io.add(sp, m.StartAddr, m.Len)
 	case prm.ModeMTT:
@@ -295,7 +311,7 @@ func (g *gen) mapDMA(m *prm.MKC, mtt []prm.MTTEntry) {
 }
 
 // add records [a, a+n) of table sp, rounded out to the leaves.
-func (io *genIOMMU) add(sp pagetable.Space, a, n uint64) {
+func (io *genIOMMU) add(sp ioSpace, a, n uint64) {
 	if n == 0 {
 		return
 	}
@@ -335,22 +351,24 @@ func (g *gen) finishIOMMU() {
 	if io == nil {
 		return
 	}
-	spaces := make([]pagetable.Space, 0, len(io.spans))
+	spaces := make([]ioSpace, 0, len(io.spans))
 	for sp := range io.spans {
 		spaces = append(spaces, sp)
 	}
 	sort.Slice(spaces, func(i, j int) bool {
-		if spaces[i].PASID != spaces[j].PASID {
-			return !spaces[i].PASID
+		if spaces[i].pasid != spaces[j].pasid {
+			return !spaces[i].pasid
 		}
-		return spaces[i].ID < spaces[j].ID
+		return spaces[i].id < spaces[j].id
 	})
 	io.sec = &scenario.IOMMU{RequesterID: IOMMURequesterID}
 	io.cum = []uint64{0}
 	off := iommuPA(io.page)
 	for _, sp := range spaces {
 		for _, s := range merge(io.spans[sp]) {
-			io.sec.Mappings = append(io.sec.Mappings, scenario.IOMMUMapping{Space: sp, IOVA: s.lo, PA: s.lo + off, Size: s.hi - s.lo, R: true, W: true})
+			m := scenario.IOMMUMapping{IOVA: s.lo, PA: s.lo + off, Size: s.hi - s.lo, R: true, W: true}
+			m.Space.PASID, m.Space.ID = sp.pasid, sp.id
+			io.sec.Mappings = append(io.sec.Mappings, m)
 			io.cum = append(io.cum, io.cum[len(io.cum)-1]+(s.hi-s.lo)/io.page)
 		}
 	}

@@ -281,8 +281,17 @@ func TestIOMMUTablesFit(t *testing.T) {
 	}
 }
 
-// TestTablesFor: tablesFor counts the tables pagetable.Tables.Map makes.
+// TestTablesFor: tablesFor counts the tables pagetable.Tables.Map makes,
+// with the tables' shape as pagetable has it.
 func TestTablesFor(t *testing.T) {
+	if tablePageBytes != pagetable.PageBytes || tableLevels != pagetable.Levels {
+		t.Fatalf("the tables' shape: %d-byte tables of %d levels, pagetable's %d, %d", tablePageBytes, tableLevels, pagetable.PageBytes, pagetable.Levels)
+	}
+	for l := 1; l <= tableLevels; l++ {
+		if levelShift(l) != pagetable.Shift(l) {
+			t.Errorf("levelShift(%d) = %d, pagetable.Shift %d", l, levelShift(l), pagetable.Shift(l))
+		}
+	}
 	for _, page := range []uint64{4096, 2 << 20, 1 << 30} {
 		ms := []scenario.IOMMUMapping{
 			{IOVA: 0, Size: 3 * page}, {IOVA: 7 * page, Size: page}, {IOVA: 1 << 40, Size: 5 * page},

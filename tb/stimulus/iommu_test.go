@@ -215,10 +215,13 @@ func sum(m map[uint8]int) int {
 // are mapped, their accesses pass but at leaves unmapped before, and ats
 // makes every region ATS.
 func TestIOMMUMeasurementWorkloads(t *testing.T) {
-	for _, k := range []string{KindUniform, KindZipf, KindSequential, KindStrided} {
+	for _, k := range []string{KindUniform, KindZipf, KindSequential, KindStrided, KindTrace} {
 		for _, mode := range []string{TranslationNone, TranslationATS, TranslationMixed} {
 			w := measWorkload(k, 20_000, func(w *Workload) {
 				w.IOMMU, w.TranslationMode, w.IOMMUUnmapPerMille = true, mode, 10
+				if k == KindTrace {
+					w.TraceFile = "../../examples/traces/small.csv"
+				}
 			})
 			if err := w.Check(); err != nil {
 				t.Fatalf("%s %s: %v", k, mode, err)

@@ -49,12 +49,14 @@ func (c *Config) Validate() error {
 	if err := rtl.CheckRanges(&c.Workload, "workload."); err != nil {
 		return err
 	}
+	// A generated workload carries the mappings of the IOMMU it runs
+	// with (issue 36).
+	c.Workload.IOMMU = c.Model.IOMMU.Enabled
 	w := c.Workload
 	if sum := w.UMRPerMille + w.InvalPerMille + w.QueryPerMille; sum > 1000 {
 		return fmt.Errorf("workload.umr_per_mille + inval_per_mille + query_per_mille = %d + %d + %d = %d: want at most 1000", w.UMRPerMille, w.InvalPerMille, w.QueryPerMille, sum)
 	}
-	// The IOMMU knobs need an IOMMU, and ATS keys hca_cap.ats. The
-	// workload's IOMMU is false until iommu.enabled sets it (issue 36).
+	// The IOMMU knobs need an IOMMU, and ATS keys hca_cap.ats.
 	if err := w.CheckPlatform(w.IOMMU, c.Model.HCACap.ATS); err != nil {
 		return err
 	}

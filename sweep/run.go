@@ -524,6 +524,7 @@ func (s *Sweep) runOnce(p Point, cfg config.Config, stop <-chan struct{}) (Row, 
 		sc, feed = g.Setup(), g.Feed()
 	}
 	where := "point " + p.Describe(s.Axes)
+	cfg.Model, _ = tb.ConfigFor(cfg.Model, sc) // a scenario's iommu section
 	bench, err := tb.New(cfg.Model)
 	if err != nil {
 		return Row{}, &InputError{Msg: fmt.Sprintf("%s: %v", where, err)}

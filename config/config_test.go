@@ -47,12 +47,16 @@ func TestOverlay(t *testing.T) {
 	}
 }
 
-// TestValidatePlatform: Validate refuses the workload's ATS keys on a
-// device without hca_cap.ats once the workload has an IOMMU, and takes
-// every translation mode with both.
+// TestValidatePlatform: Validate refuses the IOMMU without the data path
+// whose TLPs it translates, the workload's ATS keys on a device without
+// hca_cap.ats, and takes every translation mode with both.
 func TestValidatePlatform(t *testing.T) {
 	c := Default()
-	c.Workload.IOMMU, c.Workload.TranslationMode = true, "mixed"
+	c.Model.IOMMU.Enabled = true
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "iommu.enabled = true needs data.enabled = true") {
+		t.Errorf("iommu without the data path: %v", err)
+	}
+	c.Model.Data.Enabled, c.Workload.TranslationMode = true, "mixed"
 	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "workload.translation_mode = mixed needs hca_cap.ats = true") {
 		t.Errorf("mixed without hca_cap.ats: %v", err)
 	}

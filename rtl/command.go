@@ -177,7 +177,7 @@ func (t *Top) resume(now uint64) {
 // rerun gathers the results of re-run accesses in order as they finish
 // and issues the remaining stalled accesses as the ROB makes room.
 func (t *Top) rerun(now uint64) {
-	for e := t.rob.oldest(); e != nil && e.done(); e = t.rob.oldest() {
+	for e := t.rob.oldest(); e != nil && e.done() && (!t.rob.data || e.moved); e = t.rob.oldest() {
 		res := e.result(t.fw.odp)
 		t.note(e, &res, now)
 		t.cmd.res.Resumed = append(t.cmd.res.Resumed, res)

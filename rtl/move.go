@@ -3,9 +3,9 @@ package rtl
 // This file feeds the data path (rtl/dma): once a request is translated,
 // its DMA segments go to the data path in request order, one a cycle,
 // oldest request first; the request retires when the data path says its
-// bytes have moved. A request that failed, has no DMA segment (a length
-// of 0, MEMIC or SW ICM space) or is a page-fault re-run (gathered by the
-// command path) moves nothing. A request of more than scenario.MaxSegments
+// bytes have moved (a page-fault re-run too, before the command path
+// gathers it). A request that failed or has no DMA segment (a length of
+// 0, MEMIC or SW ICM space) moves nothing. A request of more than scenario.MaxSegments
 // segments keeps only its first ones (rob.go: the line's window), so only
 // their bytes move: the data path of such a request (a 4 GiB access
 // through 64-byte KLM pieces) is not modelled whole.
@@ -43,7 +43,7 @@ func (t *Top) move() {
 			e.sortSegs()
 		}
 		i := e.nextDMA(e.mvSeg)
-		if e.failed || e.resume || i < 0 {
+		if e.failed || i < 0 {
 			e.moved, e.mvSeg = true, 0
 			t.rob.moveN++
 			continue

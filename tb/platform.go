@@ -113,6 +113,14 @@ func (p *platform) load(sc *scenario.Scenario) error {
 // the TLPs seen do not cover a segment (a bench fault, never the
 // model's result).
 func (p *platform) complete(r *scenario.Result) error {
+	if r.Op == scenario.OpPageFaultResume {
+		for i := range r.Resumed { // the accesses run again, under their own numbers
+			if err := p.complete(&r.Resumed[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	obs := p.obs[r.Seq]
 	delete(p.obs, r.Seq)
 	if r.Op != scenario.OpAccess || r.Status != prm.OK {

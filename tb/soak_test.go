@@ -25,9 +25,29 @@ var (
 // over 100,000 keys in CI; make soak runs ten million) through the clocked
 // model with back-pressure on every channel (each stalled in 10% of the
 // cycles, at random) and checks every result against the golden model,
-// fed a chunk at a time so that memory holds a few chunks (Feed). It reports zero differences
-// or fails with the first ones and the seed.
+// fed a chunk at a time so that memory holds a few chunks (Feed). It runs
+// twice: on the default device, and on a platform with the host IOMMU
+// (issue 36), whose keys mix none, ATS and CAPI translation and whose
+// workload unmaps a page every few hundred operations. Each reports zero
+// differences or fails with the first ones and the seed.
 func TestSoak(t *testing.T) {
+	platform := rtl.DefaultConfig()
+	platform.HCACap.ATS, platform.IOMMU.Enabled, platform.Data.Enabled = true, true, true
+	for _, c := range []struct {
+		name string
+		cfg  rtl.Config
+		mode string
+	}{
+		{"default", rtl.DefaultConfig(), stimulus.TranslationNone},
+		{"host IOMMU, ATS and CAPI keys", platform, stimulus.TranslationMixed},
+	} {
+		t.Run(c.name, func(t *testing.T) { soak(t, c.cfg, c.mode) })
+	}
+}
+
+// soak is one TestSoak run on cfg, with the workload's keys in
+// translation mode mode (and iommu_unmap 3 per mille with the IOMMU).
+func soak(t *testing.T, cfg rtl.Config, mode string) {
 	ops, keys := *soakOps, *soakKeys
 	if testing.Short() {
 		ops, keys = min(ops, 100_000), min(keys, 10_000)
@@ -35,10 +55,13 @@ func TestSoak(t *testing.T) {
 	w := stimulus.DefaultWorkload()
 	w.Seed, w.Keys, w.Accesses = *soakSeed, keys, ops
 	w.HotKeys = keys / 8
-	cfg := rtl.DefaultConfig()
+	if cfg.IOMMU.Enabled {
+		w.IOMMU, w.TranslationMode, w.IOMMUUnmapPerMille = true, mode, 3
+	}
 	start := time.Now()
 	gen := stimulus.NewGenerator(w)
 	setup := gen.Setup()
+	cfg, _ = ConfigFor(cfg, setup)
 	b, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -29,7 +29,10 @@ type tracedScope struct {
 // Numbered contexts show as ctxN.
 func tracedScopes(t *testing.T) map[string]*tracedScope {
 	t.Helper()
-	b, err := tb.New(rtl.DefaultConfig())
+	// Every scope: the default model's, and the host IOMMU's (issue 36).
+	cfg := rtl.DefaultConfig()
+	cfg.IOMMU.Enabled, cfg.Data.Enabled = true, true
+	b, err := tb.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

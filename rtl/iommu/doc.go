@@ -31,8 +31,9 @@
 // result, stale, requests waiting), the answers waiting; written in
 // place during Eval: the unit has no Commit.
 //
-// The IOMMU is not in the bench yet: the root complex's path, the TLPs'
-// AT field and PASID prefix, and the golden model's IOVA -> PA come with
-// the rest of issue 36. Its parameters are Config's (iommu.* once the
-// configuration holds it).
+// In the bench (tb/platform.go) the IOMMU sits in the root complex behind
+// its Gate (gate.go), which asks it for every untranslated memory TLP of
+// the HCA and lets the TLPs go in arrival order: a refused MRd is
+// answered UR by the root complex, a refused MWr is dropped. Its
+// parameters are Config's, iommu.* in the configuration.
 package iommu

@@ -37,9 +37,6 @@ func captureExamples(t *testing.T) []string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if sc.IOMMU != nil {
-			continue // captures with the host IOMMU: not yet (issue 36)
-		}
 		for i := range sc.Ops {
 			if wire.Carries(&sc.Ops[i]) {
 				out = append(out, f)

@@ -24,7 +24,10 @@ var updateDocs = flag.Bool("update", false, "rewrite docs/counters.md from the c
 // statistics print, made from the declarations in the units (go test
 // ./tb -run TestCountersDoc -update rewrites it).
 func TestCountersDoc(t *testing.T) {
-	b, err := New(rtl.DefaultConfig())
+	// Every unit: the default model's, and the platform's (issue 36).
+	cfg := rtl.DefaultConfig()
+	cfg.IOMMU.Enabled, cfg.Data.Enabled, cfg.HCACap.ATS = true, true, true
+	b, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,6 +70,8 @@ declarations (` + "`go test ./tb -run TestCountersDoc -update`" + `), and
 ` + "`examples/counters/`" + ` has traces whose counts are worked out by hand.
 Every counter is also in the waveform, as ` + "`top.counters.NAME`" + `, cycle by
 cycle, except the counts of cycles of waiting, which say so.
+The groups ` + "`iommu`" + ` and ` + "`iommu.gate`" + ` are there when the run has the host
+IOMMU (` + "`iommu.enabled`" + `, issue 36).
 
 Every result is in cycles and in time: the figures in time
 (` + "`simulated_ns`" + `, ` + "`throughput_maps`" + `, ` + "`throughput_gbps`" + `, ` + "`latency_ns.*`" + `) are

@@ -214,6 +214,15 @@ func (s *Report) Figures() []Figure {
 			}
 			f = append(f, Figure{g + ".hit_rate", "fraction", g + ".hits / (" + g + ".hits + " + g + ".misses); null in the JSON (- in the summary, empty in a sweep CSV) when the cache saw no lookup", v})
 		}
+		if g == "iommu" {
+			var v any
+			hits, _ := s.Count("iommu.iotlb_hits")
+			misses, _ := s.Count("iommu.iotlb_misses")
+			if hits+misses > 0 {
+				v = float64(hits) / float64(hits+misses)
+			}
+			f = append(f, Figure{"iommu.iotlb_hit_rate", "fraction", "iommu.iotlb_hits / (iommu.iotlb_hits + iommu.iotlb_misses): the host IOMMU's translations its IOTLB held; null in the JSON (- in the summary, empty in a sweep CSV) when it translated nothing", v})
+		}
 		if slices.Contains(linkGroups, g) {
 			var v float64
 			if busy, ok := s.Count(g + ".busy_cycles"); ok && s.Cycles > 0 {

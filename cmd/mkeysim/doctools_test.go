@@ -17,6 +17,7 @@ import (
 
 	"mkeysim/internal/bounded"
 	"mkeysim/internal/tooltest"
+	"mkeysim/scenario"
 )
 
 // docTools are the outside tools whose command lines the documents show
@@ -870,17 +871,23 @@ func TestDocToolsNoMalformed(t *testing.T) {
 	for i, f := range captureExamples(t) {
 		abs, _ := filepath.Abs(f)
 		w, tw, th := filepath.Join(dir, fmt.Sprintf("%d.pcap", i)), filepath.Join(dir, fmt.Sprintf("%d.wire.tlp", i)), filepath.Join(dir, fmt.Sprintf("%d.host.tlp", i))
-		for _, args := range [][]string{
-			{"run", "--quiet", "--no-summary", "--front", "wire", "--pcap-out", w, "--tlp-out", tw, abs},
-			{"run", "--quiet", "--no-summary", "--front", "host", "--tlp-out", th, abs},
-		} {
+		runs := [][]string{{"run", "--quiet", "--no-summary", "--front", "wire", "--pcap-out", w, "--tlp-out", tw, abs}}
+		if sc, err := scenario.ReadFile(f); err != nil {
+			t.Fatal(err)
+		} else if sc.IOMMU == nil { // the host front with the host IOMMU: not yet (issue 36)
+			runs = append(runs, []string{"run", "--quiet", "--no-summary", "--front", "host", "--tlp-out", th, abs})
+		}
+		for _, args := range runs {
 			c := bounded.Command(bin, args...)
 			c.Deadline, c.FileSize = time.Minute, 64<<20
 			if r := c.Run(); r.ExitCode != 0 {
 				t.Fatalf("mkeysim %s: %s", strings.Join(args, " "), r.String())
 			}
 		}
-		wires, tlps = append(wires, w), append(tlps, tw, th)
+		wires, tlps = append(wires, w), append(tlps, tw)
+		if len(runs) > 1 {
+			tlps = append(tlps, th)
+		}
 	}
 	roce := filepath.Join(dir, "all.pcap")
 	n := docMergePcaps(t, roce, layers.LinkTypeEthernet, wires)

@@ -12,6 +12,7 @@ import (
 
 	"mkeysim/pagetable"
 	"mkeysim/prm"
+	"mkeysim/rtl/atc"
 	"mkeysim/rtl/dma"
 	"mkeysim/rtl/iommu"
 	"mkeysim/rtl/klmwalk"
@@ -46,6 +47,11 @@ type Config struct {
 	HCACap HCACap `toml:"hca_cap" json:"hca_cap"`
 	// IOMMU is the host's IOMMU (issue 36), off by default.
 	IOMMU iommu.Config `toml:"iommu" json:"iommu"`
+	// ATC is the device's ATS translation cache (issue 36): a unit of
+	// the top when hca_cap.ats, data.enabled and iommu.enabled are all
+	// on (without the host's translation agent the device may not use
+	// ATS); its parameters are checked whatever they are.
+	ATC atc.Config `toml:"atc" json:"atc"`
 }
 
 // HCACap is the device's capabilities that the commands check (seed
@@ -77,6 +83,7 @@ func DefaultConfig() Config {
 		PCIe:       pcie.DefaultConfig(),
 		Data:       dma.DefaultConfig(),
 		IOMMU:      iommu.DefaultConfig(),
+		ATC:        atc.DefaultConfig(),
 	}
 }
 
@@ -103,6 +110,9 @@ func (c *Config) Validate() error {
 		return err
 	}
 	if err := c.IOMMU.Validate(); err != nil {
+		return err
+	}
+	if err := c.ATC.Validate(); err != nil {
 		return err
 	}
 	if c.IOMMU.Enabled && !c.Data.Enabled {
@@ -532,13 +542,17 @@ func checkRanges(v reflect.Value, prefix string) error {
 	t := v.Type()
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
-		key, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
+		key, opts, _ := strings.Cut(f.Tag.Get("toml"), ",")
 		if key == "" || key == "-" || !f.IsExported() {
 			continue
 		}
 		fv := v.Field(i)
 		if fv.Kind() == reflect.Struct {
-			if err := checkRanges(fv, prefix+key+"."); err != nil {
+			sub := prefix + key + "."
+			if opts == "flat" { // its parameters sit at its parent's level
+				sub = prefix
+			}
+			if err := checkRanges(fv, sub); err != nil {
 				return err
 			}
 			continue
@@ -556,3 +570,11 @@ func checkRanges(v reflect.Value, prefix string) error {
 	}
 	return nil
 }
+
+// ATSActive reports whether the device translates through ATS: it has the
+// capability (hca_cap.ats), moves data (data.enabled) and the host has
+// the IOMMU whose translation agent answers it (iommu.enabled). Only then
+// is the ATC a unit of the top; otherwise an ATS key's TLPs go
+// untranslated (AT 00b), as a Function whose ATS Enable bit system
+// software left clear must send them.
+func (c *Config) ATSActive() bool { return c.HCACap.ATS && c.Data.Enabled && c.IOMMU.Enabled }

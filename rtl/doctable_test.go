@@ -86,12 +86,16 @@ type param struct {
 func leaves(v reflect.Value, prefix string, out map[string]param) {
 	for i := 0; i < v.NumField(); i++ {
 		f := v.Type().Field(i)
-		key, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
+		key, opts, _ := strings.Cut(f.Tag.Get("toml"), ",")
 		if key == "" || key == "-" || !f.IsExported() {
 			continue
 		}
 		if v.Field(i).Kind() == reflect.Struct {
-			leaves(v.Field(i), prefix+key+".", out)
+			sub := prefix + key + "."
+			if opts == "flat" { // its parameters sit at its parent's level
+				sub = prefix
+			}
+			leaves(v.Field(i), sub, out)
 			continue
 		}
 		out[prefix+key] = param{field: f.Name, v: v.Field(i)}

@@ -46,9 +46,19 @@
 // Invalidate Requests waiting for holders; all are written in place
 // during Eval, after they are read: the unit has no Commit.
 //
-// The parameters are Config's (DefaultConfig: 64 entries, fully
-// associative, LRU, 4 Translation Requests in flight of 4 lookups each).
-// The ATC is not in the top yet (issue 36 wires it beside the data path);
-// its doc gets the parameter table rtl's TestDocParameterTables checks
-// when rtl.Config holds its Config.
+// The top has an ATC when the device uses ATS (rtl.Config.ATSActive:
+// hca_cap.ats, data.enabled and iommu.enabled): the data path looks up
+// every chunk of an ATS key's segment, the requester carries the
+// Translation Requests to the host as MRd TLPs with AT 01b on traffic
+// class 0 and their Translation Completions back, and the Invalidate
+// Requests and Completions as messages (rtl/atsport.go).
+//
+// # Parameters (Config, toml key under atc, default)
+//
+//	entries      64      translations held (Cache.Entries)
+//	ways         0       entries per set; 0: fully associative
+//	replacement  "lru"   or "plru", "nru", "random"
+//	seed         0       PRNG seed for "random"
+//	mshrs        4       Translation Requests in flight
+//	targets      4       lookups waiting on one Translation Request
 package atc

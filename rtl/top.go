@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"mkeysim/cover"
+	"mkeysim/rtl/atc"
 	"mkeysim/rtl/bus"
 	"mkeysim/rtl/dma"
 	"mkeysim/rtl/klmwalk"
@@ -55,6 +56,11 @@ type Top struct {
 	Req   *pcie.Requester
 	// DMA is the data path; it moves data only when data.enabled.
 	DMA *dma.Unit
+	// ATC is the device's ATS translation cache, nil unless the device
+	// uses ATS (Config.ATSActive); atsPort carries its traffic over the
+	// requester.
+	ATC     *atc.Unit
+	atsPort *atsPort
 	// SQ is the send-queue front: it fetches the WQEs the host's
 	// doorbells announce (operations In marks SQ); sq is the top's side
 	// of it.
@@ -239,7 +245,24 @@ func New(cfg Config, e *sim.Engine, icm ICM, log hclog.Logger) (*Top, error) {
 	t.doneDMA = sim.NewChan[bus.Moved](e, "dma.done", d, 1)
 	dReq := sim.NewChan[pcie.ReadReq](e, "dma.mem_req", d, 1)
 	dResp := sim.NewChan[pcie.ReadResp](e, "dma.mem_resp", d, 1)
-	t.DMA = dma.New("dma", cfg.Data, cfg.ROBEntries, dma.Ports{In: t.toDMA, Done: t.doneDMA, MemReq: dReq, MemResp: dResp})
+	dp := dma.Ports{In: t.toDMA, Done: t.doneDMA, MemReq: dReq, MemResp: dResp}
+	var ap atc.Ports
+	if cfg.ATSActive() {
+		// Every chunk of an ATS key's segment is looked up in the ATC
+		// first (a run without ATS makes none of these channels, so its
+		// waveform and statistics are as they were).
+		ap = atc.Ports{
+			In:       sim.NewChan[bus.ATSLookup](e, "atc.in", d, l),
+			Out:      sim.NewChan[bus.ATSResult](e, "atc.out", d, 1),
+			Release:  sim.NewChan[bus.ATSRelease](e, "atc.release", d, 1),
+			TransReq: sim.NewChan[bus.TransReq](e, "atc.trans_req", 2, 1),
+			TransRsp: sim.NewChan[bus.TransResp](e, "atc.trans_rsp", 2, 1),
+			Inval:    sim.NewChan[bus.ATSInval](e, "atc.inval", 2, 1),
+			InvalOK:  sim.NewChan[bus.ATSInvalDone](e, "atc.inval_ok", 2, 1),
+		}
+		dp.Lookup, dp.Result, dp.Release = ap.In, ap.Out, ap.Release
+	}
+	t.DMA = dma.New("dma", cfg.Data, cfg.ROBEntries, dp)
 	t.Req.AddDataClient(dReq, dResp)
 
 	// The send-queue front reads WQEs as an ICM client does; the
@@ -253,7 +276,21 @@ func New(cfg Config, e *sim.Engine, icm ICM, log hclog.Logger) (*Top, error) {
 	t.SQ = sq.New("sq", sq.Ports{Doorbell: doorbell, Out: t.sq.from, Done: t.sq.to, MemReq: sReq, MemResp: sResp})
 	t.Req.AddClient(sReq, sResp)
 	t.Req.SetTarget(doorbell)
+	if ap.In != nil {
+		// The ATC's Translation Requests are a client of the requester
+		// on traffic class 0 (the ICM's: the host tells them by AT 01b),
+		// its Invalidate messages the requester's message ports.
+		t.ATC = atc.New("atc", cfg.ATC, ap)
+		t.atsPort = &atsPort{rid: cfg.PCIe.RequesterID, transReq: ap.TransReq, transRsp: ap.TransRsp, inval: ap.Inval, invalOK: ap.InvalOK,
+			memReq: sim.NewChan[pcie.ReadReq](e, "atc.mem_req", 2, 1), memResp: sim.NewChan[pcie.ReadResp](e, "atc.mem_resp", 2, 1),
+			msgIn: sim.NewChan[pcie.TLP](e, "atc.msg_in", 2, 1), msgOut: sim.NewChan[pcie.TLP](e, "atc.msg_out", 2, 1)}
+		t.Req.AddClient(t.atsPort.memReq, t.atsPort.memResp)
+		t.Req.SetMessages(t.atsPort.msgIn, t.atsPort.msgOut)
+	}
 	e.Add(t, t.Cache, t.Check, t.MTT, t.KLM, t.Req, t.DMA, t.SQ)
+	if t.ATC != nil {
+		e.Add(t.ATC, t.atsPort)
+	}
 	return t, nil
 }
 

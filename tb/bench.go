@@ -151,6 +151,9 @@ func build(cfg rtl.Config, log hclog.Logger, host func(e *sim.Engine, mem *pcie.
 		opt.Translate = func(e *sim.Engine, rx *sim.Chan[pcie.TLP]) (*sim.Chan[pcie.TLP], []sim.Component) {
 			return b.plat.translate(e, rx, mem)
 		}
+		if b.plat.ats {
+			opt.Side = func() *sim.Chan[pcie.TLP] { return b.plat.down }
+		}
 	}
 	b.Host = pcie.NewHost(e, cfg.PCIe, mem, top.Tx, top.Rx, opt)
 	// The CPU's doorbells (the host front) go down through the root

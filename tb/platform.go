@@ -8,6 +8,7 @@ import (
 	"mkeysim/pagetable"
 	"mkeysim/prm"
 	"mkeysim/rtl"
+	"mkeysim/rtl/bus"
 	"mkeysim/rtl/iommu"
 	"mkeysim/rtl/pcie"
 	"mkeysim/rtl/sim"
@@ -34,6 +35,15 @@ type platform struct {
 	unit   *iommu.Unit
 	gate   *iommu.Gate
 	drv    *driver
+	// ats: the device uses ATS (rtl.Config.ATSActive): the host has the
+	// translation agent, its endpoint on the link, and the mux that
+	// shares the IOMMU between the gate and the agent; the driver unmaps
+	// through the agent.
+	ats   bool
+	agent *iommu.Agent
+	port  *iommu.HostPort
+	down  *sim.Chan[pcie.TLP] // the agent's TLPs to the device
+	cid   uint16
 	// obs holds, per operation, what the gate saw of its data TLPs until
 	// its result leaves the sink.
 	obs map[int][]iommu.Observation
@@ -45,7 +55,7 @@ type platform struct {
 // to one in its ICM space when cfg.IOMMU.TranslateICM; translate is the
 // stage pcie.NewHost puts between the up link and the root complex.
 func newPlatform(cfg rtl.Config, mem *pcie.Memory) (*platform, error) {
-	p := &platform{cfg: cfg.IOMMU, rid: cfg.PCIe.RequesterID, obs: map[int][]iommu.Observation{}}
+	p := &platform{cfg: cfg.IOMMU, rid: cfg.PCIe.RequesterID, obs: map[int][]iommu.Observation{}, ats: cfg.ATSActive(), cid: cfg.PCIe.CompleterID}
 	p.tables = pagetable.New(mem, scenario.IOMMUTableBase, scenario.IOMMUTableSize)
 	if cfg.IOMMU.TranslateICM {
 		for _, r := range cfg.ICMRegions() {
@@ -68,11 +78,40 @@ func (p *platform) translate(e *sim.Engine, rx *sim.Chan[pcie.TLP], mem *pcie.Me
 	inval := sim.NewChan[iommu.Inval](e, "iommu.inval", 1, 1)
 	invalOK := sim.NewChan[iommu.InvalDone](e, "iommu.inval_ok", 1, 1)
 	p.unit = iommu.New("iommu", p.cfg, p.tables, mem, iommu.Ports{In: req, Out: resp, Inval: inval, InvalOK: invalOK})
-	p.gate = iommu.NewGate("iommu.gate", p.cfg, iommu.GatePorts{In: rx, Out: out, Req: req, Resp: resp})
+	if !p.ats {
+		p.gate = iommu.NewGate("iommu.gate", p.cfg, iommu.GatePorts{In: rx, Out: out, Req: req, Resp: resp})
+		p.gate.Observe = p.observe
+		p.drv = &driver{p: p, inval: inval, invalOK: invalOK,
+			in: sim.NewChan[unmapOp](e, "host.driver_in", 1, 1), done: sim.NewChan[scenario.Result](e, "host.driver_done", 1, 1)}
+		return out, []sim.Component{p.gate, p.unit, p.drv}
+	}
+	// ATS: the gate and the translation agent share the IOMMU through a
+	// mux; the agent owns its invalidations (an unmap: the IOMMU's, then
+	// the device's ATC's); the gate hands the device's ATS TLPs to the
+	// host's endpoint, whose TLPs to the device the root complex sends
+	// down (Side).
+	gReq := sim.NewChan[iommu.Request](e, "iommu.gate_req", 2, 1)
+	gResp := sim.NewChan[iommu.Response](e, "iommu.gate_resp", iommu.GateWindow, 1)
+	aReq := sim.NewChan[iommu.Request](e, "iommu.agent_req", 2, 1)
+	aResp := sim.NewChan[iommu.Response](e, "iommu.agent_resp", 4, 1)
+	up := sim.NewChan[pcie.TLP](e, "iommu.ats_up", 2, 1)
+	p.down = sim.NewChan[pcie.TLP](e, "iommu.ats_down", 2, 1)
+	ap := iommu.AgentPorts{
+		TransReq: sim.NewChan[bus.TransReq](e, "iommu.trans_req", 2, 1), TransRsp: sim.NewChan[bus.TransResp](e, "iommu.trans_rsp", 2, 1),
+		ATSInval: sim.NewChan[bus.ATSInval](e, "iommu.ats_inval", 1, 1), ATSDone: sim.NewChan[bus.ATSInvalDone](e, "iommu.ats_done", 1, 1),
+		Req: aReq, Resp: aResp, Inval: inval, InvalOK: invalOK,
+		Unmap: sim.NewChan[iommu.Unmap](e, "iommu.unmap", 1, 1), UnmapDone: sim.NewChan[iommu.UnmapDone](e, "iommu.unmap_done", 1, 1),
+	}
+	mux := iommu.NewMux("iommu.mux", iommu.MuxPorts{GateReq: gReq, AgentReq: aReq, GateResp: gResp, AgentResp: aResp, Req: req, Resp: resp})
+	p.gate = iommu.NewGate("iommu.gate", p.cfg, iommu.GatePorts{In: rx, Out: out, Req: gReq, Resp: gResp})
+	p.gate.SetATS(up)
 	p.gate.Observe = p.observe
-	p.drv = &driver{p: p, inval: inval, invalOK: invalOK,
+	p.agent = iommu.NewAgent("iommu.agent", p.rid, ap)
+	p.port = iommu.NewHostPort("iommu.ats_port", p.rid, p.cid, iommu.HostPortPorts{Up: up, Down: p.down,
+		TransReq: ap.TransReq, TransRsp: ap.TransRsp, ATSInval: ap.ATSInval, ATSDone: ap.ATSDone})
+	p.drv = &driver{p: p, unmap: ap.Unmap, unmapDone: ap.UnmapDone,
 		in: sim.NewChan[unmapOp](e, "host.driver_in", 1, 1), done: sim.NewChan[scenario.Result](e, "host.driver_done", 1, 1)}
-	return out, []sim.Component{p.gate, p.unit, p.drv}
+	return out, []sim.Component{p.gate, mux, p.unit, p.agent, p.port, p.drv}
 }
 
 // observe keeps what the gate saw of a data TLP, under its access.
@@ -181,8 +220,10 @@ func (p *platform) complete(r *scenario.Result) error {
 }
 
 // driver is the host's driver as an iommu_unmap needs it: it unmaps the
-// range from the tables, has the IOMMU forget it (Inval, InvalOK), then
-// reports the operation's result on Done. The source hands it the
+// range from the tables, has the IOMMU forget it (Inval, InvalOK) or,
+// when the device uses ATS, has the translation agent make the IOMMU
+// then the device's ATC forget it (Unmap, UnmapDone), then reports the
+// operation's result on Done. The source hands it the
 // operation (In) once every earlier result has left the bench, and the
 // next operation only after its result.
 type driver struct {
@@ -192,11 +233,14 @@ type driver struct {
 	done    *sim.Chan[scenario.Result]
 	inval   *sim.Chan[iommu.Inval]
 	invalOK *sim.Chan[iommu.InvalDone]
+	// with ATS, instead of inval and invalOK
+	unmap     *sim.Chan[iommu.Unmap]
+	unmapDone *sim.Chan[iommu.UnmapDone]
 	// the operation under way: its number, and whether its invalidation
 	// has gone to the IOMMU
 	busy, sent bool
 	seq        int
-	unmap      scenario.IOMMUUnmap
+	op         scenario.IOMMUUnmap
 }
 
 // unmapOp is an iommu_unmap operation and its number.
@@ -211,6 +255,9 @@ func (d *driver) Name() string { return "host.driver" }
 // invalidation completions, and pushes invalidations and results
 // (sim.Connected).
 func (d *driver) Connections() (in, out []sim.Port) {
+	if d.unmap != nil {
+		return []sim.Port{d.in, d.unmapDone}, []sim.Port{d.unmap, d.done}
+	}
 	return []sim.Port{d.in, d.invalOK}, []sim.Port{d.inval, d.done}
 }
 
@@ -229,15 +276,25 @@ func (d *driver) Eval(now uint64) bool {
 			d.done.Push(scenario.Result{Seq: op.seq, Op: scenario.OpIOMMUUnmap, Status: prm.BadParam, Reason: err.Error(), Cycle: now, HasCycle: true})
 			return false
 		}
-		d.busy, d.sent, d.seq, d.unmap = true, false, op.seq, op.unmap
+		d.busy, d.sent, d.seq, d.op = true, false, op.seq, op.unmap
 		return true
-	case d.busy && !d.sent:
-		if d.inval.Ready() {
-			d.inval.Push(iommu.Inval{Space: d.unmap.Space, IOVA: d.unmap.IOVA, Size: d.unmap.Size})
+	case d.busy && !d.sent && d.unmap != nil:
+		if d.unmap.Ready() {
+			d.unmap.Push(iommu.Unmap{Space: d.op.Space, IOVA: d.op.IOVA, Size: d.op.Size})
 			d.sent = true
 		}
 		return true
-	case d.busy && d.invalOK.Valid() && d.done.Ready():
+	case d.busy && !d.sent:
+		if d.inval.Ready() {
+			d.inval.Push(iommu.Inval{Space: d.op.Space, IOVA: d.op.IOVA, Size: d.op.Size})
+			d.sent = true
+		}
+		return true
+	case d.busy && d.unmap != nil && d.unmapDone.Valid() && d.done.Ready():
+		d.unmapDone.Pop()
+		d.busy = false
+		d.done.Push(scenario.Result{Seq: d.seq, Op: scenario.OpIOMMUUnmap, Status: prm.OK, Cycle: now, HasCycle: true})
+	case d.busy && d.unmap == nil && d.invalOK.Valid() && d.done.Ready():
 		d.invalOK.Pop()
 		d.busy = false
 		d.done.Push(scenario.Result{Seq: d.seq, Op: scenario.OpIOMMUUnmap, Status: prm.OK, Cycle: now, HasCycle: true})

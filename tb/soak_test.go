@@ -90,6 +90,17 @@ func soak(t *testing.T, cfg rtl.Config, mode string) {
 	}
 	total := feed.Made()
 	st := b.Stats(time.Since(start))
+	if cfg.ATSActive() {
+		// The ATS keys' data went through the device's ATC, and the
+		// unmaps through its invalidations.
+		for _, name := range []string{"atc.hits", "atc.misses", "atc.translation_requests", "atc.inval_requests"} {
+			if n, ok := st.Count(name); !ok || n == 0 {
+				t.Errorf("seed %d: %s = %d (counted: %v): the ATS keys did not go through the ATC", *soakSeed, name, n, ok)
+			} else {
+				t.Logf("%s = %d", name, n)
+			}
+		}
+	}
 	t.Logf("%d operations (%d accesses) over %d keys, back-pressure %d/1000: %s; %d cycles in %v",
 		total, ops, keys, *soakPress, board.Summary(), st.Cycles, time.Since(start).Round(time.Millisecond))
 }

@@ -40,7 +40,10 @@ var allowed = map[string][]string{
 	// tables and keeps its IOTLB in a rangecache.
 	// Its gate (the root complex's translation stage) takes the TLPs of
 	// rtl/pcie.
-	"rtl/iommu": {"pagetable", "rtl/sim", "rtl/bus", "rtl/pcie", "rtl/linecache", "rtl/rangecache"},
+	// Its ATS endpoint (HostPort) builds and reads the Translation
+	// Completion entries and Invalidate messages through prm's tables,
+	// as rtl/pcie does.
+	"rtl/iommu": {"prm", "pagetable", "rtl/sim", "rtl/bus", "rtl/pcie", "rtl/linecache", "rtl/rangecache"},
 	// What the two walkers share (their contexts' states and fetch
 	// slots, their line cache, read port, invalidations and cuts): above
 	// the shared packages, below the walkers, which import it as they
@@ -58,7 +61,7 @@ var allowed = map[string][]string{
 	// The top: the one package that imports the units.
 	// It holds the host IOMMU's parameters (iommu.*) as it holds
 	// rtl/pcie's, and the I/O page tables' address width.
-	"rtl":                   append(slices.Clone(units), "scenario", "pagetable", "rtl/iommu", "rtl/mptcache", "rtl/protcheck", "rtl/mttwalk", "rtl/klmwalk", "rtl/dma", "rtl/sq"),
+	"rtl":                   append(slices.Clone(units), "scenario", "pagetable", "rtl/iommu", "rtl/atc", "rtl/mptcache", "rtl/protcheck", "rtl/mttwalk", "rtl/klmwalk", "rtl/dma", "rtl/sq"),
 	"rtl/internal/chantest": {"prm", "rtl/sim", "rtl/bus", "rtl/pcie", "rtl/linecache"},
 
 	// tb is the bench in its environment (its fronts, replay, figures):
@@ -67,7 +70,9 @@ var allowed = map[string][]string{
 	// takes its operations from tb/stimulus.
 	// It builds the host side: the links and root complex (rtl/pcie) and
 	// the host IOMMU with its I/O page tables (rtl/iommu, pagetable).
-	"tb": {"prm", "scenario", "pagetable", "rtl", "rtl/sim", "rtl/pcie", "rtl/iommu", "tb/wire", "tb/host", "tb/stimulus", "tb/stats", "internal/outfile"},
+	// It wires the host's ATS translation agent to its endpoint on the
+	// link with rtl/bus's ATS payloads (shared types, not a unit).
+	"tb": {"prm", "scenario", "pagetable", "rtl", "rtl/sim", "rtl/bus", "rtl/pcie", "rtl/iommu", "tb/wire", "tb/host", "tb/stimulus", "tb/stats", "internal/outfile"},
 	// A run's statistics: the figures the units' counters give, and their
 	// summary and JSON; no bench.
 	"tb/stats": {"rtl", "rtl/sim"},

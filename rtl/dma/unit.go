@@ -12,6 +12,11 @@ type Ports struct {
 	Done    *sim.Chan[bus.Moved]
 	MemReq  *sim.Chan[pcie.ReadReq]
 	MemResp *sim.Chan[pcie.ReadResp]
+	// The ATC's lookups, results and releases; nil without an ATC (the
+	// device does not use ATS: an ATS key's requests go untranslated).
+	Lookup  *sim.Chan[bus.ATSLookup]
+	Result  *sim.Chan[bus.ATSResult]
+	Release *sim.Chan[bus.ATSRelease]
 }
 
 // Stats counts the data path's work. Each field's tags are the counter's
@@ -37,6 +42,12 @@ type slot struct {
 	// The atomic's PASID prefix and origin, for its write.
 	prefix pcie.PASIDPrefix
 	origin sim.Origin
+	// ATS: ats, the request goes through the ATC (the atomic's write
+	// too); req waits for its lookup's result (translating); held, an
+	// OK result holds ATC entry entry until the request completes.
+	ats, translating, held bool
+	entry                  uint16
+	req                    pcie.ReadReq
 }
 
 // tagState is what the unit knows of one reorder-buffer tag.
@@ -52,6 +63,7 @@ type atomicWrite struct {
 	n      int
 	prefix pcie.PASIDPrefix
 	origin sim.Origin
+	ats    bool
 }
 
 // Unit is the data path. The engine evaluates it only in the cycles
@@ -69,6 +81,8 @@ type Unit struct {
 	off            uint64        // bytes of the head segment of In already issued
 	wq             []atomicWrite // atomics' writes waiting for the port
 	doneQ          []uint16      // tags whose Moved waits for Done
+	readyQ         []int         // slots whose ATC result is in, waiting for the port
+	relQ           []uint16      // ATC entries to give back
 	stats          Stats
 }
 
@@ -88,7 +102,11 @@ func (u *Unit) Name() string { return u.name }
 
 // Connections lists the channels the unit pops and pushes (sim.Connected).
 func (u *Unit) Connections() (in, out []sim.Port) {
-	return []sim.Port{u.p.In, u.p.MemResp}, []sim.Port{u.p.Done, u.p.MemReq}
+	in, out = []sim.Port{u.p.In, u.p.MemResp}, []sim.Port{u.p.Done, u.p.MemReq}
+	if u.p.Lookup != nil {
+		in, out = append(in, u.p.Result), append(out, u.p.Lookup, u.p.Release)
+	}
+	return in, out
 }
 
 // Describe lists what the unit shows in its waveform scope: the requests
@@ -112,6 +130,9 @@ func (u *Unit) Eval(now uint64) bool {
 		u.respond(u.p.MemResp.Peek())
 		u.p.MemResp.Pop()
 	}
+	if u.p.Lookup != nil {
+		u.translated()
+	}
 	if len(u.doneQ) > 0 && u.p.Done.Ready() {
 		u.p.Done.Push(bus.Moved{Tag: u.doneQ[0]})
 		u.doneQ = u.doneQ[1:]
@@ -120,7 +141,33 @@ func (u *Unit) Eval(now uint64) bool {
 	waited := u.issue()
 	u.stats.SlotStalls.Note(now, waited)
 	u.stats.InFlight.NoteN(now, uint64(u.inUse))
-	return len(u.doneQ) > 0 || u.Handshakes() != moves
+	return len(u.doneQ) > 0 || len(u.readyQ) > 0 || len(u.relQ) > 0 || u.Handshakes() != moves
+}
+
+// translated takes an ATC result and gives back one entry. An OK result
+// sends its request translated (AT 10b) to the translated address; one
+// without a translation sends it untranslated, as PCIe ATS lets a
+// Function fall back to, so that the host's IOMMU refuses it as it
+// refuses the requests of a key without ATS.
+func (u *Unit) translated() {
+	if u.p.Result.Valid() {
+		r := u.p.Result.Peek()
+		if id := int(r.Tag); id < len(u.slots) && !u.free.Has(id) && u.slots[id].translating {
+			s := &u.slots[id]
+			s.translating = false
+			if r.OK {
+				s.req.Origin.IOVA = s.req.Addr
+				s.req.Addr, s.req.AT = r.Addr, pcie.ATTranslated
+				s.held, s.entry = true, r.Entry
+			}
+			u.readyQ = append(u.readyQ, id)
+		}
+		u.p.Result.Pop()
+	}
+	if len(u.relQ) > 0 && u.p.Release.Ready() {
+		u.p.Release.Push(bus.ATSRelease{Entry: u.relQ[0]})
+		u.relQ = u.relQ[1:]
+	}
 }
 
 // respond takes the answer to request r.ID: a read's completions are all
@@ -133,10 +180,15 @@ func (u *Unit) respond(r *pcie.ReadResp) {
 	s := u.slots[id]
 	u.free.Set(id)
 	u.inUse--
+	if s.held {
+		// The request has completed: its translation is no longer in
+		// use (an atomic's write asks again).
+		u.relQ = append(u.relQ, s.entry)
+	}
 	if s.atomic {
 		// The read's count in its tag's pending now stands for the
 		// write to come.
-		u.wq = append(u.wq, atomicWrite{tag: s.tag, addr: s.addr, n: s.n, prefix: s.prefix, origin: s.origin})
+		u.wq = append(u.wq, atomicWrite{tag: s.tag, addr: s.addr, n: s.n, prefix: s.prefix, origin: s.origin, ats: s.ats})
 		return
 	}
 	u.tags[s.tag].pending--
@@ -156,15 +208,28 @@ func (u *Unit) check(tag uint16) {
 // for a free slot.
 func (u *Unit) issue() bool {
 	if len(u.wq) > 0 {
-		if u.inUse == len(u.slots) || !u.p.MemReq.Ready() {
+		w := u.wq[0]
+		if u.inUse == len(u.slots) || !w.ats && !u.p.MemReq.Ready() || w.ats && !u.p.Lookup.Ready() {
 			return false
 		}
-		w := u.wq[0]
 		u.wq = u.wq[1:]
-		id := u.take(slot{tag: w.tag})
-		u.p.MemReq.Push(pcie.ReadReq{ID: uint32(id), Addr: w.addr, Len: w.n, Write: true, Prefix: w.prefix, Origin: w.origin})
+		req := pcie.ReadReq{Addr: w.addr, Len: w.n, Write: true, Prefix: w.prefix, Origin: w.origin}
+		if w.ats {
+			u.lookup(slot{tag: w.tag}, req)
+		} else {
+			req.ID = uint32(u.take(slot{tag: w.tag}))
+			u.p.MemReq.Push(req)
+		}
 		u.stats.Writes++
 		u.stats.WriteBytes += uint64(w.n)
+		return false
+	}
+	if len(u.readyQ) > 0 {
+		// A request whose translation is in goes before the next chunk.
+		if u.p.MemReq.Ready() {
+			u.p.MemReq.Push(u.slots[u.readyQ[0]].req)
+			u.readyQ = u.readyQ[1:]
+		}
 		return false
 	}
 	if !u.p.In.Valid() {
@@ -182,7 +247,8 @@ func (u *Unit) issue() bool {
 	if u.inUse == len(u.slots) {
 		return true
 	}
-	if !u.p.MemReq.Ready() {
+	ats := m.Plat.Mode == 1 && u.p.Lookup != nil
+	if !ats && !u.p.MemReq.Ready() || ats && !u.p.Lookup.Ready() {
 		return false
 	}
 	addr := m.Addr + u.off
@@ -206,9 +272,14 @@ func (u *Unit) issue() bool {
 		u.stats.ReadBytes += n
 		u.stats.Atomics++
 	}
-	req.ID = uint32(u.take(s))
+	if ats {
+		s.ats = true
+		u.lookup(s, req)
+	} else {
+		req.ID = uint32(u.take(s))
+		u.p.MemReq.Push(req)
+	}
 	u.tags[m.Tag].pending++
-	u.p.MemReq.Push(req)
 	if u.off += n; u.off == m.Len {
 		u.off = 0
 		if m.Last {
@@ -217,6 +288,17 @@ func (u *Unit) issue() bool {
 		u.p.In.Pop()
 	}
 	return false
+}
+
+// lookup allocates a slot for s, whose request req waits there for the
+// ATC's translation of its address: the lookup goes out under the
+// slot's number.
+func (u *Unit) lookup(s slot, req pcie.ReadReq) {
+	s.ats, s.translating = true, true
+	id := u.take(s)
+	req.ID = uint32(id)
+	u.slots[id].req = req
+	u.p.Lookup.Push(bus.ATSLookup{Tag: uint16(id), Addr: req.Addr, Len: uint32(req.Len), Write: req.Write})
 }
 
 // take allocates a slot for s: a request in flight.

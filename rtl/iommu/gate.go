@@ -84,7 +84,17 @@ type Gate struct {
 	// Observe, if not nil, is called with each data TLP's outcome as it
 	// leaves the window (a monitor: it decides nothing).
 	Observe func(Observation)
+	// ats, if not nil (SetATS), takes the TLPs of the device's ATS
+	// traffic for the host's translation agent: Translation Requests
+	// (MRd with AT 01b) and messages (Invalidate Completions).
+	ats *sim.Chan[pcie.TLP]
 }
+
+// SetATS gives the gate the channel to the host's ATS endpoint (the
+// translation agent's, HostPort): the device's Translation Requests and
+// Invalidate Completions leave there instead of to the root complex.
+// Call it before the gate is added to the engine.
+func (g *Gate) SetATS(c *sim.Chan[pcie.TLP]) { g.ats = c }
 
 // GatePorts are the gate's channels: TLPs in from the up link and out to
 // the root complex, and the IOMMU's requests and answers.
@@ -109,7 +119,15 @@ func (g *Gate) Stats() GateStats { return g.stats }
 
 // Connections lists the channels the gate pops and pushes (sim.Connected).
 func (g *Gate) Connections() (in, out []sim.Port) {
+	if g.ats != nil {
+		return []sim.Port{g.in, g.resp}, []sim.Port{g.out, g.req, g.ats}
+	}
 	return []sim.Port{g.in, g.resp}, []sim.Port{g.out, g.req}
+}
+
+// toAgent reports whether t goes to the translation agent.
+func (g *Gate) toAgent(t *pcie.TLP) bool {
+	return g.ats != nil && (t.Type == pcie.MRd && t.AT == pcie.ATTranslationRequest || t.Type.IsMessage())
 }
 
 // Describe lists what the gate shows in its waveform scope: the TLPs it
@@ -216,7 +234,11 @@ func (g *Gate) release() {
 	t := &s.tlp
 	ok := !s.need || s.resp.OK
 	drop := !ok && t.Type == pcie.MWr
-	if !drop && !g.out.Ready() {
+	out := g.out
+	if g.toAgent(t) {
+		out = g.ats
+	}
+	if !drop && !out.Ready() {
 		return
 	}
 	iova := t.Addr
@@ -233,10 +255,13 @@ func (g *Gate) release() {
 		t.Addr = s.resp.PA
 	}
 	if !drop {
-		g.out.Push(*t)
+		out.Push(*t)
 	}
-	if g.Observe != nil && s.need && t.TC == pcie.TCData {
+	if g.Observe != nil && (s.need || t.AT == pcie.ATTranslated) && t.TC == pcie.TCData {
 		first := uint64(bits.TrailingZeros8(t.FirstBE | 0x10))
+		if !s.need { // translated by the device's ATC: the IOVA is not on the TLP
+			iova = t.Origin.IOVA &^ 3
+		}
 		g.Observe(Observation{Origin: t.Origin, IOVA: iova + first, PA: t.Addr + first,
 			Len: uint64(pcie.EnabledBytes(int(t.LengthDW), t.FirstBE, t.LastBE)), OK: ok, Write: t.Type == pcie.MWr})
 	}

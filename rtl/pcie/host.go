@@ -42,6 +42,10 @@ type HostOptions struct {
 	// complex takes them from and the stage's components, which NewHost
 	// adds to the engine after the up link.
 	Translate func(e *sim.Engine, rx *sim.Chan[TLP]) (*sim.Chan[TLP], []sim.Component)
+	// Side, if not nil, is called after Translate for the channel of the
+	// TLPs the host's translation agent sends the device (ATS), which the
+	// root complex sends down after the CPU's (RootComplex.SetSide).
+	Side func() *sim.Chan[TLP]
 }
 
 // NewHost builds the host side over mem opposite a device that sends on
@@ -76,6 +80,9 @@ func NewHost(e *sim.Engine, cfg Config, mem *Memory, tx, rx *sim.Chan[TLP], opt 
 	h.CPU = sim.NewChan[TLP](e, "host.cpu", opt.Depth, 1)
 	if h.RC != nil {
 		h.RC.SetCPU(h.CPU)
+		if opt.Side != nil {
+			h.RC.SetSide(opt.Side())
+		}
 	}
 	e.Add(h.Up)
 	e.Add(stage...)

@@ -24,6 +24,12 @@ type ReadReq struct {
 	// Prefix, when present, goes on every TLP of the request: a CAPI
 	// segment's PASID (issue 36).
 	Prefix PASIDPrefix
+	// AT is the Address Type of every TLP of the request: ATTranslated
+	// for the data path's requests through an ATS translation (Addr is
+	// then translated), ATTranslationRequest for the ATC's Translation
+	// Requests (a read of 8 bytes at the page's address: its one
+	// Translation Completion comes back as the read's data).
+	AT AT
 	// Origin names the request's first byte for the host's monitors
 	// (sim.Origin): each TLP carries the origin of its own first byte.
 	Origin sim.Origin
@@ -200,6 +206,11 @@ type Requester struct {
 	// Rx: the host's writes to the device's registers (doorbells). Without
 	// it an MWr is a protocol error.
 	Target *sim.Chan[TLP]
+	// MsgIn and MsgOut, if not nil (SetMessages), carry the messages
+	// (Msg, MsgD) the host sends the device (ATS Invalidate Requests) and
+	// those the device sends as they are (Invalidate Completions), before
+	// any client's request. Without MsgIn a message is a protocol error.
+	MsgIn, MsgOut *sim.Chan[TLP]
 
 	// registers
 	clients    []client
@@ -265,6 +276,11 @@ func (r *Requester) Stats() RequesterStats { return r.stats }
 // writes to the device (doorbells). Call it before the first cycle.
 func (r *Requester) SetTarget(c *sim.Chan[TLP]) { r.Target = c }
 
+// SetMessages gives the requester the channels of the messages the host
+// sends the device (in) and those the device sends (out). Call it before
+// the first cycle.
+func (r *Requester) SetMessages(in, out *sim.Chan[TLP]) { r.MsgIn, r.MsgOut = in, out }
+
 // Connections lists the channels the requester pops (its clients'
 // requests, completions) and pushes (MRds, responses, the host's writes
 // to the device) (sim.Connected).
@@ -272,6 +288,9 @@ func (r *Requester) Connections() (in, out []sim.Port) {
 	in, out = []sim.Port{r.Rx}, []sim.Port{r.Tx}
 	if r.Target != nil {
 		out = append(out, r.Target)
+	}
+	if r.MsgIn != nil {
+		in, out = append(in, r.MsgOut), append(out, r.MsgIn)
 	}
 	for i := range r.clients {
 		in = append(in, r.clients[i].req)
@@ -343,6 +362,11 @@ func (r *Requester) Eval(now uint64) bool {
 			// (held on Rx while the target is full).
 			if r.Target.Ready() {
 				r.Target.Push(*t)
+				r.Rx.Pop()
+			}
+		case t.Type.IsMessage() && r.MsgIn != nil:
+			if r.MsgIn.Ready() {
+				r.MsgIn.Push(*t)
 				r.Rx.Pop()
 			}
 		default:
@@ -485,9 +509,17 @@ func (r *Requester) receive(now uint64, t *TLP) {
 	}
 }
 
-// issue grants one client round-robin and sends its next MRd.
+// issue sends a message, or grants one client round-robin and sends its
+// next MRd.
 func (r *Requester) issue(now uint64) {
 	s := &r.st
+	if r.MsgOut != nil && r.MsgOut.Valid() {
+		if r.Tx.Ready() {
+			r.Tx.Push(*r.MsgOut.Peek())
+			r.MsgOut.Pop()
+		}
+		return
+	}
 	n := len(r.clients)
 	for k := 0; k < n; k++ {
 		i := sim.Wrap(r.rr+k, n)
@@ -526,7 +558,7 @@ func (r *Requester) issue(now uint64) {
 		l := FirstSpan(addr, q.Len-c.off, r.cfg.MaxReadRequest)
 		tag := r.free[r.fHead]
 		tlp := NewRead(r.cfg.RequesterID, tag, addr, l)
-		tlp.TC, tlp.Prefix, tlp.Origin = c.tc, q.Prefix, q.Origin.At(uint64(c.off))
+		tlp.TC, tlp.Prefix, tlp.AT, tlp.Origin = c.tc, q.Prefix, q.AT, q.Origin.At(uint64(c.off))
 		r.Tx.Push(tlp)
 		r.stats.Reads++
 		r.stats.ReadBytes += uint64(l)
@@ -560,7 +592,7 @@ func (r *Requester) issueWrite(i int, q *ReadReq) {
 		copy(data[addr&3:], q.Data[c.off:c.off+l])
 	}
 	r.Tx.Push(TLP{Type: MWr, TC: c.tc, RequesterID: r.cfg.RequesterID, LengthDW: uint16(ldw),
-		Addr: addr &^ 3, FirstBE: first, LastBE: last, Data: data, Prefix: q.Prefix, Origin: q.Origin.At(uint64(c.off))})
+		Addr: addr &^ 3, FirstBE: first, LastBE: last, Data: data, Prefix: q.Prefix, AT: q.AT, Origin: q.Origin.At(uint64(c.off))})
 	r.stats.Writes++
 	r.stats.WriteBytes += uint64(l)
 	s.write, s.iClient, s.iSpan = true, i, Span{addr, l}

@@ -59,7 +59,11 @@ type RootComplex struct {
 	// CPU, if not nil (SetCPU), carries the MWr TLPs the host's CPU
 	// writes to the device (doorbells): sent on Tx between two reads'
 	// completions, before the next request is taken.
-	CPU   *sim.Chan[TLP]
+	CPU *sim.Chan[TLP]
+	// Side, if not nil (SetSide), carries the TLPs the host's translation
+	// agent sends the device (ATS Translation Completions, Invalidate
+	// Requests): sent on Tx as the CPU's are, after them.
+	Side  *sim.Chan[TLP]
 	pipe  *sim.Chan[TLP] // ICM requests (TC 0), ICMLatencyCycles long
 	dpipe *sim.Chan[TLP] // data requests (TCData), DataLatencyCycles long
 
@@ -107,12 +111,20 @@ func (r *RootComplex) Stats() RootComplexStats { return r.stats }
 // engine.
 func (r *RootComplex) SetCPU(c *sim.Chan[TLP]) { r.CPU = c }
 
+// SetSide gives the root complex the channel of the translation agent's
+// TLPs to the device. Call it before the root complex is added to the
+// engine.
+func (r *RootComplex) SetSide(c *sim.Chan[TLP]) { r.Side = c }
+
 // Connections lists the channels the root complex pops and pushes: its
 // ports and its pipe, both ends of which it holds (sim.Connected).
 func (r *RootComplex) Connections() (in, out []sim.Port) {
 	in = []sim.Port{r.Rx, r.pipe, r.dpipe}
 	if r.CPU != nil {
 		in = append(in, r.CPU)
+	}
+	if r.Side != nil {
+		in = append(in, r.Side)
 	}
 	return in, []sim.Port{r.Tx, r.pipe, r.dpipe}
 }
@@ -149,6 +161,11 @@ func (r *RootComplex) Eval(now uint64) bool {
 			r.CPU.Pop()
 			r.stats.HostWrites++
 		}
+	case r.Side != nil && r.Side.Valid():
+		if r.Tx.Ready() {
+			r.Tx.Push(*r.Side.Peek())
+			r.Side.Pop()
+		}
 	case r.pipe.Valid():
 		// The head stays in its slot until overwritten, after this
 		// cycle's commit: no copy (one that escaped would cost an
@@ -166,7 +183,7 @@ func (r *RootComplex) Eval(now uint64) bool {
 	}
 	// Busy while completions remain, or when a request waits in a pipe
 	// behind the ones just answered.
-	return len(r.nPending) > 0 || r.pipe.Valid() || r.dpipe.Valid() || r.CPU != nil && r.CPU.Valid()
+	return len(r.nPending) > 0 || r.pipe.Valid() || r.dpipe.Valid() || r.CPU != nil && r.CPU.Valid() || r.Side != nil && r.Side.Valid()
 }
 
 // take acts on the request t at the head of a pipe: an MWr is written

@@ -13,10 +13,15 @@ type Origin struct {
 	Off   uint64
 	Key   uint32
 	Level uint8
+	// IOVA is, on a request the device sends translated (ATS, AT 10b),
+	// the untranslated address of its first byte, which is no longer on
+	// the TLP; meaningless elsewhere.
+	IOVA uint64
 }
 
 // At is the origin of the byte n bytes further on in the same segment.
 func (o Origin) At(n uint64) Origin {
 	o.Off += n
+	o.IOVA += n
 	return o
 }

@@ -18,6 +18,16 @@
 // seen, nothing in flight) the unit sends Moved, and the reorder buffer
 // retires it.
 //
+// With an ATC (Ports.Lookup: the device uses ATS), a chunk of an ATS
+// key's segment (Move.Plat.Mode 1) first takes its slot and asks the ATC
+// for its translation (the lookup's Tag is the slot); when the result is
+// in, the request goes out, before the next chunk: translated (AT 10b, to
+// the translated address) if the ATC gave a translation, which it then
+// holds until the request completes (a read's completions in, a write's
+// last MWr out: ATSRelease); untranslated (AT 00b) if not, so that the
+// host's IOMMU refuses it as it would any key's. An atomic's write asks
+// again after its read has given its entry back.
+//
 // Registers: the request slots (free mask, tag, atomic), per reorder tag
 // the requests in flight and whether its last segment was taken, the
 // offset reached in the segment at the head of In, the atomics' writes

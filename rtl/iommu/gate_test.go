@@ -131,7 +131,7 @@ func TestGateDirected(t *testing.T) {
 	capi.Prefix = pcie.NewPASIDPrefix(5, false, false)
 	icm := pcie.NewRead(0x100, 2, 0x4000_0040, 64) // TC 0: the ICM's table
 	translated := dataRead(0x77000, 64, 64)
-	translated.AT = pcie.ATTranslated
+	translated.AT, translated.Origin.IOVA = pcie.ATTranslated, 0x5000 // the device's ATC translated 0x5000
 	cpl := pcie.TLP{Type: pcie.Cpl, Status: pcie.SC, RequesterID: 0x100}
 	b.send(0, dataRead(0x1ff0, 16, 0))  // 0: a miss, then
 	b.send(0, dataRead(0x1000, 16, 16)) // 1: the same page: waits for its walk
@@ -167,6 +167,7 @@ func TestGateDirected(t *testing.T) {
 		"off 32 iova 0x2010 pa 0x2010 len 8 ok false w true",
 		"off 40 iova 0x3000 pa 0x3000 len 8 ok false w false",
 		"off 48 iova 0x1010 pa 0x550001010 len 16 ok true w false",
+		"off 64 iova 0x5000 pa 0x77000 len 64 ok true w false", // translated: the IOVA is the origin's
 	}
 	if fmt.Sprint(obs) != fmt.Sprint(wantObs) {
 		t.Errorf("monitor\n%v\nwant\n%v", obs, wantObs)

@@ -34,7 +34,7 @@ type Config struct {
 	// OverlapInvalidate lets invalidations run while earlier accesses are
 	// still in flight, as hardware does; scenario order (the default)
 	// drains them first so results match the golden model line for line.
-	OverlapInvalidate bool `toml:"overlap_invalidate" json:"overlap_invalidate" range:"false or true" help:"run LOCAL_INVALIDATE and SEND_WITH_INVALIDATE without draining earlier accesses (results may then leave out of order)"`
+	OverlapInvalidate bool `toml:"overlap_invalidate" json:"overlap_invalidate" range:"false or true" help:"run LOCAL_INVALIDATE, SEND_WITH_INVALIDATE and iommu_unmap without draining earlier accesses (results may then leave out of order)"`
 	CmdLatency        int  `toml:"cmd_latency" json:"cmd_latency" range:"0..2^24" help:"firmware cycles to execute one command before cache invalidation"` // firmware cycles per command
 
 	MKCCache mptcache.Config `toml:"mkc_cache" json:"mkc_cache"`

@@ -159,7 +159,7 @@ func build(cfg rtl.Config, log hclog.Logger, host func(e *sim.Engine, mem *pcie.
 	// The CPU's doorbells (the host front) go down through the root
 	// complex.
 	b.sink = &sink{in: top.Out, plat: b.plat, tx: top.Tx, up: b.Up}
-	b.src = &source{out: top.In, cpu: b.CPU, plat: b.plat, sink: b.sink}
+	b.src = &source{out: top.In, cpu: b.CPU, plat: b.plat, sink: b.sink, overlap: cfg.OverlapInvalidate}
 	e.Add(b.src, b.sink)
 	return b, nil
 }
@@ -396,6 +396,11 @@ type source struct {
 	plat  *platform
 	sink  *sink
 	after int // the next operation waits until the sink has every result before it
+	// overlap (overlap_invalidate): an iommu_unmap does not wait for the
+	// accesses before it, as a host's driver does not: their TLPs may
+	// meet the new tables (and the ATC holds their translations until
+	// they finish).
+	overlap bool
 }
 
 func (s *source) Name() string { return "tb.source" }
@@ -426,7 +431,7 @@ func (s *source) Eval(now uint64) bool {
 	}
 	if len(s.chunk) > 0 && s.err == nil {
 		op := &s.chunk[0]
-		if s.plat != nil && (s.sink.loQ < s.after || op.Kind == scenario.OpIOMMUUnmap && s.sink.loQ < s.seq) {
+		if s.plat != nil && (s.sink.loQ < s.after || op.Kind == scenario.OpIOMMUUnmap && s.sink.loQ < s.seq && !s.overlap) {
 			return true // scenario order around an iommu_unmap: the next cycle
 		}
 		if op.Kind == scenario.OpIOMMUUnmap {

@@ -29,6 +29,8 @@ type suiteRun struct {
 	// refOnly: the golden model alone runs it (scenario.RefOnly: the
 	// clocked model does not model the IOMMU yet).
 	refOnly bool
+	// gap is the offered load of a clocked-only run (Bench.InterArrival).
+	gap uint64
 }
 
 // coverageSuite lists the scenarios the coverage suite runs through both
@@ -69,9 +71,28 @@ func coverageSuite(t testing.TB) []suiteRun {
 	small := withIOMMU
 	small.IOMMU.IOTLB.Entries = 1
 	runs = append(runs, suiteRun{name: "directed: IOMMU_FAULT at every level, an IOTLB of one entry", sc: faults, cfg: small})
+	// The same on a device with ATS: its ATS keys go through the ATC.
+	withATS := withIOMMU
+	withATS.HCACap.ATS = true
+	runs = append(runs, suiteRun{name: "directed: IOMMU_FAULT at every level, with ATS", sc: faults, cfg: withATS})
+	// Random traffic through a small ATC: ATS keys, unmapped pages.
+	aw := stimulus.DefaultWorkload()
+	aw.Seed, aw.Keys, aw.Accesses = 12, 200, 3000
+	aw.IOMMU, aw.TranslationMode, aw.IOMMUUnmapPerMille = true, stimulus.TranslationATS, 20
+	small.HCACap.ATS, small.IOMMU.IOTLB.Entries, small.ATC.Cache.Entries = true, 64, 4
+	atsSc := stimulus.Generate(aw)
+	smallATS, _ := ConfigFor(small, atsSc)
+	runs = append(runs, suiteRun{name: "random: ATS keys through an ATC of 4 entries, pages unmapped", sc: atsSc, cfg: smallATS})
 	overlap := rtl.DefaultConfig()
 	overlap.OverlapInvalidate = true
 	runs = append(runs, suiteRun{name: "directed: an invalidation reaches an MKC read in flight", sc: invalidateInFlightScenario(), cfg: overlap, clockedOnly: true})
+	// An iommu_unmap 500 cycles into a 256 KiB read through the ATC:
+	// the read holds translations of the range, and asks for others.
+	atsOverlap := overlap
+	atsOverlap.HCACap.ATS = true
+	unmapSc := unmapInFlightScenario()
+	atsOverlap, _ = ConfigFor(atsOverlap, unmapSc)
+	runs = append(runs, suiteRun{name: "directed: an iommu_unmap meets an ATS read in flight", sc: unmapSc, cfg: atsOverlap, clockedOnly: true, gap: 500})
 	return runs
 }
 
@@ -248,6 +269,7 @@ func runClockedOnly(t *testing.T, r suiteRun, tweak func(*Bench)) {
 		t.Fatal(err)
 	}
 	tweak(b)
+	b.InterArrival(r.gap)
 	if err := b.Load(r.sc); err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +278,7 @@ func runClockedOnly(t *testing.T, r suiteRun, tweak func(*Bench)) {
 		t.Fatalf("%s: %v", r.name, err)
 	}
 	for _, x := range res {
-		if x.Status != prm.OK && !(x.Op == scenario.OpAccess && x.Status == prm.MKeyFree) {
+		if x.Status != prm.OK && !(x.Op == scenario.OpAccess && (x.Status == prm.MKeyFree || x.Status == prm.IOMMUFault)) {
 			t.Fatalf("%s: seq %d %v ended %v", r.name, x.Seq, x.Op, x.Status)
 		}
 	}
@@ -378,6 +400,24 @@ func iommuFaultScenario(depth int) *scenario.Scenario {
 // when an invalidation of its key reaches the MKC cache (with
 // overlap_invalidate): the read's data may predate the invalidation, so
 // the cache drops it and reads the context again.
+// unmapInFlightScenario is a 256 KiB read through an ATS key whose range
+// the next operation unmaps (run with overlap_invalidate and a gap: the
+// unmap meets the read in flight).
+func unmapInFlightScenario() *scenario.Scenario {
+	key := prm.MakeKey(1, 1)
+	return &scenario.Scenario{
+		QPs: directedQPs,
+		MKeys: []scenario.MKey{{Index: 1, HasIndex: true, MKC: prm.MKC{AccessMode: prm.ModePA, PD: 1, QPN: prm.QPNNone,
+			Variant: 1, LR: true, LW: true, Len: 1 << 20, MATranslationMode: 1}}},
+		IOMMU: &scenario.IOMMU{RequesterID: 0x100, Mappings: []scenario.IOMMUMapping{
+			{Space: pagetable.Space{ID: 0x100}, IOVA: 0, PA: 1 << 32, Size: 1 << 20, R: true, W: true}}},
+		Ops: []scenario.Op{
+			{Kind: scenario.OpAccess, Access: scenario.Access{QPN: 1, Key: key, Len: 256 << 10, Type: prm.LocalRead}},
+			{Kind: scenario.OpIOMMUUnmap, Unmap: &scenario.IOMMUUnmap{Space: pagetable.Space{ID: 0x100}, IOVA: 0, Size: 256 << 10}},
+		},
+	}
+}
+
 func invalidateInFlightScenario() *scenario.Scenario {
 	key := prm.MakeKey(1, 1)
 	return &scenario.Scenario{

@@ -4,20 +4,19 @@ import "mkeysim/rtl/sim"
 
 // This file is how TLPs and reads show in a waveform (sim.Fielded).
 
-// The value names of TLP types and completion statuses (translate
-// filters). TypeEnum names the four types the bench's links carry, in 2
-// bits as the waveforms have always shown them: the ATS messages (Msg,
-// MsgD) travel only between rtl/atc and rtl/iommu, which are not wired
-// into the bench; wiring them means widening it to 3 bits, a change of
-// every VCD with a TLP channel.
+// The value names of TLP types, address types and completion statuses
+// (translate filters). TypeEnum names every type, in 3 bits: the ATS
+// messages (Msg, MsgD) travel on the links with hca_cap.ats.
 var (
 	TypeEnum = func() *sim.Enum {
 		m := map[uint64]string{}
-		for i := 0; i < int(Msg); i++ {
-			m[uint64(i)] = Type(i).String()
+		for t := MRd; t <= MsgD; t++ {
+			m[uint64(t)] = t.String()
 		}
-		return &sim.Enum{Name: "tlp_type", Width: 2, Names: m}
+		return &sim.Enum{Name: "tlp_type", Width: 3, Names: m}
 	}()
+	ATEnum = &sim.Enum{Name: "tlp_at", Width: 2, Names: map[uint64]string{
+		uint64(ATUntranslated): "untranslated", uint64(ATTranslationRequest): "translation_request", uint64(ATTranslated): "translated"}}
 	CplStatusEnum = &sim.Enum{Name: "cpl_status", Width: 3, Names: map[uint64]string{
 		uint64(SC): SC.String(), uint64(UR): UR.String(), uint64(CA): CA.String()}}
 )
@@ -27,6 +26,7 @@ var (
 var tlpFields = []sim.Field{
 	{Name: "type", Enum: TypeEnum}, {Name: "tag", Width: 10}, {Name: "addr", Width: 64, Format: sim.Hex},
 	{Name: "len_dw", Width: 11}, {Name: "status", Enum: CplStatusEnum}, {Name: "byte_count", Width: 13},
+	{Name: "at", Enum: ATEnum},
 }
 
 // Fields lists a TLP's fields (sim.Fielded).
@@ -36,6 +36,7 @@ func (t *TLP) Fields() []sim.Field { return tlpFields }
 func (t *TLP) FieldValues(vs []uint64) {
 	vs[0], vs[1], vs[2] = uint64(t.Type), uint64(t.Tag), t.Addr
 	vs[3], vs[4], vs[5] = uint64(t.LengthDW), uint64(t.Status), uint64(t.ByteCount)
+	vs[6] = uint64(t.AT)
 }
 
 var readReqFields = []sim.Field{{Name: "id", Width: 32}, {Name: "addr", Width: 64, Format: sim.Hex}, {Name: "len", Width: 32}}

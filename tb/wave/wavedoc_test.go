@@ -29,9 +29,10 @@ type tracedScope struct {
 // Numbered contexts show as ctxN.
 func tracedScopes(t *testing.T) map[string]*tracedScope {
 	t.Helper()
-	// Every scope: the default model's, and the host IOMMU's (issue 36).
+	// Every scope: the default model's, and the platform's: the host IOMMU
+	// and the device's ATC (issue 36).
 	cfg := rtl.DefaultConfig()
-	cfg.IOMMU.Enabled, cfg.Data.Enabled = true, true
+	cfg.IOMMU.Enabled, cfg.Data.Enabled, cfg.HCACap.ATS = true, true, true
 	b, err := tb.New(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -155,6 +155,39 @@ func TestFidelityDoc(t *testing.T) {
 		}
 	})
 
+	// Section 7: the IOTLB cliff through the host IOMMU; its table is the
+	// sweep's, row by row, and its text quotes the flat part and the fall.
+	t.Run("iotlb-cliff", func(t *testing.T) {
+		rows := sweepRows(t, secs[7])
+		at := func(fp, walkers, col string) float64 {
+			var r []map[string]string
+			for _, row := range rows {
+				if row["iommu.walkers"] == walkers {
+					r = append(r, row)
+				}
+			}
+			return figure(t, r, "workload.footprint_bytes", fp, col)
+		}
+		const first = "4096"
+		for fp := uint64(4096); fp <= 64<<20; fp *= 2 {
+			f := strconv.FormatUint(fp, 10)
+			size := fmt.Sprintf("%d KiB", fp>>10)
+			if fp >= 1<<20 {
+				size = fmt.Sprintf("%d MiB", fp>>20)
+			}
+			hits, misses := at(f, "4", "iommu.iotlb_hits"), at(f, "4", "iommu.iotlb_misses")
+			of := func(w string) float64 { return at(f, w, "throughput_maps") / at(first, w, "throughput_maps") }
+			row := fmt.Sprintf("| %s | %.1f %% | %.2f | %.1f | %.2f | %.2f | %.2f | %.2f |", size, 100*hits/(hits+misses),
+				at(f, "4", "iommu.levels_read")/max(at(f, "4", "iommu.walks"), 1), at(f, "4", "throughput_maps"),
+				of("4"), of("1"), of("2"), of("8"))
+			says(7, row, "the table's row of the "+size+" window")
+		}
+		says(7, fmt.Sprintf("flat at %.1f M reads a second", at(first, "4", "throughput_maps")), "the flat part")
+		if r := at("33554432", "4", "throughput_maps") / at(first, "4", "throughput_maps"); r < 0.25 || r > 0.42 {
+			t.Errorf("section 7 says the throughput falls to about a third; at 32 MiB it is %.2f of the flat part", r)
+		}
+	})
+
 	// Section 5 quotes the data path's plateau, whose sweep
 	// docs/data-path.md gives.
 	t.Run("data-path", func(t *testing.T) {

@@ -96,7 +96,9 @@ wave:
 
 # The speed table of the README: the golden model (1K and 1M keys, KLM),
 # the clocked model on a hit-bound, a miss-bound and the default workload,
-# an idle cycle and the cost of tracing, each the median of BENCH_COUNT
+# the default workload with the data path on and with the host IOMMU on
+# (sweep's BenchmarkDataWorkload, BenchmarkIOMMUWorkload), an idle cycle
+# and the cost of tracing, each the median of BENCH_COUNT
 # runs with its spread, in one run of the machine; then, where valgrind
 # is installed, the instructions per access of the same workloads, which
 # do not move with the machine's load, and their split by layer
@@ -104,7 +106,7 @@ wave:
 BENCH_COUNT ?= 5
 bench: build
 	@mkdir -p $(OUT)
-	@$(GO) test -run XXX -bench 'Translate|Workload$$|Idle|TraceCost' -count $(BENCH_COUNT) ./ref/ ./tb/ ./tb/wave/ | tee $(OUT)/bench.txt | $(GO) run ./scripts/benchtable
+	@$(GO) test -run XXX -bench 'Translate|Workload$$|Idle|TraceCost' -count $(BENCH_COUNT) ./ref/ ./tb/ ./tb/wave/ ./sweep/ | tee $(OUT)/bench.txt | $(GO) run ./scripts/benchtable
 	@echo
 	@if command -v valgrind >/dev/null; then echo "counting instructions under cachegrind (half a minute)..." && \
 		bash scripts/instr-bench.sh $(BIN) >$(OUT)/instr.txt && cat $(OUT)/instr.txt; \

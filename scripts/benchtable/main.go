@@ -39,6 +39,11 @@ var rows = []row{
 	{"clocked, default workload", "BenchmarkDefaultWorkload", "translations/cpu-s", 1e-6, "M translations per CPU-s"},
 	{"clocked, default workload", "BenchmarkDefaultWorkload", "cycles/s", 1e-6, "M cycles/s"},
 	{"clocked, default workload", "BenchmarkDefaultWorkload", "cpu-ns/cycle", 1, "CPU ns per cycle"},
+	{"clocked, default workload, data path on (sweep BenchmarkDataWorkload)", "BenchmarkDataWorkload", "translations/cpu-s", 1e-3, "k translations per CPU-s"},
+	{"clocked, data path on", "BenchmarkDataWorkload", "cpu-ns/cycle", 1, "CPU ns per cycle"},
+	{"clocked, default workload, host IOMMU on, CAPI keys (sweep BenchmarkIOMMUWorkload)", "BenchmarkIOMMUWorkload", "translations/cpu-s", 1e-3, "k translations per CPU-s"},
+	{"clocked, host IOMMU on", "BenchmarkIOMMUWorkload", "cycles/s", 1e-6, "M cycles/s"},
+	{"clocked, host IOMMU on", "BenchmarkIOMMUWorkload", "cpu-ns/cycle", 1, "CPU ns per cycle"},
 	{"clocked, an idle cycle (BenchmarkIdle)", "BenchmarkIdle", "cpu-ns/cycle", 1, "CPU ns per cycle"},
 }
 

@@ -106,7 +106,7 @@ wave:
 BENCH_COUNT ?= 5
 bench: build
 	@mkdir -p $(OUT)
-	@$(GO) test -run XXX -bench 'Translate|Workload$$|Idle|TraceCost' -count $(BENCH_COUNT) ./ref/ ./tb/ ./tb/wave/ ./sweep/ | tee $(OUT)/bench.txt | $(GO) run ./scripts/benchtable
+	@$(GO) test -run XXX -bench 'Translate|Workload$$|Idle|TraceCost' -count $(BENCH_COUNT) ./ref/ ./tb/ ./tb/wave/ | tee $(OUT)/bench.txt | $(GO) run ./scripts/benchtable
 	@echo
 	@if command -v valgrind >/dev/null; then echo "counting instructions under cachegrind (half a minute)..." && \
 		bash scripts/instr-bench.sh $(BIN) >$(OUT)/instr.txt && cat $(OUT)/instr.txt; \

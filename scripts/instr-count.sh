@@ -10,7 +10,7 @@
 # be told from noise by timing, even over ten alternating pairs. The count
 # of instructions executed (count-instructions.sh) repeats to about 0.1 %:
 # it measures the work a change saves, not its effect on caches or the
-# TLB, which only timing sees. Use it beside farm-bench, not instead.
+# TLB, which only timing sees. Use it beside timing in alternating pairs, not instead.
 #
 # Needs valgrind (cachegrind): sudo apt-get install valgrind. Runs about 30
 # times slower than the program itself.

@@ -141,7 +141,8 @@ func (s *Board) describe(seq int) string {
 
 // overlapped reports whether got, the clocked result of access i, is what
 // the access sees after some prefix of the invalidations that follow it
-// with only accesses and invalidations between. When it is, an access the
+// with only accesses and invalidations between, or an IOMMU_FAULT that
+// an iommu_unmap among them allows (unmappedOverlap). When it is, an access the
 // scenario order stalls on a page fault did not stall: the golden model
 // forgets it, so that a later page_fault_resume agrees.
 func (s *Board) overlapped(i int, got, want *scenario.Result) bool {
@@ -150,6 +151,7 @@ func (s *Board) overlapped(i int, got, want *scenario.Result) bool {
 		return false
 	}
 	var invals []scenario.Op
+	var unmaps []*scenario.IOMMUUnmap
 	for j := i + 1; ; j++ {
 		next := s.feed.At(j)
 		if next == nil {
@@ -157,9 +159,14 @@ func (s *Board) overlapped(i int, got, want *scenario.Result) bool {
 		}
 		if k := next.Kind; k == scenario.OpLocalInvalidate || k == scenario.OpSendWithInvalidate {
 			invals = append(invals, *next)
+		} else if k == scenario.OpIOMMUUnmap && next.Unmap != nil {
+			unmaps = append(unmaps, next.Unmap)
 		} else if k != scenario.OpAccess {
 			break
 		}
+	}
+	if got.Status == prm.IOMMUFault && want.Status == prm.OK && unmappedOverlap(got, want, unmaps) {
+		return true
 	}
 	for k := 1; k <= len(invals); k++ {
 		alt := scenario.Result{Seq: got.Seq, Op: scenario.OpAccess}
@@ -172,6 +179,33 @@ func (s *Board) overlapped(i int, got, want *scenario.Result) bool {
 			}
 			return true
 		}
+	}
+	return false
+}
+
+// unmappedOverlap reports whether got, an IOMMU_FAULT where the scenario
+// order's result want is OK, is what an iommu_unmap that overtook the
+// access gives (overlapping invalidation lets an unmap reach the IOMMU
+// while the access moves its bytes): the faulting byte is one of want's
+// DMA bytes, at the IOVA want translated it from, inside the range of one
+// of the unmaps that follow the access. The bytes before it moved on the
+// old mapping; which byte it is depends on timing, so any such byte is
+// legal.
+func unmappedOverlap(got, want *scenario.Result, unmaps []*scenario.IOMMUUnmap) bool {
+	off := uint64(0)
+	for _, seg := range want.Segments {
+		if got.Offset >= off && got.Offset < off+seg.Len {
+			if seg.Space != prm.SpaceDMA || got.FaultAddr != seg.Addr+(got.Offset-off) {
+				return false
+			}
+			for _, u := range unmaps {
+				if got.FaultAddr >= u.IOVA && got.FaultAddr-u.IOVA < u.Size {
+					return true
+				}
+			}
+			return false
+		}
+		off += seg.Len
 	}
 	return false
 }

@@ -129,7 +129,7 @@ func (s *Report) Count(name string) (uint64, bool) {
 }
 
 // cacheGroups are the caches whose hit rate is a figure.
-var cacheGroups = []string{"mkc_cache", "mtt_cache", "klm_cache"}
+var cacheGroups = []string{"mkc_cache", "mtt_cache", "klm_cache", "atc"}
 
 // linkGroups are the link directions whose utilization is a figure.
 var linkGroups = []string{"pcie.up", "pcie.down"}

@@ -241,13 +241,17 @@ func scopes(b *tb.Bench) []string {
 func joinScopes(b *tb.Bench) string { return strings.Join(scopes(b), ", ") }
 
 // CheckScope checks a -vcd-scope value (comma-separated patterns,
-// see vcd.Options.Scope) against the default model's scopes: every
-// pattern must be well formed and select at least one signal.
+// see vcd.Options.Scope) against the scopes of a model with every unit
+// (the default model's, and the platform's: the host IOMMU and the ATC,
+// issue 36): every pattern must be well formed and select at least one
+// signal of some run.
 func CheckScope(pattern string) error {
 	if strings.TrimSpace(pattern) == "" {
 		return nil
 	}
-	b, err := tb.New(rtl.DefaultConfig())
+	cfg := rtl.DefaultConfig()
+	cfg.IOMMU.Enabled, cfg.Data.Enabled, cfg.HCACap.ATS = true, true, true
+	b, err := tb.New(cfg)
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,7 @@ import (
 	"mkeysim/rtl/mptcache"
 	"mkeysim/rtl/mttwalk"
 	"mkeysim/rtl/pcie"
+	"mkeysim/rtl/sq"
 	"mkeysim/scenario"
 )
 
@@ -52,6 +53,8 @@ type Config struct {
 	// on (without the host's translation agent the device may not use
 	// ATS); its parameters are checked whatever they are.
 	ATC atc.Config `toml:"atc" json:"atc"`
+	// SQ is the host front's send-queue fetch (issue 37 part 5).
+	SQ sq.Config `toml:"sq" json:"sq"`
 }
 
 // HCACap is the device's capabilities that the commands check (seed
@@ -84,6 +87,7 @@ func DefaultConfig() Config {
 		Data:       dma.DefaultConfig(),
 		IOMMU:      iommu.DefaultConfig(),
 		ATC:        atc.DefaultConfig(),
+		SQ:         sq.DefaultConfig(),
 	}
 }
 
@@ -107,6 +111,9 @@ func (c *Config) Validate() error {
 		return err
 	}
 	if err := c.Data.Validate(); err != nil {
+		return err
+	}
+	if err := c.SQ.Validate(); err != nil {
 		return err
 	}
 	if err := c.IOMMU.Validate(); err != nil {

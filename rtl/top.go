@@ -273,7 +273,7 @@ func New(cfg Config, e *sim.Engine, icm ICM, log hclog.Logger) (*Top, error) {
 	sReq := sim.NewChan[pcie.ReadReq](e, "sq.mem_req", d, 1)
 	sResp := sim.NewChan[pcie.ReadResp](e, "sq.mem_resp", d, 1)
 	t.sq = newSQFront(fromSQ, sim.NewChan[bus.Completion](e, "sq.done", d, 1))
-	t.SQ = sq.New("sq", sq.Ports{Doorbell: doorbell, Out: t.sq.from, Done: t.sq.to, MemReq: sReq, MemResp: sResp})
+	t.SQ = sq.New("sq", cfg.SQ, sq.Ports{Doorbell: doorbell, Out: t.sq.from, Done: t.sq.to, MemReq: sReq, MemResp: sResp})
 	t.Req.AddClient(sReq, sResp)
 	t.Req.SetTarget(doorbell)
 	if ap.In != nil {

@@ -68,44 +68,80 @@ type Stats struct {
 	Fenced       uint64        `counter:"fenced" unit:"WQEs" help:"WQEs with a fence mode other than none: the model orders every WQE after a UMR or invalidate behind it (a device whose umr_fence is strong), so each is run in order as any other"`
 	BadWQEs      uint64        `counter:"bad_wqes" unit:"WQEs" help:"WQEs that could not be read or parsed: sent with the reason, their operation fails"`
 	ReadBytes    uint64        `counter:"read_bytes" unit:"bytes" help:"bytes of send queue and UMR lists read from host memory"`
-	BusyCycles   sim.Occupancy `counter:"busy_cycles" unit:"cycles" kind:"occupancy" mean:"busy" help:"cycles the fetch engine served a doorbell (busy = busy_cycles / cycles)"`
+	BusyCycles   sim.Occupancy `counter:"busy_cycles" unit:"cycles" kind:"occupancy" mean:"busy" help:"cycles the fetch engine had a QP to serve: WQEs announced and not yet sent, or reads in flight (busy = busy_cycles / cycles)"`
 	CQEs         uint64        `counter:"cqes" unit:"CQEs" help:"CQEs written to the host (MWr of 64 bytes to the QP's completion queue), one a work request, the error ones included"`
 	ErrCQEs      uint64        `counter:"error_cqes" unit:"CQEs" help:"error CQEs written (REQ_ERR with the syndrome of the failure), of cqes"`
+	// The pipelined fetch (issue 37 part 5).
+	Coalesced   uint64        `counter:"coalesced_doorbells" unit:"MWr TLPs" help:"doorbells of a QP whose fetch was already running: each extends that fetch (its producer counter) instead of starting another, of doorbells"`
+	FetchReads  uint64        `counter:"fetch_reads" unit:"reads" help:"reads of a send queue issued: up to 8 basic blocks (512 bytes) of one QP's announced WQEs each"`
+	ListReads   uint64        `counter:"list_reads" unit:"reads" help:"reads of a UMR's list through its pointer"`
+	MaxInFlight int           `counter:"max_fetches_in_flight" unit:"reads" kind:"max" help:"the most reads (of send queues and lists) in flight at once: at most sq.fetch_outstanding"`
+	FetchCycles sim.Occupancy `counter:"fetch_cycles" unit:"read-cycles" kind:"occupancy" mean:"mean_fetches_in_flight" help:"reads in flight, summed over the cycles (mean_fetches_in_flight = fetch_cycles / cycles)"`
+	SlotStalls  sim.Stalls    `counter:"slot_stall_cycles" unit:"cycles" kind:"wait" help:"cycles a QP had basic blocks announced and room for them in its WQE cache, but all sq.fetch_outstanding reads were in flight"`
 }
 
-// State is the fetch engine's state.
-type State uint8
+// CacheBBs is the basic blocks of each QP's WQE cache: the WQEs read
+// ahead of the one being parsed (2 KiB, room for the largest WQE, 16
+// basic blocks, twice over). A QP's reads in flight and its WQEs read
+// and not yet parsed fit in it.
+const CacheBBs = 32
 
-// The states.
+// entry is a basic block of a QP's WQE cache.
+type entry struct {
+	state entryState
+	at    uint16 // its index in the send queue (a WQE counter)
+	data  [prm.SendWQEBB]byte
+	bad   string // why its read failed (state failed)
+}
+
+type entryState uint8
+
 const (
-	Idle     State = iota // no doorbell being served
-	ReadHead              // to read the first basic block of the next WQE
-	WaitHead              // waiting for it
-	ReadRest              // to read the rest of a WQE longer than 64 bytes
-	WaitRest              // waiting for it
-	ReadList              // to read a UMR's list through its pointer
-	WaitList              // waiting for it
-	Emit                  // the parsed WQE waits for Out
-	numStates
+	empty  entryState = iota // not read yet, or read in flight
+	filled                   // read
+	failed                   // its read completed with an error
 )
 
-var stateNames = [numStates]string{"idle", "read_head", "wait_head", "read_rest", "wait_rest", "read_list", "wait_list", "emit"}
+// A QP's parsed WQE waits in its context (held) until the output takes
+// it: a UMR whose list is read through its pointer waits for the list
+// first.
+type holdState uint8
 
-func (s State) String() string {
-	if s < numStates {
-		return stateNames[s]
-	}
-	return fmt.Sprintf("State(%d)", uint8(s))
+const (
+	holdNone     holdState = iota
+	holdListNeed           // the UMR's list read is to be issued
+	holdListWait           // the UMR's list read is in flight
+	holdReady              // the WQE waits for Out
+)
+
+// qp is a send queue's fetch context: kept for every QP the front has
+// seen (its counters persist), and on the active list while its fetch
+// runs.
+type qp struct {
+	n        uint32
+	pi       uint16 // producer counter: the furthest doorbell's
+	ci       uint16 // consumer counter: the next WQE to parse
+	fp       uint16 // fetch pointer: the next basic block to read
+	inFlight int    // its reads in flight (lists included)
+	active   bool
+	cache    [CacheBBs]entry
+	hold     holdState
+	wqe      bus.WQE // the WQE held
 }
 
-// StateEnum names the states in waveforms.
-var StateEnum = func() *sim.Enum {
-	e := &sim.Enum{Name: "sq_state", Width: 3, Names: map[uint64]string{}}
-	for s := range numStates {
-		e.Names[uint64(s)] = s.String()
-	}
-	return e
-}()
+// ahead is how far a is past b, on the 16-bit counters (negative when
+// behind).
+func ahead(a, b uint16) int { return int(int16(a - b)) }
+
+// slot is a read in flight: of n basic blocks of q's send queue from
+// index at, or (list) of the list of the UMR q holds.
+type slot struct {
+	busy bool
+	q    *qp
+	at   uint16
+	n    int
+	list bool
+}
 
 // Unit is the send-queue front. The engine evaluates it only in the
 // cycles something happens to it (sim.Base).
@@ -113,32 +149,31 @@ type Unit struct {
 	sim.Base
 	sim.CounterSet // stats, under sq
 	name           string
+	cfg            Config
 	p              Ports
-	state          State
-	qpn            uint32            // the QP being served
-	pi             uint16            // the producer counter its doorbell announced
-	ci             map[uint32]uint16 // every QP's consumer counter
-	ready          []doorbell        // the doorbells taken, not yet served, in order
+	qps            map[uint32]*qp    // every QP's fetch context
+	active         []*qp             // the QPs whose fetch runs, in the order their first doorbell came
+	rrIssue        int               // round-robin pointers into active: the next QP to read for,
+	rrParse        int               // to parse,
+	rrEmit         int               // and to send on Out
+	slots          []slot            // the reads in flight, by ReadReq ID - firstReadID
+	inFlight       int               // busy slots
 	cqPI           map[uint32]uint32 // every QP's completion queue producer counter
 	rqCI           map[uint32]uint16 // every QP's receive counter (wqe_counter of receive CQEs)
 	cqQ            []bus.Completion  // CQEs waiting for the request port
-	buf            []byte            // the WQE read so far
-	wqe            bus.WQE           // the parsed WQE
-	stats          Stats
+	// For the waveform: the QP of the last read issued, and the opcode
+	// of the last WQE sent.
+	lastQP     *qp
+	lastOpcode prm.Opcode
+	stats      Stats
 }
 
 // New makes the send-queue front.
-func New(name string, p Ports) *Unit {
-	u := &Unit{name: name, p: p, ci: map[uint32]uint16{}, cqPI: map[uint32]uint32{}, rqCI: map[uint32]uint16{}}
+func New(name string, cfg Config, p Ports) *Unit {
+	u := &Unit{name: name, cfg: cfg, p: p, qps: map[uint32]*qp{}, slots: make([]slot, max(cfg.FetchOutstanding, 1)),
+		cqPI: map[uint32]uint32{}, rqCI: map[uint32]uint16{}}
 	u.CounterSet = sim.Declare("sq", &u.stats)
 	return u
-}
-
-// doorbell is a doorbell taken: the QP and the producer counter it
-// announces.
-type doorbell struct {
-	qpn uint32
-	pi  uint16
 }
 
 // Name is the unit's hierarchical name.
@@ -149,22 +184,44 @@ func (u *Unit) Connections() (in, out []sim.Port) {
 	return []sim.Port{u.p.Doorbell, u.p.MemResp, u.p.Done}, []sim.Port{u.p.Out, u.p.MemReq}
 }
 
-// Describe lists what the unit shows in its waveform scope: the fetch
-// engine's state, the QP it serves, its producer and consumer counters
-// and the opcode of the WQE read (sim.Described).
+// Describe lists what the unit shows in its waveform scope (sim.Described):
+// the QPs whose fetch runs, the reads in flight, the QP of the last read
+// issued with its producer, fetch and consumer counters and the WQEs
+// held in its cache, and the opcode of the last WQE sent.
 func (u *Unit) Describe() sim.Description {
 	return sim.Description{Scope: u.name, Title: "send-queue front", Signals: []sim.Signal{
-		{Name: "state", Enum: StateEnum}, {Name: "qpn", Width: 24, Format: sim.Hex},
-		{Name: "pi", Width: 16}, {Name: "ci", Width: 16}, {Name: "opcode", Width: 8, Format: sim.Hex}},
+		{Name: "active_qps", Width: 16}, {Name: "reads_in_flight", Width: 9},
+		{Name: "qpn", Width: 24, Format: sim.Hex}, {Name: "pi", Width: 16}, {Name: "fp", Width: 16}, {Name: "ci", Width: 16},
+		{Name: "cached", Width: 6}, {Name: "opcode", Width: 8, Format: sim.Hex}},
 		Sample: func(vs []uint64) {
-			vs[0], vs[1], vs[2], vs[3], vs[4] = uint64(u.state), uint64(u.qpn), uint64(u.pi), uint64(u.ci[u.qpn]), uint64(u.wqe.Ctrl.Opcode)
+			vs[0], vs[1] = uint64(len(u.active)), uint64(u.inFlight)
+			vs[2], vs[3], vs[4], vs[5], vs[6] = 0, 0, 0, 0, 0
+			if q := u.lastQP; q != nil {
+				vs[2], vs[3], vs[4], vs[5], vs[6] = uint64(q.n), uint64(q.pi), uint64(q.fp), uint64(q.ci), uint64(q.cached())
+			}
+			vs[7] = uint64(u.lastOpcode)
 		}}
+}
+
+// cached is the basic blocks of q's cache read and not yet parsed.
+func (q *qp) cached() int {
+	n := 0
+	for i := range q.cache {
+		if q.cache[i].state != empty && ahead(q.cache[i].at, q.ci) >= 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // Stats returns the counters.
 func (u *Unit) Stats() Stats { return u.stats }
 
-// Eval runs one cycle of the fetch engine.
+// Eval runs one cycle of the fetch engine: it takes a doorbell, a read's
+// answer and a work request's end; sends a held WQE on Out; parses one
+// WQE whose basic blocks are all in its QP's cache; issues one read
+// (a UMR's list first, else a QP's announced basic blocks); and writes a
+// CQE if the request port is still free.
 func (u *Unit) Eval(now uint64) bool {
 	moves := u.Handshakes()
 	u.doorbell()
@@ -172,66 +229,36 @@ func (u *Unit) Eval(now uint64) bool {
 		u.cqQ = append(u.cqQ, *u.p.Done.Peek())
 		u.p.Done.Pop()
 	}
-	if u.p.MemResp.Valid() && u.p.MemResp.Peek().ID == cqeID {
-		u.p.MemResp.Pop() // a CQE written: nothing to wait for
+	if u.p.MemResp.Valid() {
+		r := u.p.MemResp.Peek()
+		if r.ID != cqeID { // a CQE written: nothing to wait for
+			u.respond(r)
+		}
+		u.p.MemResp.Pop()
 	}
-	switch u.state {
-	case Idle:
-		u.serve()
-	case ReadHead:
-		if u.p.MemReq.Ready() {
-			// Every basic block announced, up to MaxBatch and the
-			// queue's end, in one read.
-			ci := u.ci[u.qpn]
-			n := min(int(u.pi-ci), MaxBatch, SQRing-int(ci%SQRing))
-			u.p.MemReq.Push(pcie.ReadReq{ID: readID, Addr: SlotAddr(u.qpn, ci), Len: n * prm.SendWQEBB})
-			u.state = WaitHead
-		}
-	case WaitHead, WaitRest, WaitList:
-		if u.p.MemResp.Valid() && u.p.MemResp.Peek().ID != cqeID {
-			u.respond(u.p.MemResp.Peek())
-			u.p.MemResp.Pop()
-		}
-	case ReadRest:
-		if u.p.MemReq.Ready() {
-			addr := SlotAddr(u.qpn, u.ci[u.qpn]) + uint64(len(u.buf))
-			u.p.MemReq.Push(pcie.ReadReq{Addr: addr, Len: u.wqeBytes() - len(u.buf)})
-			u.state = WaitRest
-		}
-	case ReadList:
-		if u.p.MemReq.Ready() {
-			n := int(u.wqe.UMR.UMR.TranslationOctwordActualSize) * prm.OctowordSize
-			u.p.MemReq.Push(pcie.ReadReq{Addr: u.wqe.UMR.Pointer.Addr, Len: n})
-			u.state = WaitList
-		}
-	case Emit:
-		if u.p.Out.Ready() {
-			u.p.Out.Push(u.wqe)
-			u.stats.WQEs++
-			if u.wqe.Ctrl.Fence != prm.FenceNone {
-				u.stats.Fenced++
-			}
-			if u.wqe.Bad != "" {
-				u.stats.BadWQEs++
-			}
-			u.next()
-		}
-	}
+	u.emit()
+	u.parseOne()
+	stalled := u.issue()
 	u.writeCQE()
-	if u.state != Idle {
-		u.stats.BusyCycles.NoteN(now, 1)
+	u.retireIdle()
+	busy := uint64(0)
+	if len(u.active) > 0 {
+		busy = 1
 	}
-	// The states that act without an input move on by themselves.
-	return u.state == ReadHead || u.state == ReadRest || u.state == ReadList || u.state == Emit ||
-		u.state == Idle && len(u.ready) > 0 || len(u.cqQ) > 0 || u.Handshakes() != moves
+	u.stats.BusyCycles.NoteN(now, busy)
+	u.stats.FetchCycles.NoteN(now, uint64(u.inFlight))
+	u.stats.SlotStalls.Note(now, stalled)
+	// What acts without an input: a held WQE for Out, a WQE to parse, a
+	// read to issue while a slot is free, a CQE to write.
+	return u.emitReady() || u.parseReady() != nil || u.inFlight < len(u.slots) && u.issueReady() ||
+		len(u.cqQ) > 0 || u.Handshakes() != moves
 }
 
-// doorbell takes a doorbell, if one is there: the queue being served
-// goes on to its producer counter, another waits its turn. A doorbell is
-// never refused (a device must always take posted writes: a completion
-// behind it on the link could not pass it otherwise). QPs are served in
-// the order of their first waiting doorbell; each QP's WQEs leave in the
-// order the host posted them.
+// doorbell takes a doorbell, if one is there. A doorbell is never
+// refused (a device must always take posted writes: a completion behind
+// it on the link could not pass it otherwise). A doorbell of a QP whose
+// fetch runs extends it (coalesced); another starts the QP's fetch at
+// the end of the active list.
 func (u *Unit) doorbell() {
 	if !u.p.Doorbell.Valid() {
 		return
@@ -244,68 +271,326 @@ func (u *Unit) doorbell() {
 	}
 	u.stats.Doorbells++
 	d0, d1 := binary.BigEndian.Uint32(t.Data), binary.BigEndian.Uint32(t.Data[4:])
-	d := doorbell{qpn: d1 >> 8, pi: uint16(d0>>8) + uint16(prm.WQEBBs(uint8(d1&0x3f)))}
-	if u.state != Idle && d.qpn == u.qpn {
-		u.pi = d.pi // the queue being served goes on further
+	qpn, pi := d1>>8, uint16(d0>>8)+uint16(prm.WQEBBs(uint8(d1&0x3f)))
+	q := u.qps[qpn]
+	if q == nil {
+		q = &qp{n: qpn}
+		u.qps[qpn] = q
+	}
+	if ahead(pi, q.pi) > 0 {
+		q.pi = pi
+	}
+	if q.active {
+		u.stats.Coalesced++
 		return
 	}
-	u.ready = append(u.ready, d)
+	if ahead(q.pi, q.ci) > 0 {
+		q.active = true
+		u.active = append(u.active, q)
+	}
 }
 
-// serve starts serving the QP of the oldest waiting doorbell.
-func (u *Unit) serve() {
-	for len(u.ready) > 0 {
-		d := u.ready[0]
-		// Every doorbell of the same QP waiting is served with it: the
-		// WQEs they announce follow in its send queue (the last one's
-		// producer counter is the furthest).
-		rest := u.ready[:0]
-		for _, x := range u.ready[1:] {
-			if x.qpn == d.qpn {
-				d.pi = x.pi
-			} else {
-				rest = append(rest, x)
+// limit is where q's reads stop: its producer counter, or the end of
+// the WQE at its consumer counter if that WQE says it is longer (a WQE
+// whose DS passes what the doorbell announced is read whole, and fails
+// its parse or not as its bytes say).
+func (q *qp) limit() uint16 {
+	lim := q.pi
+	if e := &q.cache[q.ci%CacheBBs]; e.state == filled && e.at == q.ci {
+		if end := q.ci + uint16(wqeBBs(e.data[:])); ahead(end, lim) > 0 {
+			lim = end
+		}
+	}
+	return lim
+}
+
+// wqeBBs is the basic blocks of the WQE whose control segment begins b:
+// its DS in basic blocks, at least one.
+func wqeBBs(b []byte) int { return max(prm.WQEBBs(b[7]&0x3f), 1) }
+
+// toFetch is how many basic blocks q's next read fetches: those up to
+// its limit, MaxBatch at most, not past the send queue's end nor the
+// room in its cache.
+func (q *qp) toFetch() int {
+	n := ahead(q.limit(), q.fp)
+	if n <= 0 {
+		return 0
+	}
+	return min(n, MaxBatch, SQRing-int(q.fp%SQRing), CacheBBs-ahead(q.fp, q.ci))
+}
+
+// issueReady reports whether a read waits for a free slot.
+func (u *Unit) issueReady() bool {
+	for _, q := range u.active {
+		if q.hold == holdListNeed || q.toFetch() > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// issue sends one read, when a slot is free and the request port takes
+// it: a held UMR's list first (its QP waits for it), else the announced
+// basic blocks of the next QP in round-robin order that has room in its
+// cache. It reports whether a read waited for a slot.
+func (u *Unit) issue() (stalled bool) {
+	if u.inFlight == len(u.slots) {
+		return u.issueReady()
+	}
+	if !u.p.MemReq.Ready() {
+		return false
+	}
+	id := 0
+	for u.slots[id].busy {
+		id++
+	}
+	for _, q := range u.active {
+		if q.hold != holdListNeed {
+			continue
+		}
+		n := int(q.wqe.UMR.UMR.TranslationOctwordActualSize) * prm.OctowordSize
+		u.p.MemReq.Push(pcie.ReadReq{ID: firstReadID + uint32(id), Addr: q.wqe.UMR.Pointer.Addr, Len: n})
+		u.slots[id] = slot{busy: true, q: q, list: true}
+		q.hold = holdListWait
+		u.took(q)
+		u.stats.ListReads++
+		return false
+	}
+	for k := range u.active {
+		i := (u.rrIssue + k) % len(u.active)
+		q := u.active[i]
+		n := q.toFetch()
+		if n == 0 {
+			continue
+		}
+		u.p.MemReq.Push(pcie.ReadReq{ID: firstReadID + uint32(id), Addr: SlotAddr(q.n, q.fp), Len: n * prm.SendWQEBB})
+		u.slots[id] = slot{busy: true, q: q, at: q.fp, n: n}
+		q.fp += uint16(n)
+		u.took(q)
+		u.stats.FetchReads++
+		u.rrIssue = i + 1
+		return false
+	}
+	return false
+}
+
+// took counts a read issued for q.
+func (u *Unit) took(q *qp) {
+	q.inFlight++
+	u.inFlight++
+	u.lastQP = q
+	u.stats.MaxInFlight = max(u.stats.MaxInFlight, u.inFlight)
+}
+
+// respond takes a read's answer: basic blocks into its QP's cache, or a
+// UMR's list into the WQE its QP holds. A failed read of basic blocks
+// marks the first failed and reads the others again (a WQE that began
+// there is sent with Bad set, as one that cannot parse).
+func (u *Unit) respond(r *pcie.ReadResp) {
+	id := int(r.ID - firstReadID)
+	if r.ID < firstReadID || id >= len(u.slots) || !u.slots[id].busy {
+		return // not a read of this unit's: nothing asked for it
+	}
+	s := u.slots[id]
+	u.slots[id] = slot{}
+	u.inFlight--
+	q := s.q
+	q.inFlight--
+	u.stats.ReadBytes += uint64(len(r.Data))
+	if s.list {
+		if r.Status != pcie.SC {
+			q.wqe.Bad = fmt.Sprintf("reading %d bytes at %#x: completion status %v", len(r.Data), r.Addr, r.Status)
+		} else {
+			q.wqe.UMR.List = append([]byte(nil), r.Data...)
+		}
+		q.hold = holdReady
+		return
+	}
+	for k := 0; k < s.n; k++ {
+		at := s.at + uint16(k)
+		if d := ahead(at, q.ci); d < 0 || d >= CacheBBs {
+			continue // parsed already (a read of it again, after a failure)
+		}
+		e := &q.cache[at%CacheBBs]
+		switch {
+		case r.Status == pcie.SC:
+			*e = entry{state: filled, at: at}
+			copy(e.data[:], r.Data[k*prm.SendWQEBB:])
+		case k == 0:
+			*e = entry{state: failed, at: at, bad: fmt.Sprintf("reading %d bytes at %#x: completion status %v", s.n*prm.SendWQEBB, r.Addr, r.Status)}
+		default:
+			*e = entry{}
+		}
+	}
+	if r.Status != pcie.SC && s.n > 1 && ahead(q.fp, s.at+1) > 0 {
+		q.fp = s.at + 1 // the rest is read again
+	}
+}
+
+// parseReady is the next QP, in round-robin order, whose WQE at its
+// consumer counter is all in its cache and that holds no WQE, or nil.
+func (u *Unit) parseReady() *qp {
+	for k := range u.active {
+		q := u.active[(u.rrParse+k)%len(u.active)]
+		if q.hold == holdNone && q.headIn() {
+			return q
+		}
+	}
+	return nil
+}
+
+// headIn reports whether every basic block of q's next WQE is in its
+// cache (or failed).
+func (q *qp) headIn() bool {
+	e := &q.cache[q.ci%CacheBBs]
+	if e.state == empty || e.at != q.ci {
+		return false
+	}
+	if e.state == failed {
+		return true
+	}
+	n := wqeBBs(e.data[:])
+	for k := 1; k < n; k++ {
+		at := q.ci + uint16(k)
+		if f := &q.cache[at%CacheBBs]; f.state == empty || f.at != at {
+			return false
+		}
+	}
+	return true
+}
+
+// parseOne parses the next WQE of one QP (round robin among those whose
+// WQE is in): a NOP is skipped, a UMR whose list is not inline goes on
+// to read it, anything else is held for Out. The issue rules of a fence
+// (issue 37 part 2) will apply when a held WQE is sent (emit), not here:
+// the parse and the reads ahead go on behind a fenced WQE.
+func (u *Unit) parseOne() {
+	q := u.parseReady()
+	if q == nil {
+		return
+	}
+	for i, a := range u.active {
+		if a == q {
+			u.rrParse = i + 1
+		}
+	}
+	head := &q.cache[q.ci%CacheBBs]
+	if head.state == failed {
+		q.wqe = bus.WQE{SQ: q.n, Bad: head.bad}
+		*head = entry{}
+		q.ci++
+		q.hold = holdReady
+		return
+	}
+	n := wqeBBs(head.data[:])
+	buf := make([]byte, 0, n*prm.SendWQEBB)
+	bad := ""
+	for k := 0; k < n; k++ {
+		e := &q.cache[(q.ci+uint16(k))%CacheBBs]
+		if e.state == failed && bad == "" {
+			bad = e.bad
+		}
+		buf = append(buf, e.data[:]...)
+		*e = entry{}
+	}
+	q.ci += uint16(n)
+	ctrl := ctrlOf(buf)
+	q.wqe = bus.WQE{SQ: q.n, Ctrl: ctrl}
+	q.hold = holdReady
+	if bad != "" {
+		q.wqe.Bad = bad
+		return
+	}
+	b := buf[:min(len(buf), max(int(ctrl.DS), 1)*prm.OctowordSize)]
+	var err error
+	switch ctrl.Opcode {
+	case prm.OpNOP:
+		u.stats.NOPs++
+		q.hold = holdNone
+		return
+	case prm.OpUMR:
+		q.wqe.UMR, err = prm.ParseUMRWQE(b)
+		if err == nil && !q.wqe.UMR.UMR.Inline {
+			switch err = prm.CheckUMRPointer(q.wqe.UMR.Pointer); {
+			case err != nil:
+			case q.wqe.UMR.UMR.TranslationOctwordActualSize > 0:
+				q.hold = holdListNeed
 			}
 		}
-		u.ready = rest
-		if d.pi != u.ci[d.qpn] {
-			u.qpn, u.pi, u.state = d.qpn, d.pi, ReadHead
-			return
-		}
+	default:
+		q.wqe.Send, err = prm.ParseSendWQE(b)
+	}
+	if err != nil {
+		q.wqe.Bad = err.Error()
+		q.hold = holdReady
 	}
 }
 
-// respond takes a read's answer: the first basic block, the rest of the
-// WQE, or a UMR's list.
-func (u *Unit) respond(r *pcie.ReadResp) {
-	u.stats.ReadBytes += uint64(len(r.Data))
-	if r.Status != pcie.SC {
-		if u.state != WaitList {
-			// What is known of the WQE: its control segment if the
-			// first basic block came (buf is empty before it).
-			u.wqe = bus.WQE{SQ: u.qpn, Ctrl: ctrlOf(u.buf)}
+// emitReady reports whether a QP holds a WQE for Out.
+func (u *Unit) emitReady() bool {
+	for _, q := range u.active {
+		if q.hold == holdReady {
+			return true
 		}
-		u.wqe.Bad = fmt.Sprintf("reading %d bytes at %#x: completion status %v", len(r.Data), r.Addr, r.Status)
-		u.state = Emit
+	}
+	return false
+}
+
+// emit sends the WQE of the next QP, in round-robin order, that holds
+// one ready, when Out takes it. Each QP's WQEs leave in the order posted
+// (a QP holds one at a time); across QPs in the order their parses
+// finish, round robin among those ready in the same cycle.
+func (u *Unit) emit() {
+	if !u.p.Out.Ready() {
 		return
 	}
-	switch u.state {
-	case WaitHead:
-		u.buf = append(u.buf[:0], r.Data...)
-		u.parse()
-	case WaitRest:
-		u.buf = append(u.buf, r.Data...)
-		u.parse()
-	case WaitList:
-		u.wqe.UMR.List = append([]byte(nil), r.Data...)
-		u.state = Emit
+	for k := range u.active {
+		i := (u.rrEmit + k) % len(u.active)
+		q := u.active[i]
+		if q.hold != holdReady {
+			continue
+		}
+		u.p.Out.Push(q.wqe)
+		u.stats.WQEs++
+		if q.wqe.Ctrl.Fence != prm.FenceNone {
+			u.stats.Fenced++
+		}
+		if q.wqe.Bad != "" {
+			u.stats.BadWQEs++
+		}
+		u.lastOpcode = q.wqe.Ctrl.Opcode
+		q.wqe, q.hold = bus.WQE{}, holdNone
+		u.rrEmit = i + 1
+		return
 	}
 }
 
-// wqeBytes is the size of the WQE whose first basic block is in buf: its
-// DS in basic blocks (at least one).
-func (u *Unit) wqeBytes() int {
-	return max(prm.WQEBBs(u.buf[7]&0x3f), 1) * prm.SendWQEBB
+// retireIdle takes off the active list the QPs with nothing left: every
+// WQE announced parsed and sent, no read in flight.
+func (u *Unit) retireIdle() {
+	kept := u.active[:0]
+	for _, q := range u.active {
+		if q.hold == holdNone && q.inFlight == 0 && ahead(q.pi, q.ci) <= 0 {
+			q.active = false
+			q.pi, q.fp = q.ci, q.ci // past a WQE longer than announced
+			// q is at len(kept) in the list as it stands: the pointers
+			// past it move down one.
+			u.rrIssue, u.rrParse, u.rrEmit = past(u.rrIssue, len(kept)), past(u.rrParse, len(kept)), past(u.rrEmit, len(kept))
+			continue
+		}
+		kept = append(kept, q)
+	}
+	clear(u.active[len(kept):])
+	u.active = kept
+}
+
+// past is the round-robin pointer rr once the QP at index i left the
+// active list.
+func past(rr, i int) int {
+	if rr > i {
+		return rr - 1
+	}
+	return rr
 }
 
 // ctrlOf parses the control segment at the start of b, whatever its
@@ -318,67 +603,11 @@ func ctrlOf(b []byte) prm.CtrlSeg {
 	return c
 }
 
-// parse parses the WQE at the start of buf: one longer than buf holds
-// reads its rest first, a NOP is skipped, a UMR whose list is not inline
-// goes on to read it, anything else waits for Out.
-func (u *Unit) parse() {
-	if u.wqeBytes() > len(u.buf) {
-		u.state = ReadRest
-		return
-	}
-	ctrl := ctrlOf(u.buf)
-	b := u.buf[:min(len(u.buf), max(int(ctrl.DS), 1)*prm.OctowordSize)]
-	u.wqe = bus.WQE{SQ: u.qpn, Ctrl: ctrl}
-	u.state = Emit
-	var err error
-	switch ctrl.Opcode {
-	case prm.OpNOP:
-		u.stats.NOPs++
-		u.next()
-		return
-	case prm.OpUMR:
-		u.wqe.UMR, err = prm.ParseUMRWQE(b)
-		if err == nil && !u.wqe.UMR.UMR.Inline {
-			switch err = prm.CheckUMRPointer(u.wqe.UMR.Pointer); {
-			case err != nil:
-			case u.wqe.UMR.UMR.TranslationOctwordActualSize > 0:
-				u.state = ReadList
-			}
-		}
-	default:
-		u.wqe.Send, err = prm.ParseSendWQE(b)
-	}
-	if err != nil {
-		u.wqe.Bad = err.Error()
-		u.state = Emit
-	}
-}
-
-// next moves the consumer counter past the WQE just served and parses
-// the next one if the last read brought it, else reads it, or ends the
-// doorbell.
-func (u *Unit) next() {
-	bbs := max(prm.WQEBBs(u.wqe.Ctrl.DS), 1)
-	ci := u.ci[u.qpn] + uint16(bbs)
-	u.ci[u.qpn] = ci
-	u.buf = u.buf[min(len(u.buf), bbs*prm.SendWQEBB):]
-	switch {
-	case ci == u.pi:
-		u.buf = u.buf[:0]
-		u.state = Idle
-	case len(u.buf) >= prm.SendWQEBB:
-		u.parse()
-	default:
-		u.buf = u.buf[:0]
-		u.state = ReadHead
-	}
-}
-
-// The ReadReq IDs of the unit: its reads of WQEs and lists, and its CQE
-// writes (whose answers it drops).
+// The ReadReq IDs of the unit: its CQE writes (whose answers it drops),
+// and its reads of WQEs and lists, firstReadID + the slot.
 const (
-	readID = 0
-	cqeID  = 1
+	cqeID       = 1
+	firstReadID = 2
 )
 
 // writeCQE sends the oldest CQE waiting, when the request port is free

@@ -40,7 +40,7 @@ func newBench(lat func(uint64) uint64, ready func(uint64) bool) *bench {
 	e := sim.New()
 	b := &bench{e: e, mem: pcie.NewMemory(), pi: map[uint32]uint16{}, list: 1 << 49}
 	p := newPorts(e)
-	b.u = New("sq", p)
+	b.u = New("sq", DefaultConfig(), p)
 	b.icm = chantest.NewMemory(p.MemReq, p.MemResp, b.mem, lat)
 	b.icm.AnySize = true
 	b.db = chantest.NewSource("doorbells", p.Doorbell)
@@ -125,7 +125,7 @@ func (b *bench) run(t *testing.T, seed int64) {
 		b.e.Step()
 	}
 	if len(b.out.Got) != len(b.want) {
-		t.Fatalf("seed %d: %d WQEs out of %d posted (state %v)", seed, len(b.out.Got), len(b.want), b.u.state)
+		t.Fatalf("seed %d: %d WQEs out of %d posted (%d active QPs, %d reads in flight)", seed, len(b.out.Got), len(b.want), len(b.u.active), b.u.inFlight)
 	}
 	wantBy, gotBy := map[uint32][]bus.WQE{}, map[uint32][]bus.WQE{}
 	for _, w := range b.want {
@@ -232,7 +232,7 @@ func TestFetchRandom(t *testing.T) {
 		e := sim.New()
 		b := &bench{e: e, mem: pcie.NewMemory(), pi: map[uint32]uint16{}, list: 1 << 49}
 		ports := newPorts(e)
-		b.u = New("sq", ports)
+		b.u = New("sq", DefaultConfig(), ports)
 		b.icm = chantest.NewMemory(ports.MemReq, ports.MemResp, b.mem, chantest.Jitter(seed, 5, 60))
 		b.icm.AnySize = true
 		b.out = chantest.NewSink("wqes", ports.Out, chantest.Stall(seed))

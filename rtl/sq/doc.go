@@ -11,18 +11,58 @@
 // (DoorbellAddr): the first 8 bytes of the control segment of the last WQE
 // it posted (opmod, WQE index and opcode; QPN and DS), as the mlx5 driver
 // writes them. The producer counter of that QP's send queue is then the
-// WQE index plus the basic blocks (64 bytes) of that WQE. The unit reads
-// the WQEs from its consumer counter up to it, one at a time: the first
-// basic block (one read of 64 bytes), the rest of the WQE if its DS says
-// it is longer, and, for a UMR whose list is not inline, the list through
-// the UMR pointer; it parses them with prm (a NOP is skipped) and sends
-// each on Out in send-queue order. A WQE that cannot be read or parsed is
-// sent with Bad set, and every WQE names the send queue it came from
-// (WQE.SQ). Doorbells are always taken (a device must take posted writes);
-// the QPs are served in the order of their oldest waiting doorbell, all
-// the doorbells of a QP together (and those that come while it is served),
-// so each QP's WQEs leave in the order they were posted and a busy QP's
-// are read in batches.
+// WQE index plus the basic blocks (64 bytes) of that WQE. Doorbells are
+// always taken (a device must take posted writes).
+//
+// # The pipelined fetch
+//
+// Each QP has a fetch context: its producer counter (the furthest
+// doorbell's), its fetch pointer (the next basic block to read) and its
+// consumer counter (the next WQE to parse), and a WQE cache of CacheBBs
+// basic blocks that holds what was read ahead of the consumer counter. A
+// doorbell of a QP whose fetch is not running puts the QP at the end of
+// the active list; one of a QP whose fetch runs only moves its producer
+// counter on (sq.coalesced_doorbells): the fetch goes on further, no
+// second one starts. A QP leaves the list when every WQE announced has
+// been sent and none of its reads is in flight.
+//
+// Every cycle the engine, in this order:
+//
+//   - takes a read's answer (matched to its read by the ReadReq ID, in any
+//     order: the root complex answers reads as they come) into the QP's
+//     cache, or a UMR's list into the WQE its QP holds;
+//   - sends on Out one held WQE, of the next QP in round-robin order that
+//     holds one ready;
+//   - parses one WQE, of the next QP in round-robin order whose WQE at its
+//     consumer counter is whole in its cache and that holds none: a NOP is
+//     skipped, a UMR whose list is not inline is held until its list is
+//     read, anything else is held for Out; the consumer counter moves past
+//     it and its basic blocks leave the cache;
+//   - issues one read if fewer than sq.fetch_outstanding are in flight: a
+//     held UMR's list first, else, for the next QP in round-robin order
+//     with basic blocks announced and not read, those from its fetch
+//     pointer, up to MaxBatch (512 bytes, the default max_read_request),
+//     the send queue's end and the room in its cache;
+//   - writes a CQE if the request port is still free.
+//
+// A read answered and its WQE parsed in the same cycle, the WQE leaves the
+// next. So each QP's WQEs leave in the order they were posted (a QP holds
+// one parsed WQE at a time, and parses in its send queue's order); across
+// QPs they leave in the order their parses end, round robin among the QPs
+// ready in the same cycle, which is the order their reads' completions
+// allow, not the order of the doorbells. The top keeps them by QP and
+// takes each when the scenario reaches it. The fence rules of a device
+// whose umr_fence is not strong (issue 37 part 2) are to be applied when
+// a held WQE is sent, "at issue": the reads and parses behind a fenced
+// WQE go on.
+//
+// A WQE whose DS says it is longer than the doorbell announced is read
+// whole all the same; a WQE that cannot be read or parsed is sent with
+// Bad set (a failed read marks the first basic block it asked for; the
+// rest is read again), and every WQE names the send queue it came from
+// (WQE.SQ).
+//
+// # Completions
 //
 // For every Completion the top sends (an operation from the send queue
 // ended), the unit writes a CQE into the QP's completion queue (CQRing
@@ -35,9 +75,13 @@
 // The send queue of QP q is SQRing basic blocks at SQBase(q) in host
 // memory; a WQE never wraps around its end (the host pads with a NOP).
 //
-// Registers: the state, the doorbells waiting and the one being served
-// (QPN, producer counter), the consumer counter of every QP, the WQEs
-// read and the one parsed, the completions waiting and every QP's
-// completion queue producer counter; all are written in place during Eval, after they are
-// read: the unit has no Commit.
+// Registers: every QP's fetch context (counters, cache, the WQE it
+// holds), the active list and its three round-robin pointers, the reads in
+// flight (one slot each, by ReadReq ID), the completions waiting and every
+// QP's completion queue producer counter; all are written in place during
+// Eval, after they are read: the unit has no Commit.
+//
+// # Parameters (toml key under [sq], default)
+//
+//	FetchOutstanding  fetch_outstanding  8  reads of send queues and UMR lists in flight at once, over all QPs (1..256)
 package sq

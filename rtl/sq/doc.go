@@ -28,11 +28,12 @@
 //
 // Every cycle the engine, in this order:
 //
-//   - takes a read's answer (matched to its read by the ReadReq ID, in any
-//     order: the root complex answers reads as they come) into the QP's
-//     cache, or a UMR's list into the WQE its QP holds;
-//   - sends on Out one held WQE, of the next QP in round-robin order that
-//     holds one ready;
+//   - sends on Out one WQE held since the cycle before, of the next QP in
+//     round-robin order that holds one ready;
+//   - takes a doorbell, and a read's answer (matched to its read by the
+//     ReadReq ID, in any order: the root complex answers reads as they
+//     come) into the QP's cache, or a UMR's list into the WQE its QP
+//     holds;
 //   - parses one WQE, of the next QP in round-robin order whose WQE at its
 //     consumer counter is whole in its cache and that holds none: a NOP is
 //     skipped, a UMR whose list is not inline is held until its list is
@@ -46,15 +47,15 @@
 //   - writes a CQE if the request port is still free.
 //
 // A read answered and its WQE parsed in the same cycle, the WQE leaves the
-// next. So each QP's WQEs leave in the order they were posted (a QP holds
-// one parsed WQE at a time, and parses in its send queue's order); across
-// QPs they leave in the order their parses end, round robin among the QPs
-// ready in the same cycle, which is the order their reads' completions
-// allow, not the order of the doorbells. The top keeps them by QP and
-// takes each when the scenario reaches it. The fence rules of a device
-// whose umr_fence is not strong (issue 37 part 2) are to be applied when
-// a held WQE is sent, "at issue": the reads and parses behind a fenced
-// WQE go on.
+// next (a UMR's list answered, the UMR leaves the next). Each QP's WQEs
+// leave in the order they were posted (a QP holds one parsed WQE at a
+// time, and parses in its send queue's order); across QPs they leave in
+// the order their parses end, round robin among the QPs ready in the same
+// cycle: the order their reads' completions allow, not the order of the
+// doorbells. The top keeps them by QP and takes each when the scenario
+// reaches it. The fence rules of a device whose umr_fence is not strong
+// (issue 37 part 2) are to be applied when a held WQE is sent, "at
+// issue": the reads and parses behind a fenced WQE go on.
 //
 // A WQE whose DS says it is longer than the doorbell announced is read
 // whole all the same; a WQE that cannot be read or parsed is sent with

@@ -217,13 +217,17 @@ func (q *qp) cached() int {
 // Stats returns the counters.
 func (u *Unit) Stats() Stats { return u.stats }
 
-// Eval runs one cycle of the fetch engine: it takes a doorbell, a read's
-// answer and a work request's end; sends a held WQE on Out; parses one
+// Eval runs one cycle of the fetch engine: it sends a WQE held since the
+// cycle before on Out; takes a doorbell, a read's answer and a work
+// request's end; parses one
 // WQE whose basic blocks are all in its QP's cache; issues one read
 // (a UMR's list first, else a QP's announced basic blocks); and writes a
 // CQE if the request port is still free.
 func (u *Unit) Eval(now uint64) bool {
 	moves := u.Handshakes()
+	// A WQE held at the cycle's start leaves first: what an answer or a
+	// parse of this cycle makes ready leaves the next.
+	u.emit()
 	u.doorbell()
 	if u.p.Done.Valid() {
 		u.cqQ = append(u.cqQ, *u.p.Done.Peek())
@@ -236,7 +240,6 @@ func (u *Unit) Eval(now uint64) bool {
 		}
 		u.p.MemResp.Pop()
 	}
-	u.emit()
 	u.parseOne()
 	stalled := u.issue()
 	u.writeCQE()

@@ -37,10 +37,15 @@ func newPorts(e *sim.Engine) Ports {
 }
 
 func newBench(lat func(uint64) uint64, ready func(uint64) bool) *bench {
+	return newBenchN(DefaultConfig().FetchOutstanding, lat, ready)
+}
+
+// newBenchN is newBench with n reads in flight at most.
+func newBenchN(n int, lat func(uint64) uint64, ready func(uint64) bool) *bench {
 	e := sim.New()
 	b := &bench{e: e, mem: pcie.NewMemory(), pi: map[uint32]uint16{}, list: 1 << 49}
 	p := newPorts(e)
-	b.u = New("sq", DefaultConfig(), p)
+	b.u = New("sq", Config{FetchOutstanding: n}, p)
 	b.icm = chantest.NewMemory(p.MemReq, p.MemResp, b.mem, lat)
 	b.icm.AnySize = true
 	b.db = chantest.NewSource("doorbells", p.Doorbell)
@@ -227,45 +232,86 @@ func (p *poster) Eval(now uint64) bool {
 // each QP's in the order posted, the NOPs that pad the queues' ends
 // skipped; a busy QP's WQEs are read in batches.
 func TestFetchRandom(t *testing.T) {
-	for seed := int64(1); seed <= 4; seed++ {
-		rng := rand.New(rand.NewSource(seed))
-		e := sim.New()
-		b := &bench{e: e, mem: pcie.NewMemory(), pi: map[uint32]uint16{}, list: 1 << 49}
-		ports := newPorts(e)
-		b.u = New("sq", DefaultConfig(), ports)
-		b.icm = chantest.NewMemory(ports.MemReq, ports.MemResp, b.mem, chantest.Jitter(seed, 5, 60))
-		b.icm.AnySize = true
-		b.out = chantest.NewSink("wqes", ports.Out, chantest.Stall(seed))
-		p := &poster{b: b, doorbel: ports.Doorbell}
-		for i := 0; i < 2400; i++ {
-			qpn := uint32(rng.Intn(3) + 1)
-			p.qpns = append(p.qpns, qpn)
-			switch rng.Intn(4) {
-			case 0:
-				p.builds = append(p.builds, send(qpn, prm.OpSend, prm.Key(rng.Uint32()), rng.Uint64(), uint32(rng.Intn(1<<20))))
-			case 1:
-				p.builds = append(p.builds, send(qpn, prm.OpRDMARead, prm.Key(rng.Uint32()), rng.Uint64(), uint32(rng.Intn(1<<20))))
-			case 2:
-				p.builds = append(p.builds, b.umr(qpn, prm.Key(rng.Uint32()), rng.Intn(20)))
-			default:
-				p.builds = append(p.builds, b.umr(qpn, prm.Key(rng.Uint32()), 0))
-			}
+	for seed := int64(1); seed <= 6; seed++ {
+		for _, n := range []int{1, 3, 8} {
+			fetchRandom(t, seed, n)
 		}
-		e.Add(b.u, b.icm, p, b.out)
-		for c := 0; c < 2_000_000 && len(b.out.Got) < len(p.builds); c++ {
-			e.Step()
+	}
+}
+
+// fetchRandom is one run of TestFetchRandom: seed's WQEs with n reads in
+// flight at most. Every failure names the seed and n.
+func fetchRandom(t *testing.T, seed int64, n int) {
+	t.Helper()
+	rng := rand.New(rand.NewSource(seed))
+	e := sim.New()
+	b := &bench{e: e, mem: pcie.NewMemory(), pi: map[uint32]uint16{}, list: 1 << 49}
+	ports := newPorts(e)
+	b.u = New("sq", Config{FetchOutstanding: n}, ports)
+	b.icm = chantest.NewMemory(ports.MemReq, ports.MemResp, b.mem, chantest.Jitter(seed, 5, 60))
+	b.icm.AnySize = true
+	b.out = chantest.NewSink("wqes", ports.Out, chantest.Stall(seed))
+	p := &poster{b: b, doorbel: ports.Doorbell}
+	qps := 1 + int(seed)%4 // 1 to 4 QPs, by seed
+	for i := 0; i < 2400; i++ {
+		qpn := uint32(rng.Intn(qps) + 1)
+		p.qpns = append(p.qpns, qpn)
+		switch rng.Intn(4) {
+		case 0:
+			p.builds = append(p.builds, send(qpn, prm.OpSend, prm.Key(rng.Uint32()), rng.Uint64(), uint32(rng.Intn(1<<20))))
+		case 1:
+			p.builds = append(p.builds, send(qpn, prm.OpRDMARead, prm.Key(rng.Uint32()), rng.Uint64(), uint32(rng.Intn(1<<20))))
+		case 2:
+			p.builds = append(p.builds, b.umr(qpn, prm.Key(rng.Uint32()), rng.Intn(20)))
+		default:
+			p.builds = append(p.builds, b.umr(qpn, prm.Key(rng.Uint32()), 0))
 		}
-		if len(b.want) != len(p.builds) {
-			t.Fatalf("seed %d: %d of %d posted", seed, len(b.want), len(p.builds))
+	}
+	e.Add(b.u, b.icm, p, b.out)
+	for c := 0; c < 2_000_000 && len(b.out.Got) < len(p.builds); c++ {
+		e.Step()
+	}
+	if len(b.want) != len(p.builds) {
+		t.Fatalf("seed %d, fetch_outstanding %d: %d of %d posted", seed, n, len(b.want), len(p.builds))
+	}
+	b.run(t, seed)
+	st := b.u.Stats()
+	if st.NOPs == 0 {
+		t.Errorf("seed %d, fetch_outstanding %d: no send queue wrapped (%+v)", seed, n, st)
+	}
+	// Fewer reads than WQEs: batches (a list read counts one more).
+	if reads := len(b.icm.Reads); reads >= len(p.builds) {
+		t.Errorf("seed %d, fetch_outstanding %d: %d reads for %d WQEs: no batching", seed, n, reads, len(p.builds))
+	}
+	if st.MaxInFlight > n || n > 1 && st.MaxInFlight < 2 {
+		t.Errorf("seed %d, fetch_outstanding %d: at most %d reads in flight", seed, n, st.MaxInFlight)
+	}
+	if st.FetchReads+st.ListReads != uint64(len(b.icm.Reads)) || st.Doorbells != uint64(len(p.builds)) {
+		t.Errorf("seed %d, fetch_outstanding %d: %d + %d reads counted, %d made; %d doorbells of %d", seed, n,
+			st.FetchReads, st.ListReads, len(b.icm.Reads), st.Doorbells, len(p.builds))
+	}
+	// No read passes 512 bytes nor a send queue's end; every basic
+	// block posted (the NOPs that pad the ends too) is read once (no read
+	// fails here).
+	var bbsRead int
+	for _, r := range b.icm.Reads {
+		if r.Addr >= 1<<49 {
+			continue // a list
 		}
-		b.run(t, seed)
-		if st := b.u.Stats(); st.NOPs == 0 {
-			t.Errorf("seed %d: no send queue wrapped (%+v)", seed, st)
+		if r.Len > MaxBatch*prm.SendWQEBB || (r.Addr-sqRegion)%(SQRing*prm.SendWQEBB)+uint64(r.Len) > SQRing*prm.SendWQEBB {
+			t.Fatalf("seed %d, fetch_outstanding %d: read %+v", seed, n, r)
 		}
-		// Fewer reads than WQEs: batches (a list read counts one more).
-		if reads := len(b.icm.Reads); reads >= len(p.builds) {
-			t.Errorf("seed %d: %d reads for %d WQEs: no batching", seed, reads, len(p.builds))
-		}
+		bbsRead += r.Len / prm.SendWQEBB
+	}
+	bbs := int(st.NOPs)
+	for _, k := range p.bbs {
+		bbs += k
+	}
+	if bbsRead != bbs {
+		t.Errorf("seed %d, fetch_outstanding %d: %d basic blocks read, %d posted", seed, n, bbsRead, bbs)
+	}
+	if len(b.u.active) != 0 || b.u.inFlight != 0 {
+		t.Errorf("seed %d, fetch_outstanding %d: the front is not idle at the end: %d active QPs, %d reads in flight", seed, n, len(b.u.active), b.u.inFlight)
 	}
 }
 
@@ -353,5 +399,101 @@ func TestCQEs(t *testing.T) {
 		if err != nil || got != w {
 			t.Fatalf("CQE %d: %+v (%v), want %+v", i, got, err, w)
 		}
+	}
+}
+
+// cycles is the cycle each WQE reached the sink, in the order they came.
+func (b *bench) cycles() []uint64 {
+	var cs []uint64
+	for _, g := range b.out.Got {
+		cs = append(cs, g.Cycle)
+	}
+	return cs
+}
+
+// TestFetchPipelined: four QPs, a SEND each, their doorbells 3 cycles
+// apart (b.post), a memory of 20 cycles. The channels take a cycle, so a
+// doorbell pushed in cycle d is taken in d+1, when its read is issued if
+// a slot is free; the memory takes the read in d+2 and answers in d+22;
+// the front parses the WQE in d+23 when the answer arrives, sends it in
+// d+24 and the sink has it in d+25. With 4 reads in flight the doorbells
+// of cycles 0, 3, 6, 9 give WQEs at 25, 28, 31, 34. With one, each read
+// waits for the answer of the one before: the second is issued in 23 (the
+// cycle the first answer frees its slot), taken in 24, answered in 44 and
+// its WQE is at the sink in 47; then 69 and 91.
+func TestFetchPipelined(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		want []uint64
+	}{{4, []uint64{25, 28, 31, 34}}, {1, []uint64{25, 47, 69, 91}}} {
+		b := newBenchN(c.n, func(uint64) uint64 { return 20 }, nil)
+		for qpn := uint32(1); qpn <= 4; qpn++ {
+			b.post(qpn, send(qpn, prm.OpSend, 0x100+prm.Key(qpn), 0x1000, 64))
+		}
+		b.run(t, 0)
+		if got := b.cycles(); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("fetch_outstanding %d: WQEs at cycles %v, want %v", c.n, got, c.want)
+		}
+		for i, g := range b.out.Got {
+			if g.V.SQ != uint32(i+1) {
+				t.Errorf("fetch_outstanding %d: WQE %d from QP %d, want %d", c.n, i, g.V.SQ, i+1)
+			}
+		}
+		st := b.u.Stats()
+		if st.FetchReads != 4 || st.Coalesced != 0 || st.MaxInFlight != c.n {
+			t.Errorf("fetch_outstanding %d: stats %+v", c.n, st)
+		}
+	}
+}
+
+// TestFetchCoalesced: three SENDs on one QP, doorbells in cycles 0, 3
+// and 6, one read in flight, a memory of 20 cycles. The first doorbell
+// (taken in 1) starts the QP's fetch: a read of its one basic block,
+// issued in 1. The next two, taken in 4 and 7, find the fetch running
+// and only move its producer counter to 3 (coalesced). The answer comes
+// in 23: WQE 0 is parsed and the slot is free, so the read of blocks 1
+// and 2 is issued in 23; WQE 0 is sent in 24 (sink: 25). The second
+// answer comes in 45: WQE 1 is parsed, sent in 46 (sink: 47) while WQE 2
+// is parsed, sent in 47 (sink: 48). Two reads for three doorbells.
+func TestFetchCoalesced(t *testing.T) {
+	b := newBenchN(1, func(uint64) uint64 { return 20 }, nil)
+	for i := 0; i < 3; i++ {
+		b.post(7, send(7, prm.OpSend, 0x200, 0x1000*uint64(i), 64))
+	}
+	b.run(t, 0)
+	if got, want := b.cycles(), []uint64{25, 47, 48}; !reflect.DeepEqual(got, want) {
+		t.Errorf("WQEs at cycles %v, want %v", got, want)
+	}
+	st := b.u.Stats()
+	if st.Doorbells != 3 || st.Coalesced != 2 || st.FetchReads != 2 || st.ReadBytes != 3*64 {
+		t.Errorf("stats %+v", st)
+	}
+	if len(b.icm.Reads) != 2 || b.icm.Reads[1].Addr != SlotAddr(7, 1) || b.icm.Reads[1].Len != 128 || b.icm.Cycles[1] != 24 {
+		t.Errorf("reads %+v at %v", b.icm.Reads, b.icm.Cycles)
+	}
+}
+
+// TestFetchListOvertakenAcrossQPs: QP 1 posts a UMR whose list (40 MTT
+// entries, 320 bytes) is read through its pointer, QP 2 a SEND three
+// cycles later; 4 reads in flight, a memory of 20 cycles. QP 1's three
+// basic blocks are read from cycle 1 and come in 23: the UMR is parsed
+// and its list read is issued that cycle (taken in 24, in at 45), so the
+// UMR is sent in 46 (sink: 47). QP 2's read, issued in 4, comes in 26:
+// its SEND is at the sink in 28, before the UMR posted before it: across
+// QPs the WQEs leave in the order their reads allow; the top puts them
+// back in the scenario's order.
+func TestFetchListOvertakenAcrossQPs(t *testing.T) {
+	b := newBenchN(4, func(uint64) uint64 { return 20 }, nil)
+	b.post(1, b.umr(1, 0x4500, 40))
+	b.post(2, send(2, prm.OpSend, 0x300, 0x2000, 8))
+	b.run(t, 0)
+	if got, want := b.cycles(), []uint64{28, 47}; !reflect.DeepEqual(got, want) {
+		t.Errorf("WQEs at cycles %v, want %v", got, want)
+	}
+	if b.out.Got[0].V.SQ != 2 || b.out.Got[1].V.SQ != 1 {
+		t.Errorf("WQEs from QPs %d, %d; want 2, 1", b.out.Got[0].V.SQ, b.out.Got[1].V.SQ)
+	}
+	if st := b.u.Stats(); st.FetchReads != 2 || st.ListReads != 1 || st.ReadBytes != 4*64+320 {
+		t.Errorf("stats %+v", st)
 	}
 }

@@ -77,7 +77,7 @@ type Stats struct {
 	ListReads   uint64        `counter:"list_reads" unit:"reads" help:"reads of a UMR's list through its pointer"`
 	MaxInFlight int           `counter:"max_fetches_in_flight" unit:"reads" kind:"max" help:"the most reads (of send queues and lists) in flight at once: at most sq.fetch_outstanding"`
 	FetchCycles sim.Occupancy `counter:"fetch_cycles" unit:"read-cycles" kind:"occupancy" mean:"mean_fetches_in_flight" help:"reads in flight, summed over the cycles (mean_fetches_in_flight = fetch_cycles / cycles)"`
-	SlotStalls  sim.Stalls    `counter:"slot_stall_cycles" unit:"cycles" kind:"wait" help:"cycles a QP had basic blocks announced and room for them in its WQE cache, but all sq.fetch_outstanding reads were in flight"`
+	SlotStalls  sim.Stalls    `counter:"slot_stall_cycles" unit:"cycles" kind:"wait" help:"cycles that ended with all sq.fetch_outstanding reads in flight and another waiting for one to end: a QP's basic blocks announced, with room in its WQE cache, or a UMR's list"`
 }
 
 // CacheBBs is the basic blocks of each QP's WQE cache: the WQEs read
@@ -241,7 +241,8 @@ func (u *Unit) Eval(now uint64) bool {
 		u.p.MemResp.Pop()
 	}
 	u.parseOne()
-	stalled := u.issue()
+	u.issue()
+	stalled := u.inFlight == len(u.slots) && u.issueReady()
 	u.writeCQE()
 	u.retireIdle()
 	busy := uint64(0)
@@ -335,13 +336,10 @@ func (u *Unit) issueReady() bool {
 // issue sends one read, when a slot is free and the request port takes
 // it: a held UMR's list first (its QP waits for it), else the announced
 // basic blocks of the next QP in round-robin order that has room in its
-// cache. It reports whether a read waited for a slot.
-func (u *Unit) issue() (stalled bool) {
-	if u.inFlight == len(u.slots) {
-		return u.issueReady()
-	}
-	if !u.p.MemReq.Ready() {
-		return false
+// cache.
+func (u *Unit) issue() {
+	if u.inFlight == len(u.slots) || !u.p.MemReq.Ready() {
+		return
 	}
 	id := 0
 	for u.slots[id].busy {
@@ -357,7 +355,7 @@ func (u *Unit) issue() (stalled bool) {
 		q.hold = holdListWait
 		u.took(q)
 		u.stats.ListReads++
-		return false
+		return
 	}
 	for k := range u.active {
 		i := (u.rrIssue + k) % len(u.active)
@@ -372,9 +370,8 @@ func (u *Unit) issue() (stalled bool) {
 		u.took(q)
 		u.stats.FetchReads++
 		u.rrIssue = i + 1
-		return false
+		return
 	}
-	return false
 }
 
 // took counts a read issued for q.

@@ -443,6 +443,18 @@ func TestFetchPipelined(t *testing.T) {
 		if st.FetchReads != 4 || st.Coalesced != 0 || st.MaxInFlight != c.n {
 			t.Errorf("fetch_outstanding %d: stats %+v", c.n, st)
 		}
+		// Each read is in flight from its issue to the cycle before its
+		// answer: 22 cycles, 88 for the four either way. With 4 slots no
+		// read waits; the front is busy from cycle 1 until it sends QP
+		// 4's WQE in 33 (the sink has it in 34): 1..32. With one slot,
+		// from cycle 4 (QP 2's doorbell) until 67 (QP 4's read issued) a
+		// read waits at every cycle's end: 4..66; the front is busy until
+		// it sends the last WQE in 90: 1..89.
+		stalls, busy := map[int]uint64{4: 0, 1: 63}[c.n], map[int]uint64{4: 32, 1: 89}[c.n]
+		if got := counters(b.u); got["sq.fetch_cycles"] != 88 || got["sq.slot_stall_cycles"] != stalls || got["sq.busy_cycles"] != busy {
+			t.Errorf("fetch_outstanding %d: fetch_cycles %d (want 88), slot_stall_cycles %d (want %d), busy_cycles %d (want %d)", c.n,
+				got["sq.fetch_cycles"], got["sq.slot_stall_cycles"], stalls, got["sq.busy_cycles"], busy)
+		}
 	}
 }
 
@@ -496,4 +508,13 @@ func TestFetchListOvertakenAcrossQPs(t *testing.T) {
 	if st := b.u.Stats(); st.FetchReads != 2 || st.ListReads != 1 || st.ReadBytes != 4*64+320 {
 		t.Errorf("stats %+v", st)
 	}
+}
+
+// counters is u's counters by name.
+func counters(u *Unit) map[string]uint64 {
+	m := map[string]uint64{}
+	for _, c := range u.Counters() {
+		m[c.Name] = c.Value
+	}
+	return m
 }

@@ -90,7 +90,7 @@ func docBlocks(t *testing.T) map[string]string {
 	blocks["enums"] = b.String()
 
 	b.Reset()
-	for _, h := range []string{"combinational", "clocked", "valid_ready"} {
+	for _, h := range []string{"combinational", "clocked", "valid_ready", "ats"} {
 		var units []string
 		for _, m := range ms {
 			if m.DUT.Handshake == h {

@@ -16,7 +16,7 @@ import (
 
 // Units lists the units vectors can be made for, in the order "all" makes
 // them.
-func Units() []string { return []string{"protcheck", "mttwalk", "klmwalk", "mptcache", "top"} }
+func Units() []string { return []string{"protcheck", "mttwalk", "klmwalk", "mptcache", "top", "atc"} }
 
 // MaxCount bounds --count. A unit's vectors are made in memory and
 // written at the end, all or nothing: 2^17 of every unit at once (--unit
@@ -94,7 +94,7 @@ func (o *Options) Validate() error {
 			return &FlagError{"mkc-cache.replacement", fmt.Sprintf("%q", o.Replacement), "want lru or random"}
 		}
 	}
-	if o.Examples != "" && o.Unit != "mptcache" {
+	if o.Examples != "" && usesExamples(o.Unit) {
 		if st, err := os.Stat(o.Examples); err != nil || !st.IsDir() {
 			return &FlagError{"examples", o.Examples, "not a directory (give --examples '' for no directed vectors from scenarios)"}
 		}
@@ -114,11 +114,16 @@ func (o *Options) Command() string {
 	if unit == "mptcache" || unit == "all" {
 		s += fmt.Sprintf(" --mkc-cache.sets %d --mkc-cache.ways %d --mkc-cache.replacement %s --mkc-cache.seed %d", o.Sets, o.Ways, o.Replacement, o.ReplSeed)
 	}
-	if o.Examples != "examples" && unit != "mptcache" {
+	if o.Examples != "examples" && (usesExamples(unit) || unit == "all") {
 		s += fmt.Sprintf(" --examples '%s'", o.Examples)
 	}
 	return s
 }
+
+// usesExamples reports whether a unit's directed vectors come from the
+// example scenarios (mptcache and atc have directed sequences of their
+// own).
+func usesExamples(unit string) bool { return unit != "mptcache" && unit != "atc" }
 
 // File is one output file.
 type File struct {
@@ -135,7 +140,7 @@ type Output struct {
 	Files    []File
 	// Vectors is the unit's stimulus and oracle values, one per line:
 	// []ProtcheckVector, []MTTWalkVector, []KLMWalkVector,
-	// []MPTCacheVector or []TopVector.
+	// []MPTCacheVector, []TopVector or []ATCVector.
 	Vectors any
 }
 
@@ -190,6 +195,8 @@ func Generate(o Options) (*Output, error) {
 		res, err = genMPTCache(&o)
 	case "top":
 		res, err = genTop(&o)
+	case "atc":
+		res, err = genATC(&o)
 	}
 	if err != nil {
 		return nil, err

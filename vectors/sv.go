@@ -30,6 +30,8 @@ func Timing(handshake string) string {
 		return fmt.Sprintf("No clock: the harness applies every input port, waits %d ns (`timescale %s) and compares the outputs.", combNS, Timescale)
 	case "clocked":
 		return fmt.Sprintf("The harness clock has a period of %d ns (`timescale %s); rst is high for its first two rising edges. One operation a cycle: op_valid, op and index change %s after a rising edge; the outputs, combinational from the registered state and the inputs, are compared %s after that rising edge; the next rising edge commits the operation.", clockPeriodNS, Timescale, cyc(driveNS), cyc(compareNS))
+	case "ats":
+		return fmt.Sprintf("The harness clock has a period of %d ns (`timescale %s); rst is high for its first two rising edges. One operation at a time (op): the harness drives its fields %s after a rising edge and samples the DUT's outputs at every falling edge. LOOKUP raises in_valid until the rising edge after the first falling edge at which in_ready is high, then waits for the falling edge at which out_valid is high and compares out_*; RELEASE and INVAL raise rel_valid or inv_valid for one rising edge. A Translation Request seen (tr_valid high at a falling edge) is compared with tr_addr and answered on tc_* from the next falling edge for one cycle (tc_valid, tc_id = tr_id, tc_ok and tc_entry of the current vector). After each operation (a LOOKUP's result) the harness waits SETTLE cycles; the ITags of every done_valid seen since the operation began are compared with done_itag_vector.", clockPeriodNS, Timescale, cyc(driveNS))
 	case "valid_ready":
 		return fmt.Sprintf("The harness clock has a period of %d ns (`timescale %s); rst is high for its first two rising edges. One request in flight: the harness raises req_valid with the request fields %s after a rising edge and holds them until the rising edge that follows the first falling edge at which req_ready is high (the handshake). The response is compared at the first later falling edge at which resp_valid is high, %s after the rising edge that raised it.", clockPeriodNS, Timescale, cyc(driveNS), cyc(clockPeriodNS/2))
 	}
@@ -265,6 +267,9 @@ func TestbenchSV(m *Manifest) string {
 	if m.DUT.Handshake != "combinational" {
 		fmt.Fprintf(&b, "  always #%d clk = ~clk; // period %d ns\n\n", clockPeriodNS/2, clockPeriodNS)
 	}
+	if m.DUT.Handshake == "ats" {
+		writeATSDecls(&b)
+	}
 	// countLines: the count check that $readmemh cannot make.
 	fmt.Fprintf(&b, `  // count_lines counts the lines of a hex file that hold a word (lines that
   // do not start with /, a space or a line end), and sets bad_line to the
@@ -351,6 +356,9 @@ func TestbenchSV(m *Manifest) string {
 	if len(m.Tables) > 0 {
 		writeTableLoad(&b, m)
 	}
+	if m.DUT.Handshake == "ats" {
+		b.WriteString("    if (!$value$plusargs(\"TIMEOUT=%d\", timeout)) timeout = 100000;\n")
+	}
 	b.WriteString("    passed = 0; failed = 0; framing = 0; printed = 0;\n")
 	if m.DUT.Handshake != "combinational" {
 		fmt.Fprintf(&b, "    repeat (2) @(posedge clk);\n    #%d rst = 1'b0;\n", driveNS)
@@ -379,8 +387,11 @@ func TestbenchSV(m *Manifest) string {
 		fmt.Fprintf(&b, "        exp_%s = %s;\n", f.Name, sel("v", f))
 	}
 	for _, f := range fieldsOf(m, DirFrame) {
-		if f.Name == "world" {
+		switch {
+		case f.Name == "world":
 			fmt.Fprintf(&b, "        world = %s;\n", sel("v", f))
+		case m.DUT.Handshake == "ats" && (f.Name == "op" || f.Name == "rel_vector"):
+			fmt.Fprintf(&b, "        %s = %s;\n", f.Name, sel("v", f))
 		}
 	}
 	b.WriteString("        bad = 0;\n")
@@ -418,6 +429,8 @@ func TestbenchSV(m *Manifest) string {
 			writeMismatch(f, "            ")
 		}
 		b.WriteString("          end\n          @(posedge clk); #1;\n        end\n")
+	case "ats":
+		writeATSOp(&b, m)
 	}
 	b.WriteString("        if (bad) failed++; else passed++;\n      end\n    end\n")
 	b.WriteString("    $display(\"%0d passed, %0d failed\", passed, failed);\n")
@@ -446,7 +459,7 @@ func tablePlusargs(m *Manifest) string {
 	for _, t := range m.Tables {
 		s += fmt.Sprintf(", +%s=FILE (default %s)", strings.ToUpper(t.Name), t.File)
 	}
-	if len(m.Tables) > 0 {
+	if len(m.Tables) > 0 || m.DUT.Handshake == "ats" {
 		s += ", +TIMEOUT=N (cycles per handshake, default 100000)"
 	}
 	return s
@@ -608,6 +621,12 @@ func EchoSV(m *Manifest) string {
 		fmt.Fprintf(&b, "  assign %s = %s;\n", f.Name, x)
 	}
 	switch m.DUT.Handshake {
+	case "ats":
+		tb := m.Unit + "_tb"
+		b.WriteString("  // Asks the host for every lookup (a hit may), answers when the completion\n  // comes, and sends the expected completions right after RELEASE or INVAL.\n")
+		b.WriteString("  assign in_ready = 1'b1;\n  assign out_entry = " + tb + ".cur[15:0];\n")
+		b.WriteString("  always @(posedge clk) begin\n    tr_valid <= !rst && in_valid;\n    tr_id <= " + tb + ".cur[15:0];\n    out_valid <= !rst && tc_valid;\n")
+		b.WriteString("    done_valid <= !rst && (rel_valid || inv_valid) && " + tb + ".exp_done_itag_vector != 32'd0;\n  end\n")
 	case "valid_ready":
 		b.WriteString("  assign req_ready = 1'b1;\n  always @(posedge clk) resp_valid <= !rst && req_valid;\n")
 		b.WriteString("  assign mkc_index = key[31:8];\n  assign mem_addr = va;\n")
@@ -635,4 +654,120 @@ func dutParams(m *Manifest) []Param {
 		}
 	}
 	return ps
+}
+
+// writeATSDecls declares the ats harness's state: the operation and its
+// reference, the entries the DUT gave each lookup (for RELEASE), what the
+// falling-edge sampler (tick) saw, and the pending completion it answers
+// a Translation Request with.
+func writeATSDecls(b *strings.Builder) {
+	b.WriteString(`  // ats: the operation, the entries the DUT gave the lookups (a RELEASE
+  // gives back the entry of vector rel_vector), and what tick saw.
+  logic [1:0] op;
+  logic [31:0] rel_vector;
+  logic [15:0] ents [0:COUNT-1];
+  logic [31:0] done_acc;
+  logic [63:0] tr_got;
+  logic tr_bad, tc_pend = 1'b0;
+  logic [15:0] tc_pend_id;
+  logic got_ok;
+  logic [63:0] got_addr;
+  logic [31:0] got_len;
+  logic [15:0] got_tag, got_entry;
+  int outs, timeout;
+
+  // tick waits for the next falling edge: it drives the Translation
+  // Completion due (tc_* for one cycle), then samples tr_valid (a request,
+  // answered at the next tick), out_valid (a result) and done_valid.
+  task automatic tick;
+    @(negedge clk);
+    tc_valid = tc_pend;
+    tc_id = tc_pend_id;
+    tc_pend = 1'b0;
+    if (tr_valid === 1'b1) begin
+      tc_pend = 1'b1;
+      tc_pend_id = tr_id;
+      if (tr_addr !== exp_tr_addr || op != 2'd0) begin
+        tr_bad = 1'b1;
+        tr_got = tr_addr;
+      end
+    end
+    if (out_valid === 1'b1) begin
+      outs++;
+      got_ok = out_ok; got_addr = out_addr; got_len = out_len; got_tag = out_tag; got_entry = out_entry;
+    end
+    if (done_valid === 1'b1) done_acc = done_acc | done_itag_vector;
+  endtask
+
+`)
+}
+
+// writeATSOp writes the ats harness's run of one operation and its
+// compares (mismatch lines as the other handshakes print them).
+func writeATSOp(b *strings.Builder, m *Manifest) {
+	b.WriteString(`        done_acc = '0; tr_bad = 1'b0; outs = 0; cycles = 0;
+        case (op)
+          2'd0: begin
+            in_valid = 1'b1;
+            tick;
+            while (in_ready !== 1'b1 && cycles < timeout) begin cycles++; tick; end
+            @(posedge clk); #1 in_valid = 1'b0;
+            if (cycles >= timeout) begin
+              bad = 1;
+              $display("vector %0d field in_ready: no handshake in %0d cycles", cur, timeout);
+            end else begin
+              cycles = 0;
+              while (outs == 0 && cycles < timeout) begin cycles++; tick; end
+              if (outs == 0) begin
+                bad = 1;
+                $display("vector %0d field out_valid: no result in %0d cycles", cur, timeout);
+              end
+              ents[cur] = got_entry;
+            end
+          end
+          2'd1: begin
+            rel_entry = ents[rel_vector];
+            rel_valid = 1'b1;
+            tick;
+            @(posedge clk); #1 rel_valid = 1'b0;
+          end
+          default: begin
+            inv_valid = 1'b1;
+            tick;
+            @(posedge clk); #1 inv_valid = 1'b0;
+          end
+        endcase
+        repeat (SETTLE) tick;
+        @(posedge clk); #1;
+        if (outs != (op == 2'd0 && !bad ? 1 : 0) && !bad) begin
+          bad = 1;
+          if (maxerr == 0 || printed < maxerr) $display("vector %0d field out_valid: %0d results, expected %0d", cur, outs, op == 2'd0 ? 1 : 0);
+          printed++;
+        end
+        if (tr_bad) begin
+          bad = 1;
+          if (maxerr == 0 || printed < maxerr) $display("vector %0d field tr_addr: got %h, expected %h%s", cur, tr_got, op == 2'd0 ? exp_tr_addr : 64'd0, op == 2'd0 ? "" : " (no Translation Request: not a LOOKUP)");
+          printed++;
+        end
+`)
+	for _, f := range fieldsOf(m, DirExpected) {
+		switch f.Name {
+		case "tr_addr":
+		case "done_itag_vector":
+			b.WriteString(`        if (done_acc !== exp_done_itag_vector) begin
+          bad = 1;
+          if (maxerr == 0 || printed < maxerr) $display("vector %0d field done_itag_vector: got %h, expected %h", cur, done_acc, exp_done_itag_vector);
+          printed++;
+        end
+`)
+		default: // out_*: the values tick caught with out_valid
+			got := "got_" + strings.TrimPrefix(f.Name, "out_")
+			fmt.Fprintf(b, `        if (outs == 1 && (%[1]s) && %[2]s !== exp_%[3]s) begin
+          bad = 1;
+          if (maxerr == 0 || printed < maxerr) $display("vector %%0d field %[3]s: got %%h, expected %%h%%s", cur, %[2]s, exp_%[3]s, $isunknown(%[2]s) ? " (X or Z: the output is not driven)" : "");
+          printed++;
+        end
+`, f.CompareWhen, got, f.Name)
+		}
+	}
 }

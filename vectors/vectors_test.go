@@ -133,6 +133,7 @@ func TestStatusCoverage(t *testing.T) {
 		"klmwalk":  {"fbs", "klm", "klm_entry3", "fbs_entry3", "klm_entry_split", "fbs_entry_split", "klm_lower_addr_wraps", "klm_skips_zero_entry", "klm_2gb_entry"},
 		"mptcache": {"LOOKUP_HIT", "LOOKUP_MISS", "FILL", "FILL_WAY_N", "FILL_EVICT", "INVAL_HIT", "INVAL_MISS", "INVAL_ALL"},
 		"top":      {"multi_segment", "more_than_max_segs", "failure_below_level_0"},
+		"atc":      {"LOOKUP_OK_READ", "LOOKUP_UR", "INVAL_HELD", "RELEASE_COMPLETES"},
 	}
 	for _, u := range Units() {
 		// Random vectors alone must cover it; the examples add directed ones.
@@ -189,7 +190,7 @@ func TestCoveragePoints(t *testing.T) {
 		unit string
 		g    geom
 	}{
-		{"protcheck", geom{}}, {"mttwalk", geom{}}, {"klmwalk", geom{}}, {"top", geom{}},
+		{"protcheck", geom{}}, {"mttwalk", geom{}}, {"klmwalk", geom{}}, {"top", geom{}}, {"atc", geom{}},
 		{"mptcache", geom{16, 4, "lru"}}, {"mptcache", geom{16, 4, "random"}},
 		{"mptcache", geom{1, 1, "lru"}}, {"mptcache", geom{1, 4, "random"}}, {"mptcache", geom{4, 3, "random"}},
 		{"mptcache", geom{8, 8, "lru"}}, {"mptcache", geom{32, 2, "random"}},
@@ -374,6 +375,11 @@ func TestDecodeRoundTrip(t *testing.T) {
 				v = decodeMPTCache(l, ln)
 			case "top":
 				v = decodeTop(l, ln)
+			case "atc":
+				var err error
+				if v, err = decodeATC(l, ln); err != nil {
+					t.Fatalf("atc line %d: %v", i, err)
+				}
 			}
 			got.Index(i).Set(reflect.ValueOf(v))
 		}

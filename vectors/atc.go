@@ -44,8 +44,10 @@ var atcOpNames = []string{"LOOKUP", "RELEASE", "INVAL"}
 const ATCMaxHeld = 8
 
 // ATCSettle is the cycles the harness waits after each operation (after
-// the result of a LOOKUP) for the Invalidate Completions it lets leave.
-const ATCSettle = 16
+// the result of a LOOKUP) for the Invalidate Completions it lets leave:
+// all 32 ITags may complete at once, and rtl/atc sends one completion a
+// cycle.
+const ATCSettle = 40
 
 // ATCVector is one operation on the ATC and what it must do.
 type ATCVector struct {
@@ -319,7 +321,7 @@ func (w *atcWorld) find(addr uint64) *atcRegion {
 // the second), a second invalidation with nothing held (it completes at
 // once), and a lookup of an unmapped page.
 func atcDirected() []ATCVector {
-	const R, P, P2, Q, QP = 0x50_0000_0000, 0x8000_0000, 0xa000_0000, 0x60_0000_0000, 0x9000_0000
+	const R, P, P2, Q, QP = 0x30_0000_0000, 0x8000_0000, 0xa000_0000, 0x38_0000_0000, 0x9000_0000 // outside the random world's ranges
 	e := func(base uint64, log uint8, rd, wr bool) prm.ATSCompletionEntry {
 		x := prm.ATSCompletionEntry{R: rd, W: wr}
 		_ = x.SetRange(prm.ATSRange{Base: base, Log2: log})

@@ -14,6 +14,8 @@
 #     one "vector K field F: ..." line (protcheck and mttwalk under both
 #     simulators, the others under Icarus);
 #   - the top harness passes with its echo DUT and fails with a broken one;
+#     so does the atc harness (the 'ats' handshake: Translation Requests
+#     served, Invalidate Completions collected), under both simulators;
 #   - a DUT output with undriven bits is caught: Icarus prints "got z..
 #     (X or Z ...)", Verilator's build stops on UNDRIVEN, and a Verilator
 #     run with random initial values mismatches; without either Verilator
@@ -152,6 +154,7 @@ mptcache-age-16x4-random|pass|mptcache|$hdl/mkeysim_mptcache_age.v|||$tmp/geo-16
 protcheck-undriven|build-fail:UNDRIVEN.*'status'\[7:4\]|protcheck|$pc $undriven||||-DMKEYSIM_DUT=protcheck_undriven
 protcheck-undriven-random|fail:field status: got [1-9a-f][0-9a-f], expected 0|protcheck|$pc $undriven|-|||-DMKEYSIM_DUT=protcheck_undriven
 protcheck-undriven-2state|pass|protcheck|$pc $undriven|-|-||-DMKEYSIM_DUT=protcheck_undriven
+atc-echo|pass|atc|$vec/atc_echo.sv||||-DMKEYSIM_DUT=mkeysim_atc_echo
 SPECS
 
 for unit in protcheck mttwalk klmwalk mptcache; do
@@ -165,6 +168,8 @@ done
 icarus protcheck-undriven 'fail:field status: got z[0-9a-f], expected 0[0-9a-f] \(X or Z: the output is not driven\)' protcheck "$pc $undriven" -DMKEYSIM_DUT=protcheck_undriven
 icarus top-echo pass top "$vec/top_echo.sv" -DMKEYSIM_DUT=mkeysim_top_echo
 icarus top-echo-broken fail top "$vec/top_echo.sv" -DMKEYSIM_DUT=mkeysim_top_echo -DMKEYSIM_BREAK
+icarus atc-echo pass atc "$vec/atc_echo.sv" -DMKEYSIM_DUT=mkeysim_atc_echo
+icarus atc-echo-broken fail atc "$vec/atc_echo.sv" -DMKEYSIM_DUT=mkeysim_atc_echo -DMKEYSIM_BREAK
 
 wait
 for name in "${vjobs[@]}"; do
@@ -218,7 +223,7 @@ fi
 
 # The manifests as jq (float64 numbers) reads them: no number above 2^53,
 # and the 64-bit values (hex strings) equal the package's.
-for unit in protcheck mttwalk klmwalk mptcache top; do
+for unit in protcheck mttwalk klmwalk mptcache top atc; do
   m=$vec/$unit.manifest.json
   if ! jq -e '[.. | numbers | select(. > 9007199254740992)] | length == 0' "$m" >/dev/null; then
     bad=$((bad+1)); echo "jq $unit: a number above 2^53 in the manifest"; continue

@@ -1,5 +1,5 @@
 // Package vectors makes golden vectors that a Verilog team replays
-// unchanged: per unit (protcheck, mttwalk, klmwalk, mptcache, top) a
+// unchanged: per unit (protcheck, mttwalk, klmwalk, mptcache, top, atc) a
 // $readmemh file of one vector a line, a JSON manifest that places every
 // field and documents the DUT's ports and handshake, a SystemVerilog
 // package and a replay harness generated from the manifest, and an echo
@@ -35,6 +35,13 @@
 //     commands (CREATE_MKEY, UMR, LOCAL_INVALIDATE) and against the state
 //     of each example scenario at each of its accesses; the worlds' MKC
 //     tables and ICM images are written beside the vectors.
+//   - atc: ref has no ATC, and rtl/atc is the clocked unit under test, so
+//     atcRef (atc.go) is the ATC's function written untimed: a lookup gets
+//     the host's current translation (the host invalidates what it
+//     changes), an Invalidate Completion leaves, in order, once no held
+//     result of a translation an invalidation dropped meets its range.
+//     TestATCUnitMatchesVectors replays the vectors into rtl/atc as the
+//     harness drives a DUT, in four geometries.
 //
 // # Determinism
 //

@@ -71,9 +71,18 @@ func docBlocks(t *testing.T) map[string]string {
 	}
 	blocks["status"] = b.String()
 
-	// The other enums, from the mptcache manifest, which carries them all.
+	// The other enums, from the mptcache manifest, which carries them all
+	// but atc's own.
 	b.Reset()
-	for _, e := range ms[3].Enums {
+	enums := slices.Clone(ms[3].Enums)
+	for _, m := range ms {
+		for _, e := range m.Enums {
+			if !slices.ContainsFunc(enums, func(x Enum) bool { return x.Name == e.Name }) {
+				enums = append(enums, e)
+			}
+		}
+	}
+	for _, e := range enums {
 		if e.Name == "status" {
 			continue
 		}

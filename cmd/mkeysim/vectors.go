@@ -23,7 +23,9 @@ docs/formats.md), DIR/UNIT_pkg.sv (field positions and status codes),
 DIR/UNIT_tb.sv (the replay harness) and DIR/UNIT_echo.sv (a DUT that
 echoes the expected values, to check the flow). Expected values come from
 the golden model (ref). The same flags give byte-identical files. Units:
-protcheck, mttwalk, klmwalk, mptcache, top, or all. The MKC cache's
+protcheck, mttwalk, klmwalk, mptcache, top, atc (the ATS translation
+cache: lookups, releases and Invalidate Requests, checked against an
+untimed reference of its function), or all. The MKC cache's
 geometry is set by the parameters of 'mkeysim run' of the same names
 (--mkc-cache.sets and so on), but its default here is a small cache of 16
 sets of 4 ways, whose replacements a few thousand vectors exercise.
@@ -38,6 +40,9 @@ const vectorsExample = `  mkeysim vectors --unit protcheck --count 4096 --seed 7
   iverilog -g2012 -o vec/pc.vvp vec/protcheck_pkg.sv vec/protcheck_tb.sv vectors/hdl/mkeysim_protcheck.v
   vvp -n vec/pc.vvp +VEC=vec/protcheck.hex      # ... 4096 passed, 0 failed
   mkeysim vectors --unit mptcache --mkc-cache.sets 64 --mkc-cache.ways 4 --mkc-cache.replacement random --count 10000 --out vec
+  mkeysim vectors --unit atc --count 2048 --out vec   # the ATC; replayed here with its echo DUT (yours: mkeysim_atc)
+  iverilog -g2012 -DMKEYSIM_DUT=mkeysim_atc_echo -o vec/atc.vvp vec/atc_pkg.sv vec/atc_tb.sv vec/atc_echo.sv
+  vvp -n vec/atc.vvp +VEC=vec/atc.hex           # ... 2048 passed, 0 failed
   mkeysim vectors --unit all --out vec --examples ''   # outside the repository: no example scenarios`
 
 // vectorsFlags are the flags of 'mkeysim vectors'.
@@ -65,7 +70,7 @@ func newVectorsCmd() *cobra.Command {
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&vf.unit, "unit", "", "`UNIT`: protcheck, mttwalk, klmwalk, mptcache, top, or all")
+	f.StringVar(&vf.unit, "unit", "", "`UNIT`: protcheck, mttwalk, klmwalk, mptcache, top, atc, or all")
 	f.IntVar(&vf.count, "count", d.Count, "vectors per unit (directed ones first, then constrained random)")
 	f.Uint64Var(&vf.seed, "seed", d.Seed, "random seed")
 	f.Bool("quiet", false, "accepted for the same command lines as run and sweep: vectors shows no progress bar")
@@ -89,7 +94,7 @@ func vectorsMain(ctx context.Context, vf *vectorsFlags, stdout, stderr io.Writer
 		return exitUsage
 	}
 	if vf.unit == "" {
-		return fail(errors.New("--unit is required (protcheck, mttwalk, klmwalk, mptcache, top, or all)"))
+		return fail(errors.New("--unit is required (protcheck, mttwalk, klmwalk, mptcache, top, atc, or all)"))
 	}
 	if vf.out == "" {
 		return fail(errors.New("--out is required"))

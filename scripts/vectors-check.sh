@@ -15,7 +15,9 @@
 #     simulators, the others under Icarus);
 #   - the top harness passes with its echo DUT and fails with a broken one;
 #     so does the atc harness (the 'ats' handshake: Translation Requests
-#     served, Invalidate Completions collected), under both simulators;
+#     served, Invalidate Completions collected), under both simulators,
+#     and the example ATC (vectors/hdl/mkeysim_atc.v) passes under both
+#     and fails broken under Icarus;
 #   - a DUT output with undriven bits is caught: Icarus prints "got z..
 #     (X or Z ...)", Verilator's build stops on UNDRIVEN, and a Verilator
 #     run with random initial values mismatches; without either Verilator
@@ -155,6 +157,7 @@ protcheck-undriven|build-fail:UNDRIVEN.*'status'\[7:4\]|protcheck|$pc $undriven|
 protcheck-undriven-random|fail:field status: got [1-9a-f][0-9a-f], expected 0|protcheck|$pc $undriven|-|||-DMKEYSIM_DUT=protcheck_undriven
 protcheck-undriven-2state|pass|protcheck|$pc $undriven|-|-||-DMKEYSIM_DUT=protcheck_undriven
 atc-echo|pass|atc|$vec/atc_echo.sv||||-DMKEYSIM_DUT=mkeysim_atc_echo
+atc|pass|atc|$hdl/mkeysim_atc.v||||
 SPECS
 
 for unit in protcheck mttwalk klmwalk mptcache; do
@@ -170,6 +173,8 @@ icarus top-echo pass top "$vec/top_echo.sv" -DMKEYSIM_DUT=mkeysim_top_echo
 icarus top-echo-broken fail top "$vec/top_echo.sv" -DMKEYSIM_DUT=mkeysim_top_echo -DMKEYSIM_BREAK
 icarus atc-echo pass atc "$vec/atc_echo.sv" -DMKEYSIM_DUT=mkeysim_atc_echo
 icarus atc-echo-broken fail atc "$vec/atc_echo.sv" -DMKEYSIM_DUT=mkeysim_atc_echo -DMKEYSIM_BREAK
+icarus atc pass atc "$hdl/mkeysim_atc.v"
+icarus atc-broken fail atc "$hdl/mkeysim_atc.v" -DMKEYSIM_BREAK
 
 wait
 for name in "${vjobs[@]}"; do

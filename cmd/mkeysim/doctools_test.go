@@ -72,6 +72,7 @@ var docFragments = map[string][]string{
 		"verilator --lint-only -Wall vectors/hdl/mkeysim_klmwalk.v",
 		"verilator --lint-only -Wall vectors/hdl/mkeysim_mptcache.v",
 		"verilator --lint-only -Wall vectors/hdl/mkeysim_mptcache_age.v",
+		"verilator --lint-only -Wall vectors/hdl/mkeysim_atc.v",
 	},
 }
 

@@ -13,7 +13,10 @@ import (
 // text and the sweep command of its sh block, if it has one.
 type fidelitySection struct {
 	text  string
-	sweep []string // the command's words after "mkeysim"
+	sweep []string // the first command's words after "mkeysim"
+	// sweeps are every mkeysim sweep command of the sh block, in order
+	// (sweep is the first).
+	sweeps [][]string
 }
 
 // fidelitySections reads docs/fidelity.md's sections by number.
@@ -31,7 +34,10 @@ func fidelitySections(t *testing.T) map[int]fidelitySection {
 			continue
 		}
 		s := fidelitySection{text: part}
-		s.sweep = sweepCommand(part)
+		s.sweeps = sweepCommands(part)
+		if len(s.sweeps) > 0 {
+			s.sweep = s.sweeps[0]
+		}
 		out[n] = s
 	}
 	return out
@@ -44,7 +50,15 @@ func sweepRows(t *testing.T, s fidelitySection) []map[string]string {
 	if s.sweep == nil {
 		t.Fatal("the section has no mkeysim sweep command")
 	}
-	args := append([]string(nil), s.sweep...)
+	return commandRows(t, s.sweep)
+}
+
+// commandRows runs one mkeysim sweep command (its words after
+// "mkeysim"), its --out in a temporary directory, and returns sweep.csv's
+// rows as maps by column.
+func commandRows(t *testing.T, command []string) []map[string]string {
+	t.Helper()
+	args := append([]string(nil), command...)
 	for i := range args {
 		if args[i] == "--out" && i+1 < len(args) {
 			args[i+1] = filepath.Join(t.TempDir(), "sweep")
@@ -90,7 +104,7 @@ func figure(t *testing.T, rows []map[string]string, key, value, col string) floa
 // too.
 func TestFidelityDoc(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs three sweeps")
+		t.Skip("runs the pages' sweeps")
 	}
 	secs := fidelitySections(t)
 	// says fails unless the section's text quotes s (line breaks read as
@@ -188,6 +202,80 @@ func TestFidelityDoc(t *testing.T) {
 		}
 	})
 
+	// Section 8: the same window with ATS on, over atc.entries, beside the
+	// curve without ATS; its table is the two sweeps', row by row, and its
+	// text quotes what bounds the curves (the third sweep: the MSHRs).
+	t.Run("atc-cliff", func(t *testing.T) {
+		if n := len(secs[8].sweeps); n != 3 {
+			t.Fatalf("section 8 has %d mkeysim sweep commands; want 3 (ATS over atc.entries, no ATS, atc.mshrs)", n)
+		}
+		ats, none, mshrs := commandRows(t, secs[8].sweeps[0]), commandRows(t, secs[8].sweeps[1]), commandRows(t, secs[8].sweeps[2])
+		pick := func(rows []map[string]string, key, value string) []map[string]string {
+			var r []map[string]string
+			for _, row := range rows {
+				if row[key] == value {
+					r = append(r, row)
+				}
+			}
+			return r
+		}
+		at := func(fp, entries, col string) float64 {
+			return figure(t, pick(ats, "atc.entries", entries), "workload.footprint_bytes", fp, col)
+		}
+		for fp := uint64(4096); fp <= 64<<20; fp *= 2 {
+			f := strconv.FormatUint(fp, 10)
+			size := fmt.Sprintf("%d KiB", fp>>10)
+			if fp >= 1<<20 {
+				size = fmt.Sprintf("%d MiB", fp>>20)
+			}
+			row := fmt.Sprintf("| %s | %.1f |", size, figure(t, none, "workload.footprint_bytes", f, "throughput_maps"))
+			for _, e := range []string{"16", "64", "256", "1024", "4096"} {
+				row += fmt.Sprintf(" %.1f |", at(f, e, "throughput_maps"))
+			}
+			says(8, row, "the table's row of the "+size+" window")
+		}
+		// The text's figures: the round trips of a hit with and without
+		// ATS, a Translation Request's (that hits the IOTLB, and that
+		// walks), the warm-up's misses, and the walkers and MSHRs busy.
+		rt := func(rows []map[string]string) string {
+			return fmt.Sprintf("%.1f", figure(t, rows, "workload.footprint_bytes", "4096", "data.request_cycles")/
+				figure(t, rows, "workload.footprint_bytes", "4096", "data.reads"))
+		}
+		says(8, "Without ATS a read that hits the IOTLB takes "+rt(none)+" cycles", "the no-ATS read's round trip")
+		says(8, "that hits the ATC takes "+rt(pick(ats, "atc.entries", "16"))+" cycles", "the ATS read's round trip")
+		says(8, fmt.Sprintf("(%.1f with the 16-entry ATC at 256 KiB, where every one hits: `iommu.iotlb_hit_rate` %.3f)",
+			at("262144", "16", "atc.mshr_cycles")/at("262144", "16", "atc.translation_requests"), at("262144", "16", "iommu.iotlb_hit_rate")),
+			"a Translation Request that hits the IOTLB")
+		hits, misses := at("16777216", "4096", "atc.hits"), at("16777216", "4096", "atc.misses")
+		says(8, fmt.Sprintf("%.1f %% hits, %.1f M", 100*hits/(hits+misses), at("16777216", "4096", "throughput_maps")), "4096 entries at 16 MiB")
+		says(8, fmt.Sprintf("each of the %.0f misses", misses), "4096 entries at 16 MiB")
+		const floor = "16777216" // 16 MiB, 64 entries: nearly every read misses
+		says(8, fmt.Sprintf("`atc.translation_requests` %.1f", at(floor, "64", "atc.mshr_cycles")/at(floor, "64", "atc.translation_requests")),
+			"the Translation Request's round trip at the floor")
+		for _, e := range []string{"256", "1024", "4096"} {
+			for _, r := range pick(ats, "atc.entries", e) {
+				if h, _ := strconv.ParseFloat(r["iommu.iotlb_hit_rate"], 64); h > 0.0005 {
+					t.Errorf("section 8 says the IOTLB behind an ATC of 256 entries or more hits nothing; at %s bytes, %s entries its hit rate is %v",
+						r["workload.footprint_bytes"], e, h)
+				}
+			}
+		}
+		says(8, fmt.Sprintf("(`iommu.mean_walkers_in_use` %.2f, `atc.mean_mshrs_in_use` %.2f)",
+			at(floor, "64", "iommu.mean_walkers_in_use"), at(floor, "64", "atc.mean_mshrs_in_use")), "the walkers and MSHRs busy at the floor")
+		m := func(entries, n string) float64 {
+			return figure(t, pick(mshrs, "atc.entries", entries), "atc.mshrs", n, "throughput_maps")
+		}
+		says(8, fmt.Sprintf("%.1f, %.1f and %.1f M reads a second with 4, 8 and 16 MSHRs", m("64", "4"), m("64", "8"), m("64", "16")),
+			"64 entries at 16 MiB with 4, 8 and 16 MSHRs")
+		says(8, fmt.Sprintf("%.1f M at 16 MiB", m("1024", "8")), "1024 entries at 16 MiB with 8 MSHRs")
+		for _, r := range ats {
+			if w := r["iommu.gate.window_stall_cycles"]; w != "0" {
+				t.Errorf("section 8 says the gate's window never waits with ATS; at %s bytes, %s entries it waited %s cycles",
+					r["workload.footprint_bytes"], r["atc.entries"], w)
+			}
+		}
+	})
+
 	// Section 5 quotes the data path's plateau, whose sweep
 	// docs/data-path.md gives.
 	t.Run("data-path", func(t *testing.T) {
@@ -241,12 +329,22 @@ func TestFidelityDoc(t *testing.T) {
 // sweepCommand returns the words after "mkeysim" of the first mkeysim
 // sweep command in the first sh block of text.
 func sweepCommand(text string) []string {
-	_, block, _ := strings.Cut(text, "```sh\n")
-	block, _, _ = strings.Cut(block, "```")
-	for _, line := range strings.Split(strings.ReplaceAll(block, "\\\n", " "), "\n") {
-		if f := strings.Fields(line); len(f) > 1 && f[0] == "mkeysim" && f[1] == "sweep" {
-			return f[1:]
-		}
+	if c := sweepCommands(text); len(c) > 0 {
+		return c[0]
 	}
 	return nil
+}
+
+// sweepCommands returns the words after "mkeysim" of every mkeysim sweep
+// command in the first sh block of text, in order.
+func sweepCommands(text string) [][]string {
+	_, block, _ := strings.Cut(text, "```sh\n")
+	block, _, _ = strings.Cut(block, "```")
+	var out [][]string
+	for _, line := range strings.Split(strings.ReplaceAll(block, "\\\n", " "), "\n") {
+		if f := strings.Fields(line); len(f) > 1 && f[0] == "mkeysim" && f[1] == "sweep" {
+			out = append(out, f[1:])
+		}
+	}
+	return out
 }

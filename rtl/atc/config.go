@@ -12,7 +12,7 @@ type Config struct {
 	// Cache is the entries' geometry: atc.entries, atc.ways,
 	// atc.replacement, atc.seed (flat in the configuration).
 	Cache   rangecache.Config `toml:"cache,flat" json:"cache"`
-	MSHRs   int               `toml:"mshrs" json:"mshrs" range:"1..64" help:"Translation Requests in flight at once, one per 4 KiB page missed"`
+	MSHRs   int               `toml:"mshrs" json:"mshrs" range:"1..64" help:"Translation Requests in flight at once, one per 4 KiB page missed; to keep the IOMMU's walkers busy past the ATC's reach it needs iommu.walkers x (a Translation Request's round trip / a walk): 8 at the defaults (docs/fidelity.md 8)"`
 	Targets int               `toml:"targets" json:"targets" range:"1..64" help:"lookups that may wait on one Translation Request"`
 }
 

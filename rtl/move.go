@@ -53,8 +53,11 @@ func (t *Top) move() {
 		}
 		sa := &e.segs[i]
 		last := e.nextDMA(i+1) < 0
+		plat := sa.Plat()
+		// The small fence orders an RDMA READ response's reads only.
+		plat.SmallFence = plat.SmallFence && e.acc.Type == prm.RemoteRead
 		t.toDMA.Push(bus.Move{Tag: tag, Kind: moveKind(e.acc.Type), Addr: sa.Addr, Len: sa.Len, Last: last,
-			Plat: sa.Plat(), Origin: sim.Origin{Seq: e.seq, Off: sa.Off, Key: uint32(sa.Key), Level: sa.Level}})
+			Plat: plat, QPN: e.acc.QPN, Origin: sim.Origin{Seq: e.seq, Off: sa.Off, Key: uint32(sa.Key), Level: sa.Level}})
 		e.mvSeg = i + 1
 		if last {
 			e.mvSeg = 0

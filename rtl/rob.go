@@ -61,18 +61,21 @@ type segAt struct {
 	PASID          uint32
 	Space          prm.Space
 	Level, Mode    uint8
+	SmallFence     bool
 }
 
 // segAtOf is the outcome o's segment as the reorder buffer keeps it.
 func segAtOf(o *bus.Outcome) segAt {
-	return segAt{Off: o.Offset, Addr: o.Seg.Addr, Len: o.Seg.Len, Space: o.Seg.Space, Key: o.Key, Level: o.Level, Mode: o.Plat.Mode, PASID: o.Plat.PASID}
+	return segAt{Off: o.Offset, Addr: o.Seg.Addr, Len: o.Seg.Len, Space: o.Seg.Space, Key: o.Key, Level: o.Level, Mode: o.Plat.Mode, PASID: o.Plat.PASID, SmallFence: o.Plat.SmallFence}
 }
 
 // Seg is the segment.
 func (s *segAt) Seg() prm.Segment { return prm.Segment{Space: s.Space, Addr: s.Addr, Len: s.Len} }
 
 // Plat is how the host translates it.
-func (s *segAt) Plat() bus.Platform { return bus.Platform{Mode: s.Mode, PASID: s.PASID} }
+func (s *segAt) Plat() bus.Platform {
+	return bus.Platform{Mode: s.Mode, PASID: s.PASID, SmallFence: s.SmallFence}
+}
 
 // keepMax is the most segments an entry holds: the window and a quarter
 // more, sorted and cut back to the window when full, so that an access of

@@ -83,6 +83,12 @@ func coverageSuite(t testing.TB) []suiteRun {
 	atsSc := stimulus.Generate(aw)
 	smallATS, _ := ConfigFor(small, atsSc)
 	runs = append(runs, suiteRun{name: "random: ATS keys through an ATC of 4 entries, pages unmapped", sc: atsSc, cfg: smallATS})
+	// RDMA READ responses under the small fence (issue 37), data path on.
+	fw := stimulus.DefaultWorkload()
+	fw.Kind, fw.AccessType, fw.AccessBytes, fw.Accesses, fw.SmallFence = stimulus.KindUniform, "REMOTE_READ", 8192, 200, true
+	fenceCfg := rtl.DefaultConfig()
+	fenceCfg.Data.Enabled = true
+	runs = append(runs, suiteRun{name: "measurement: RDMA READ responses under the small fence", sc: stimulus.Generate(fw), cfg: fenceCfg})
 	overlap := rtl.DefaultConfig()
 	overlap.OverlapInvalidate = true
 	runs = append(runs, suiteRun{name: "directed: an invalidation reaches an MKC read in flight", sc: invalidateInFlightScenario(), cfg: overlap, clockedOnly: true})

@@ -84,17 +84,22 @@ type Outcome struct {
 	Plat Platform
 }
 
-// Platform is how the host translates the DMA addresses of a segment
-// (issue 36): the ma_translation_mode (MKC 00h 5:4: 0 none, 1 ATS, 3
-// CAPI) and, for CAPI, the pasid (MKC 08h 23:0) of the key that gave it.
+// Platform is how a segment's bytes travel to host memory, as the key
+// that gave it says: how the host translates its DMA addresses (issue
+// 36: the ma_translation_mode, MKC 00h 5:4: 0 none, 1 ATS, 3 CAPI, and
+// for CAPI the pasid, MKC 08h 23:0), and whether an RDMA READ response
+// reading it keeps at most one read in flight per QP (issue 37:
+// small_fence_on_rdma_read_response, MKC 00h bit 16).
 type Platform struct {
-	Mode  uint8
-	PASID uint32
+	Mode       uint8
+	PASID      uint32
+	SmallFence bool
 }
 
-// PlatformOf is the platform translation of the key whose context is m.
+// PlatformOf is the platform translation and ordering of the key whose
+// context is m.
 func PlatformOf(m *prm.MKC) Platform {
-	return Platform{Mode: m.MATranslationMode, PASID: m.PASID}
+	return Platform{Mode: m.MATranslationMode, PASID: m.PASID, SmallFence: m.SmallFence}
 }
 
 // CAPI reports whether the segment's TLPs carry a PASID prefix and are
@@ -193,6 +198,9 @@ type Move struct {
 	// on).
 	Plat   Platform
 	Origin sim.Origin
+	// QPN is the request's QP: a small fence (Plat.SmallFence, set only
+	// on an RDMA READ response's reads) is per QP.
+	QPN uint32
 }
 
 // Moved reports that request Tag's bytes have moved: its reads have all

@@ -22,15 +22,18 @@ type Ports struct {
 // Stats counts the data path's work. Each field's tags are the counter's
 // one definition (sim.Counter), under the group data.
 type Stats struct {
-	Reads      uint64        `counter:"reads" unit:"requests" help:"read requests of at most 4 KiB the data path gave the requester (each one or more MRd TLPs); an atomic's read counts"`
-	ReadBytes  uint64        `counter:"read_bytes" unit:"bytes" help:"bytes of host memory the data path read"`
-	Writes     uint64        `counter:"writes" unit:"requests" help:"write requests of at most 4 KiB the data path gave the requester (each one or more MWr TLPs); an atomic's write counts"`
-	WriteBytes uint64        `counter:"write_bytes" unit:"bytes" help:"bytes of host memory the data path wrote"`
-	Atomics    uint64        `counter:"atomics" unit:"segments" help:"atomic segments moved: an 8-byte read, then the write of its result"`
-	Moved      uint64        `counter:"moved" unit:"accesses" help:"accesses whose bytes all moved (Moved sent to the reorder buffer)"`
-	MaxInUse   int           `counter:"max_in_flight" unit:"requests" kind:"max" help:"the most data requests in flight at once (at most data.outstanding)"`
-	SlotStalls sim.Stalls    `counter:"slot_stall_cycles" unit:"cycles" kind:"wait" help:"cycles a segment waited at the head of In because data.outstanding requests were in flight"`
-	InFlight   sim.Occupancy `counter:"request_cycles" unit:"request-cycles" kind:"occupancy" mean:"mean_requests_in_flight" help:"data requests in flight, summed over the cycles (mean_requests_in_flight = request_cycles / cycles)"`
+	Reads      uint64     `counter:"reads" unit:"requests" help:"read requests of at most 4 KiB the data path gave the requester (each one or more MRd TLPs); an atomic's read counts"`
+	ReadBytes  uint64     `counter:"read_bytes" unit:"bytes" help:"bytes of host memory the data path read"`
+	Writes     uint64     `counter:"writes" unit:"requests" help:"write requests of at most 4 KiB the data path gave the requester (each one or more MWr TLPs); an atomic's write counts"`
+	WriteBytes uint64     `counter:"write_bytes" unit:"bytes" help:"bytes of host memory the data path wrote"`
+	Atomics    uint64     `counter:"atomics" unit:"segments" help:"atomic segments moved: an 8-byte read, then the write of its result"`
+	Moved      uint64     `counter:"moved" unit:"accesses" help:"accesses whose bytes all moved (Moved sent to the reorder buffer)"`
+	MaxInUse   int        `counter:"max_in_flight" unit:"requests" kind:"max" help:"the most data requests in flight at once (at most data.outstanding)"`
+	SlotStalls sim.Stalls `counter:"slot_stall_cycles" unit:"cycles" kind:"wait" help:"cycles a segment waited at the head of In because data.outstanding requests were in flight"`
+	// The small fence (small_fence_on_rdma_read_response, issue 37).
+	FencedReads uint64        `counter:"fenced_reads" unit:"requests" help:"reads of an RDMA READ response whose key has small_fence_on_rdma_read_response: at most one of them in flight per QP" cover:"fenced_read" coverdesc:"an RDMA READ response read under the small fence"`
+	FenceStalls sim.Stalls    `counter:"fence_stall_cycles" unit:"cycles" kind:"wait" help:"cycles a segment under the small fence waited at the head of In because a read of its QP under the fence was in flight"`
+	InFlight    sim.Occupancy `counter:"request_cycles" unit:"request-cycles" kind:"occupancy" mean:"mean_requests_in_flight" help:"data requests in flight, summed over the cycles (mean_requests_in_flight = request_cycles / cycles)"`
 }
 
 // slot is one request in flight, numbered by its ReadReq ID.
@@ -48,6 +51,9 @@ type slot struct {
 	ats, translating, held bool
 	entry                  uint16
 	req                    pcie.ReadReq
+	// fenced: a read under the small fence of QP qpn.
+	fenced bool
+	qpn    uint32
 }
 
 // tagState is what the unit knows of one reorder-buffer tag.
@@ -78,18 +84,21 @@ type Unit struct {
 	free           sim.Mask
 	inUse          int
 	tags           []tagState
-	off            uint64        // bytes of the head segment of In already issued
-	wq             []atomicWrite // atomics' writes waiting for the port
-	doneQ          []uint16      // tags whose Moved waits for Done
-	readyQ         []int         // slots whose ATC result is in, waiting for the port
-	relQ           []uint16      // ATC entries to give back
+	off            uint64         // bytes of the head segment of In already issued
+	wq             []atomicWrite  // atomics' writes waiting for the port
+	doneQ          []uint16       // tags whose Moved waits for Done
+	readyQ         []int          // slots whose ATC result is in, waiting for the port
+	fenced         map[uint32]int // reads under the small fence in flight, per QP
+	nFenced        int            // their sum (the waveform's)
+	fenceWait      bool           // this cycle, the head waited on the fence
+	relQ           []uint16       // ATC entries to give back
 	stats          Stats
 }
 
 // New makes the data path for reorder tags 0..tags-1; cfg must be valid.
 func New(name string, cfg Config, tags int, p Ports) *Unit {
 	u := &Unit{name: name, cfg: cfg, p: p, slots: make([]slot, cfg.Outstanding), free: sim.NewMask(cfg.Outstanding),
-		tags: make([]tagState, tags)}
+		tags: make([]tagState, tags), fenced: map[uint32]int{}}
 	for i := range u.slots {
 		u.free.Set(i)
 	}
@@ -110,11 +119,13 @@ func (u *Unit) Connections() (in, out []sim.Port) {
 }
 
 // Describe lists what the unit shows in its waveform scope: the requests
-// in flight and the Moved answers waiting (sim.Described).
+// in flight, the Moved answers waiting, and the reads in flight under the
+// small fence (sim.Described).
 func (u *Unit) Describe() sim.Description {
 	return sim.Description{Scope: u.name, Title: "data path", Signals: []sim.Signal{
-		{Name: "in_flight", Width: sim.WidthFor(len(u.slots))}, {Name: "done_waiting", Width: sim.WidthFor(len(u.tags))}},
-		Sample: func(vs []uint64) { vs[0], vs[1] = uint64(u.inUse), uint64(len(u.doneQ)) }}
+		{Name: "in_flight", Width: sim.WidthFor(len(u.slots))}, {Name: "done_waiting", Width: sim.WidthFor(len(u.tags))},
+		{Name: "fenced", Width: sim.WidthFor(len(u.slots))}},
+		Sample: func(vs []uint64) { vs[0], vs[1], vs[2] = uint64(u.inUse), uint64(len(u.doneQ)), uint64(u.nFenced) }}
 }
 
 // Stats returns the counters.
@@ -126,6 +137,7 @@ func (u *Unit) InFlight() int { return u.inUse }
 // Eval runs one cycle: a response, a Moved answer, then one request.
 func (u *Unit) Eval(now uint64) bool {
 	moves := u.Handshakes()
+	u.fenceWait = false
 	if u.p.MemResp.Valid() {
 		u.respond(u.p.MemResp.Peek())
 		u.p.MemResp.Pop()
@@ -140,6 +152,7 @@ func (u *Unit) Eval(now uint64) bool {
 	}
 	waited := u.issue()
 	u.stats.SlotStalls.Note(now, waited)
+	u.stats.FenceStalls.Note(now, u.fenceWait)
 	u.stats.InFlight.NoteN(now, uint64(u.inUse))
 	return len(u.doneQ) > 0 || len(u.readyQ) > 0 || len(u.relQ) > 0 || u.Handshakes() != moves
 }
@@ -180,6 +193,12 @@ func (u *Unit) respond(r *pcie.ReadResp) {
 	s := u.slots[id]
 	u.free.Set(id)
 	u.inUse--
+	if s.fenced {
+		if u.fenced[s.qpn]--; u.fenced[s.qpn] == 0 {
+			delete(u.fenced, s.qpn)
+		}
+		u.nFenced--
+	}
 	if s.held {
 		// The request has completed: its translation is no longer in
 		// use (an atomic's write asks again).
@@ -247,6 +266,10 @@ func (u *Unit) issue() bool {
 	if u.inUse == len(u.slots) {
 		return true
 	}
+	if m.Plat.SmallFence && u.fenced[m.QPN] > 0 {
+		u.fenceWait = true // one read of the QP's response at a time
+		return false
+	}
 	ats := m.Plat.Mode == 1 && u.p.Lookup != nil
 	if !ats && !u.p.MemReq.Ready() || ats && !u.p.Lookup.Ready() {
 		return false
@@ -258,6 +281,12 @@ func (u *Unit) issue() bool {
 		req.Prefix = pcie.NewPASIDPrefix(m.Plat.PASID, false, false)
 	}
 	s := slot{tag: m.Tag}
+	if m.Plat.SmallFence {
+		s.fenced, s.qpn = true, m.QPN
+		u.fenced[m.QPN]++
+		u.nFenced++
+		u.stats.FencedReads++
+	}
 	switch m.Kind {
 	case bus.MoveRead:
 		u.stats.Reads++

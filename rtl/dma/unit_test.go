@@ -259,3 +259,43 @@ func TestValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestSmallFence: an RDMA READ response's segment of 8 KiB (two 4 KiB
+// reads) whose key has small_fence_on_rdma_read_response keeps one read
+// of its QP in flight: with reads answered 10 cycles after the requester
+// takes them, the first read is pushed at cycle 1 and taken at 2, its
+// answer pushed at 12 and seen at 13, when the second is pushed (taken at
+// 14); the second waited at the head of In from cycle 2 to 12, 11 cycles
+// (fence_stall_cycles). Without the fence the second is taken at 3, and
+// a fenced segment of another QP is not held by this one's.
+func TestSmallFence(t *testing.T) {
+	for _, c := range []struct {
+		name                          string
+		fence                         bool
+		secondAt, stalls, fencedReads uint64
+	}{
+		{"fence", true, 14, 11, 2},
+		{"no fence", false, 3, 0, 0},
+	} {
+		b := newBench(Config{Enabled: true, Outstanding: 4}, 4, 1)
+		b.req.lat = func(uint64) uint64 { return 10 }
+		b.in.Add(0, bus.Move{Tag: 0, Kind: bus.MoveRead, Addr: 0x10000, Len: 0x2000, Last: true, QPN: 1, Plat: bus.Platform{SmallFence: c.fence}})
+		b.run(t, 1, 1000)
+		if len(b.req.Taken) != 2 || b.req.Taken[0].cycle != 2 || b.req.Taken[1].cycle != c.secondAt {
+			t.Errorf("%s: reads taken %+v, want at cycles 2 and %d", c.name, b.req.Taken, c.secondAt)
+		}
+		s := b.u.Stats()
+		if s.FenceStalls.Count() != c.stalls || s.FencedReads != c.fencedReads {
+			t.Errorf("%s: fence_stall_cycles %d, fenced_reads %d; want %d, %d", c.name, s.FenceStalls.Count(), s.FencedReads, c.stalls, c.fencedReads)
+		}
+	}
+	// Two QPs' fenced segments, one 4 KiB read each: neither waits.
+	b := newBench(Config{Enabled: true, Outstanding: 4}, 4, 1)
+	b.req.lat = func(uint64) uint64 { return 10 }
+	b.in.Add(0, bus.Move{Tag: 0, Kind: bus.MoveRead, Addr: 0x10000, Len: 0x1000, Last: true, QPN: 1, Plat: bus.Platform{SmallFence: true}})
+	b.in.Add(0, bus.Move{Tag: 1, Kind: bus.MoveRead, Addr: 0x20000, Len: 0x1000, Last: true, QPN: 2, Plat: bus.Platform{SmallFence: true}})
+	b.run(t, 2, 1000)
+	if s := b.u.Stats(); s.FenceStalls.Count() != 0 || len(b.req.Taken) != 2 || b.req.Taken[1].cycle != 3 {
+		t.Errorf("two QPs: %d fence stall cycles, reads %+v; want none, the second taken at 3", s.FenceStalls.Count(), b.req.Taken)
+	}
+}

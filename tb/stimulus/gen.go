@@ -43,6 +43,7 @@ type Workload struct {
 	FootprintBytes uint64 `toml:"footprint_bytes" json:"footprint_bytes" range:"0..2^60" help:"bytes the accesses fall in, spread evenly over the regions (each region's first footprint_bytes / mrs); 0: all of every region"`
 	AccessBytes    uint32 `toml:"access_bytes" json:"access_bytes" range:"1..2^30" help:"bytes of each access of a measurement workload"`
 	AccessType     string `toml:"access_type" json:"access_type" range:"LOCAL_READ, LOCAL_WRITE, REMOTE_READ, REMOTE_WRITE or REMOTE_ATOMIC" help:"access type of a measurement workload"`
+	SmallFence     bool   `toml:"small_fence" json:"small_fence" range:"false or true" help:"the measurement workload's regions have small_fence_on_rdma_read_response (MKC 00h bit 16): with the data path on, an RDMA READ response (REMOTE_READ) keeps one read of its QP in flight"`
 	StrideBytes    uint64 `toml:"stride_bytes" json:"stride_bytes" range:"1..2^40" help:"distance between consecutive accesses of the strided workload, in the footprint taken as one range"`
 	// InterArrivalCycles is the offered load (Bench.InterArrival).
 	InterArrivalCycles uint64 `toml:"inter_arrival_cycles" json:"inter_arrival_cycles" range:"0..2^24" help:"offered load: at least this many cycles between two operations entering the model (0: as fast as it takes them); latencies count from the reorder buffer, not the wait before it"`

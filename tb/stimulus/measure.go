@@ -67,7 +67,7 @@ func (g *gen) makeRegions() {
 	pages := int((w.MRBytes + w.PageBytes - 1) / w.PageBytes)
 	for i := range w.MRs * tenants {
 		mkc := prm.MKC{AccessMode: prm.ModeMTT, QPN: prm.QPNNone, PD: uint32(i/w.MRs + 1), LR: true, LW: true, RR: true, RW: true, A: true,
-			StartAddr: regionBase(i), Len: w.MRBytes, LogEntitySize: log,
+			SmallFence: w.SmallFence, StartAddr: regionBase(i), Len: w.MRBytes, LogEntitySize: log,
 			TranslationsOctwordSize: scenario.OctwordsFor(pages, 0)}
 		spec := scenario.MKey{Index: uint32(i + 1), HasIndex: true, MKC: mkc, PgAccess: true, MTT: make([]prm.MTTEntry, pages)}
 		for p := range pages {

@@ -14,6 +14,14 @@ const QPNNone = 0xffffff
 
 // MKC is the MKey Context (translation.md 2.2), one field per PRM field;
 // 64-bit and 48-bit fields split over dwords are one value here.
+// The values of ma_translation_mode (MKC 00h 5:4; seed 2.2.1): 2 is
+// reserved.
+const (
+	TranslationNone = 0
+	TranslationATS  = 1 // PCIe ATS: access mode PA or MTT, and HCA_CAP.ats
+	TranslationCAPI = 3 // by PASID (and PEC): access mode PA only
+)
+
 // MaxPASID is the largest pasid a key can use for CAPI translation: a
 // PCIe PASID has 20 bits, though the MKC's field (08h 23:0) has 24;
 // CREATE_MKEY refuses a CAPI key with a wider one (issue 36).

@@ -105,15 +105,15 @@ type translationRefusal struct {
 func (m *Model) checkTranslationMode(mkc *prm.MKC) *translationRefusal {
 	tm, am := mkc.MATranslationMode, mkc.AccessMode
 	switch {
-	case tm != 0 && tm != 1 && tm != 3:
+	case tm != prm.TranslationNone && tm != prm.TranslationATS && tm != prm.TranslationCAPI:
 		return &translationRefusal{cover.CreateReservedTranslation, fmt.Sprintf("reserved ma_translation_mode %d (0 none, 1 ATS, 3 CAPI)", tm)}
-	case tm == 1 && am != prm.ModePA && am != prm.ModeMTT:
+	case tm == prm.TranslationATS && am != prm.ModePA && am != prm.ModeMTT:
 		return &translationRefusal{cover.CreateATSMode, fmt.Sprintf("ma_translation_mode ATS (1) needs access mode PA or MTT, not %v", am)}
-	case tm == 1 && !m.cfg.ATS:
+	case tm == prm.TranslationATS && !m.cfg.ATS:
 		return &translationRefusal{cover.CreateATSCap, "ma_translation_mode ATS (1) on a device without hca_cap.ats"}
-	case tm == 3 && am != prm.ModePA:
+	case tm == prm.TranslationCAPI && am != prm.ModePA:
 		return &translationRefusal{cover.CreateCAPIMode, fmt.Sprintf("ma_translation_mode CAPI (3) needs access mode PA, not %v", am)}
-	case tm == 3 && mkc.PASID > prm.MaxPASID:
+	case tm == prm.TranslationCAPI && mkc.PASID > prm.MaxPASID:
 		return &translationRefusal{cover.CreateCAPIPASID, fmt.Sprintf("ma_translation_mode CAPI (3) with pasid %#x: a PCIe PASID has 20 bits (at most %#x)", mkc.PASID, prm.MaxPASID)}
 	}
 	return nil

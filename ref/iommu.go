@@ -57,7 +57,7 @@ func (m *Model) IOMMUWalk(s pagetable.Space, iova uint64) pagetable.Result {
 // (3), else the table of the HCA's requester ID (None 0, ATS 1). A
 // pasid wider than 20 bits names a table that maps nothing.
 func (m *Model) IOMMUSpace(mkc *prm.MKC) pagetable.Space {
-	if mkc.MATranslationMode == 3 {
+	if mkc.MATranslationMode == prm.TranslationCAPI {
 		return pagetable.Space{PASID: true, ID: mkc.PASID}
 	}
 	var rid uint16

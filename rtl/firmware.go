@@ -151,13 +151,6 @@ func (f *firmware) create(k *scenario.MKey) (uint32, *inval, *refusal) {
 	return index, &inval{index: index, lo: m.MTTHandle, hi: m.MTTHandle + n}, nil
 }
 
-// The values of ma_translation_mode (MKC 00h 5:4; seed 2.2.1).
-const (
-	translationNone = 0
-	translationATS  = 1 // PCIe ATS: access mode PA or MTT, and hca_cap.ats
-	translationCAPI = 3 // by PASID and PEC: access mode PA only
-)
-
 // translationMode checks the context's ma_translation_mode against its
 // access mode and the device: the point of CREATE_MKEY's refusal and its
 // reason, or 0 when the combination is allowed. UMR applies the same rules
@@ -165,15 +158,15 @@ const (
 func (f *firmware) translationMode(m *prm.MKC) (cover.ID, string) {
 	mode := m.AccessMode
 	switch m.MATranslationMode {
-	case translationNone:
-	case translationATS:
+	case prm.TranslationNone:
+	case prm.TranslationATS:
 		if mode != prm.ModePA && mode != prm.ModeMTT {
 			return cover.CreateATSMode, fmt.Sprintf("ma_translation_mode ATS (1) needs access mode PA or MTT, not %v", mode)
 		}
 		if !f.ats {
 			return cover.CreateATSCap, "ma_translation_mode ATS (1) on a device without hca_cap.ats"
 		}
-	case translationCAPI:
+	case prm.TranslationCAPI:
 		if mode != prm.ModePA {
 			return cover.CreateCAPIMode, fmt.Sprintf("ma_translation_mode CAPI (3) needs access mode PA, not %v", mode)
 		}

@@ -104,7 +104,11 @@ func PlatformOf(m *prm.MKC) Platform {
 
 // CAPI reports whether the segment's TLPs carry a PASID prefix and are
 // translated through that PASID's table.
-func (p Platform) CAPI() bool { return p.Mode == 3 }
+func (p Platform) CAPI() bool { return p.Mode == prm.TranslationCAPI }
+
+// ATS reports whether the segment's addresses are translated by the
+// device's ATC (PCIe ATS) before its TLPs leave.
+func (p Platform) ATS() bool { return p.Mode == prm.TranslationATS }
 
 // Cut tells a walker that request Tag (of generation Gen) failed at byte
 // Offset (the lowest failure the reorder buffer has seen for it): the

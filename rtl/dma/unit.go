@@ -270,7 +270,7 @@ func (u *Unit) issue() bool {
 		u.fenceWait = true // one read of the QP's response at a time
 		return false
 	}
-	ats := m.Plat.Mode == 1 && u.p.Lookup != nil
+	ats := m.Plat.ATS() && u.p.Lookup != nil
 	if !ats && !u.p.MemReq.Ready() || ats && !u.p.Lookup.Ready() {
 		return false
 	}

@@ -26,9 +26,6 @@ type suiteRun struct {
 	sc          *scenario.Scenario
 	cfg         rtl.Config
 	clockedOnly bool
-	// refOnly: the golden model alone runs it (scenario.RefOnly: the
-	// clocked model does not model the IOMMU yet).
-	refOnly bool
 	// gap is the offered load of a clocked-only run (Bench.InterArrival).
 	gap uint64
 }
@@ -212,11 +209,6 @@ func suiteCoverage(t *testing.T) (golden, clocked *cover.Collector) {
 			var finish func()
 			collect := func(b *Bench) { finish = collectUnits(t, r.name, b, c) }
 			switch {
-			case r.refOnly:
-				if _, err := ref.Run(r.sc, ref.Config{MaxIndirection: r.cfg.KLM.MaxIndirection, ATS: r.cfg.HCACap.ATS, Coverage: g}); err != nil {
-					t.Fatal(err)
-				}
-				continue
 			case r.clockedOnly:
 				runClockedOnly(t, r, collect)
 			default:

@@ -1,6 +1,7 @@
 package tb
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -165,15 +166,7 @@ func (p *platform) complete(r *scenario.Result) error {
 	if r.Op != scenario.OpAccess || r.Status != prm.OK {
 		return nil
 	}
-	slices.SortStableFunc(obs, func(a, b iommu.Observation) int {
-		switch {
-		case a.Origin.Off < b.Origin.Off:
-			return -1
-		case a.Origin.Off > b.Origin.Off:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(obs, func(a, b iommu.Observation) int { return cmp.Compare(a.Origin.Off, b.Origin.Off) })
 	for _, o := range obs {
 		if !o.OK {
 			*r = scenario.Result{Seq: r.Seq, Op: r.Op, Status: prm.IOMMUFault, Level: int(o.Origin.Level), Offset: o.Origin.Off,
@@ -290,12 +283,15 @@ func (d *driver) Eval(now uint64) bool {
 			d.sent = true
 		}
 		return true
-	case d.busy && d.unmap != nil && d.unmapDone.Valid() && d.done.Ready():
-		d.unmapDone.Pop()
-		d.busy = false
-		d.done.Push(scenario.Result{Seq: d.seq, Op: scenario.OpIOMMUUnmap, Status: prm.OK, Cycle: now, HasCycle: true})
-	case d.busy && d.unmap == nil && d.invalOK.Valid() && d.done.Ready():
-		d.invalOK.Pop()
+	case d.busy && d.done.Ready():
+		// Done when the agent (with ATS) or the IOMMU has forgotten it.
+		if d.unmap != nil && d.unmapDone.Valid() {
+			d.unmapDone.Pop()
+		} else if d.unmap == nil && d.invalOK.Valid() {
+			d.invalOK.Pop()
+		} else {
+			return true
+		}
 		d.busy = false
 		d.done.Push(scenario.Result{Seq: d.seq, Op: scenario.OpIOMMUUnmap, Status: prm.OK, Cycle: now, HasCycle: true})
 	}

@@ -14,7 +14,7 @@ func (r *Request) Fields() []sim.Field { return requestFields }
 
 // FieldValues writes the request's fields.
 func (r *Request) FieldValues(vs []uint64) {
-	vs[0], vs[1], vs[2], vs[3], vs[4] = uint64(r.ID), bit(r.Space.PASID), uint64(r.Space.ID), r.IOVA, bit(r.Write)
+	vs[0], vs[1], vs[2], vs[3], vs[4] = uint64(r.ID), sim.B(r.Space.PASID), uint64(r.Space.ID), r.IOVA, sim.B(r.Write)
 }
 
 var responseFields = []sim.Field{{Name: "id", Width: 32}, {Name: "ok", Width: 1, Format: sim.Bin},
@@ -26,7 +26,7 @@ func (r *Response) Fields() []sim.Field { return responseFields }
 
 // FieldValues writes the answer's fields.
 func (r *Response) FieldValues(vs []uint64) {
-	vs[0], vs[1], vs[2], vs[3] = uint64(r.ID), bit(r.OK), r.PA, r.Size
+	vs[0], vs[1], vs[2], vs[3] = uint64(r.ID), sim.B(r.OK), r.PA, r.Size
 }
 
 var invalFields = []sim.Field{{Name: "pasid", Width: 1, Format: sim.Bin}, {Name: "space_id", Width: 20, Format: sim.Hex},
@@ -37,13 +37,5 @@ func (v *Inval) Fields() []sim.Field { return invalFields }
 
 // FieldValues writes the invalidation's fields.
 func (v *Inval) FieldValues(vs []uint64) {
-	vs[0], vs[1], vs[2], vs[3] = bit(v.Space.PASID), uint64(v.Space.ID), v.IOVA, v.Size
-}
-
-// bit is 1 for true.
-func bit(b bool) uint64 {
-	if b {
-		return 1
-	}
-	return 0
+	vs[0], vs[1], vs[2], vs[3] = sim.B(v.Space.PASID), uint64(v.Space.ID), v.IOVA, v.Size
 }

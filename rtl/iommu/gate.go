@@ -1,8 +1,6 @@
 package iommu
 
 import (
-	"math/bits"
-
 	"mkeysim/pagetable"
 	"mkeysim/rtl/pcie"
 	"mkeysim/rtl/sim"
@@ -258,7 +256,7 @@ func (g *Gate) release() {
 		out.Push(*t)
 	}
 	if g.Observe != nil && (s.need || t.AT == pcie.ATTranslated) && t.TC == pcie.TCData {
-		first := uint64(bits.TrailingZeros8(t.FirstBE | 0x10))
+		first := uint64(pcie.FirstByteOffset(t.FirstBE))
 		if !s.need { // translated by the device's ATC: the IOVA is not on the TLP
 			iova = t.Origin.IOVA &^ 3
 		}

@@ -82,7 +82,7 @@ func (l *ATSLookup) Fields() []sim.Field { return atsLookupFields }
 
 // FieldValues writes a lookup's fields in the order of Fields.
 func (l *ATSLookup) FieldValues(vs []uint64) {
-	vs[0], vs[1], vs[2], vs[3] = uint64(l.Tag), l.Addr, uint64(l.Len), u(l.Write)
+	vs[0], vs[1], vs[2], vs[3] = uint64(l.Tag), l.Addr, uint64(l.Len), sim.B(l.Write)
 }
 
 // Fields lists a result's fields (sim.Fielded).
@@ -90,7 +90,7 @@ func (r *ATSResult) Fields() []sim.Field { return atsResultFields }
 
 // FieldValues writes a result's fields in the order of Fields.
 func (r *ATSResult) FieldValues(vs []uint64) {
-	vs[0], vs[1], vs[2], vs[3], vs[4] = uint64(r.Tag), r.Addr, uint64(r.Len), u(r.OK), uint64(r.Entry)
+	vs[0], vs[1], vs[2], vs[3], vs[4] = uint64(r.Tag), r.Addr, uint64(r.Len), sim.B(r.OK), uint64(r.Entry)
 }
 
 // Fields lists a release's fields (sim.Fielded).
@@ -111,7 +111,7 @@ func (r *TransResp) Fields() []sim.Field { return transRespFields }
 // FieldValues writes a translation completion's fields in the order of
 // Fields.
 func (r *TransResp) FieldValues(vs []uint64) {
-	vs[0], vs[1], vs[2], vs[3], vs[4], vs[5] = uint64(r.ID), u(r.OK), r.Translated, r.Size, u(r.R), u(r.W)
+	vs[0], vs[1], vs[2], vs[3], vs[4], vs[5] = uint64(r.ID), sim.B(r.OK), r.Translated, r.Size, sim.B(r.R), sim.B(r.W)
 }
 
 // Fields lists an invalidate request's fields (sim.Fielded).

@@ -42,13 +42,6 @@ func named[T interface {
 	}
 }
 
-func u(b bool) uint64 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 var pieceFields = []sim.Field{
 	{Name: "tag", Width: 16}, {Name: "level", Width: 8}, {Name: "type", Enum: AccessTypeEnum},
 	{Name: "key", Width: 32, Format: sim.Hex}, {Name: "addr", Width: 64, Format: sim.Hex},
@@ -81,15 +74,15 @@ func (l *Lookup) Fields() []sim.Field { return lookupFields }
 // other fields keep the values they showed.
 func (l *Lookup) FieldValues(vs []uint64) {
 	n := len(pieceFields)
-	vs[n+1] = u(l.Token)
+	vs[n+1] = sim.B(l.Token)
 	if l.Token {
 		vs[n+2] = uint64(l.TokenID)
 		return
 	}
 	l.Piece.FieldValues(vs)
 	m := &l.MKC
-	vs[n], vs[n+3], vs[n+4] = u(l.Created), u(m.Free), uint64(m.AccessMode)
-	vs[n+5] = u(m.A)<<4 | u(m.RW)<<3 | u(m.RR)<<2 | u(m.LW)<<1 | u(m.LR)
+	vs[n], vs[n+3], vs[n+4] = sim.B(l.Created), sim.B(m.Free), uint64(m.AccessMode)
+	vs[n+5] = sim.B(m.A)<<4 | sim.B(m.RW)<<3 | sim.B(m.RR)<<2 | sim.B(m.LW)<<1 | sim.B(m.LR)
 	vs[n+6], vs[n+7], vs[n+8] = uint64(m.PD), m.StartAddr, m.Len
 }
 
@@ -118,7 +111,7 @@ func (o *Outcome) Fields() []sim.Field { return outcomeFields }
 // FieldValues writes the outcome's fields.
 func (o *Outcome) FieldValues(vs []uint64) {
 	vs[0], vs[1], vs[2], vs[3] = uint64(o.Tag), o.Offset, o.Len, uint64(o.Status)
-	vs[4], vs[5], vs[6], vs[7] = uint64(o.Level), uint64(o.Seg.Space), o.Seg.Addr, u(o.Missing)
+	vs[4], vs[5], vs[6], vs[7] = uint64(o.Level), uint64(o.Seg.Space), o.Seg.Addr, sim.B(o.Missing)
 }
 
 var invalFields = []sim.Field{
@@ -132,7 +125,7 @@ func (v *Inval) Fields() []sim.Field { return invalFields }
 
 // FieldValues writes the invalidation's fields.
 func (v *Inval) FieldValues(vs []uint64) {
-	vs[0], vs[1], vs[2], vs[3], vs[4] = uint64(v.ID), uint64(v.Index), v.Lo, v.Hi, u(v.All)
+	vs[0], vs[1], vs[2], vs[3], vs[4] = uint64(v.ID), uint64(v.Index), v.Lo, v.Hi, sim.B(v.All)
 }
 
 var ackFields = []sim.Field{{Name: "id", Width: 32}}
@@ -162,7 +155,7 @@ func (m *Move) Fields() []sim.Field { return moveFields }
 
 // FieldValues writes the move's fields.
 func (m *Move) FieldValues(vs []uint64) {
-	vs[0], vs[1], vs[2], vs[3], vs[4] = uint64(m.Tag), uint64(m.Kind), m.Addr, m.Len, u(m.Last)
+	vs[0], vs[1], vs[2], vs[3], vs[4] = uint64(m.Tag), uint64(m.Kind), m.Addr, m.Len, sim.B(m.Last)
 }
 
 var movedFields = []sim.Field{{Name: "tag", Width: 16}}

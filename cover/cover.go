@@ -61,6 +61,10 @@ const (
 	UMRRegUMRPD        // umr.reg_umr_other_pd
 	UMRTranslationMode // umr.refused.translation_mode
 
+	FencePass      // fence.pass
+	FenceHeld      // fence.held
+	FenceUnordered // fence.umr_unordered
+
 	CreateOctwords            // create.refused.octword_size
 	CreateCapacity            // create.refused.capacity
 	CreateListType            // create.refused.list_type

@@ -97,6 +97,10 @@ var fixed = [numFixed]def{
 	UMRRegUMRPD:        {name: "umr.reg_umr_other_pd", desc: "a UMR from a REG_UMR QP on an object of another PD: the PD check skipped (translation.md 3.2)", models: Both},
 	UMRTranslationMode: {name: "umr.refused.translation_mode", desc: "UMR refused (BAD_PARAM): the context it would write breaks a ma_translation_mode rule (ATS off PA and MTT, CAPI off PA)", models: Both},
 
+	FencePass:      {name: "fence.pass", desc: "a WQE (a local access) whose fence mode lets it overtake the UMR or local invalidate before it on its send queue (prm.MayPass): the golden model allows the old mapping, the clocked model let it enter before the registration took effect", models: Both},
+	FenceHeld:      {name: "fence.held", desc: "a WQE of the send queue of the UMR or local invalidate in progress, which WQEs may pass, waited at the input for it to complete: its own fence mode (with the initiator small fence, or STRONG_ORDERING) holds it", models: Clocked},
+	FenceUnordered: {name: "fence.umr_unordered", desc: "a UMR or local invalidate whose fence mode does not order it after the WQEs before it on this device (prm.UMRFenceCap.Orders): it waits for their translations, not their completions", models: Both},
+
 	CreateOctwords:            {name: "create.refused.octword_size", desc: "CREATE_MKEY refused: translations_octword_size not a multiple of 4", models: Both},
 	CreateCapacity:            {name: "create.refused.capacity", desc: "CREATE_MKEY refused: more entries than the capacity holds", models: Both},
 	CreateListType:            {name: "create.refused.list_type", desc: "CREATE_MKEY refused: a list whose type does not match the access mode", models: Both},

@@ -15,6 +15,10 @@ type Config struct {
 	// CREATE_MKEY and UMR refuse a context whose ma_translation_mode is
 	// ATS (seed 2.2.1).
 	ATS bool
+	// UMRFence is the device's umr_fence capability (hca_cap.umr_fence,
+	// default strong): the mode the WQEs without their own fence get
+	// (prm.KernelUMRFence), so which may overtake a UMR.
+	UMRFence prm.UMRFenceCap
 	// Coverage, if not nil, counts the coverage points the model reaches
 	// (package cover); nil collects nothing and costs a nil check.
 	Coverage *cover.Collector
@@ -49,6 +53,10 @@ type Model struct {
 	icm        Memory
 	io         *iommu // the host IOMMU; nil: DMA addresses are physical
 	stalled    []stalled
+	// The fences (fence.go): by QPN, whether the last WQE of the queue was
+	// a registration; the registration later WQEs may overtake.
+	afterReg keyTable[bool]
+	pass     passWindow
 }
 
 // New returns an empty model.

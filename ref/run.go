@@ -125,10 +125,14 @@ func (m *Model) Apply(seq int, op *scenario.Op) scenario.Result {
 func (m *Model) ApplyInto(seq int, op *scenario.Op, res *scenario.Result) {
 	segs := res.Segments[:0]
 	*res = scenario.Result{Seq: seq, Op: op.Kind}
+	pass, reg, hasObj := m.order(op)
 	var r *Refusal
 	switch op.Kind {
 	case scenario.OpAccess:
 		setOutcome(res, m.access(seq, Request(op.Access), segs))
+		if pass != nil {
+			m.alsoLegal(op, pass, res)
+		}
 		if res.Segments == nil {
 			res.Segments = segs // empty: kept for the next access
 		}
@@ -167,6 +171,8 @@ func (m *Model) ApplyInto(seq int, op *scenario.Op, res *scenario.Result) {
 	}
 	if r != nil {
 		res.Status, res.Reason = r.Status, r.Reason
+	} else if hasObj {
+		m.registered(reg)
 	}
 	m.cfg.Coverage.Command(cover.Command(op.Kind), res.Status)
 	res.Segments = segs // empty: kept for the next access

@@ -38,6 +38,16 @@ type cmdPath struct {
 	acks   int             // acknowledgements still awaited
 	rerun  []stalledAccess // a resume's accesses not yet issued
 	nextID uint32          // the last invalidation's ID
+	// The fences (fence.go): the registration's mode and queue, whether
+	// later WQEs may pass it (passing), whether it waits for the work
+	// before it to retire (ordered) or only to be translated, and how many
+	// requests entered past it (overtakers, the youngest in the ROB).
+	mode       prm.FenceMode
+	passQP     uint32
+	passing    bool
+	isReg      bool
+	ordered    bool
+	overtakers int
 }
 
 // CmdStateNames names the command path's states for waveforms.
@@ -51,12 +61,14 @@ func (t *Top) command(now uint64) {
 	case cmdDrain:
 		k := t.cmd.cur.Op.Kind
 		overlap := t.cfg.OverlapInvalidate && (k == scenario.OpLocalInvalidate || k == scenario.OpSendWithInvalidate)
-		if t.rob.count == 0 || overlap {
+		if t.drained() || overlap {
 			t.cmd.state, t.cmd.wait = cmdExec, now+uint64(t.cfg.CmdLatency)
 		}
 	case cmdExec:
-		// The command runs when its invalidations can leave at once.
-		if now >= t.cmd.wait && t.ctrlCache.Ready() && t.ctrlMTT.Ready() && t.ctrlKLM.Ready() {
+		// The command runs when its invalidations can leave at once, and
+		// the requests that overtook it are translated (fence.go).
+		if now >= t.cmd.wait && t.ctrlCache.Ready() && t.ctrlMTT.Ready() && t.ctrlKLM.Ready() && t.overtakersDone() {
+			t.fence.Overtaken += uint64(t.cmd.overtakers)
 			t.execute(now)
 		}
 	case cmdInval:
@@ -66,14 +78,16 @@ func (t *Top) command(now uint64) {
 	case cmdRerun:
 		t.rerun(now)
 	case cmdDone:
-		if t.Out.Ready() {
+		// Its result leaves after those of the requests before it (a
+		// registration that waited only for their translations).
+		if t.Out.Ready() && (t.older() == 0 || t.cfg.OverlapInvalidate) {
 			res := t.cmd.res
 			res.Cycle, res.HasCycle = now, true
 			t.Out.Push(Result{&res})
 			t.sq.end(res.Seq, res.Status, 0)
 			t.stats.Commands++
 			t.cov.Command(cover.Command(t.cmd.cur.Op.Kind), res.Status)
-			t.cmd.state = cmdIdle
+			t.cmd.state, t.cmd.overtakers, t.cmd.passing = cmdIdle, 0, false
 		}
 	}
 }

@@ -61,6 +61,15 @@ type Config struct {
 // 2.2.1: ma_translation_mode ATS needs HCA_CAP.ats).
 type HCACap struct {
 	ATS bool `toml:"ats" json:"ats" range:"false or true" help:"the device does PCIe Address Translation Services (HCA_CAP.ats): false makes CREATE_MKEY and UMR refuse (BAD_PARAM) a key whose ma_translation_mode is ATS"`
+	// UMRFence is the device's umr_fence (prm.UMRFenceCap by name).
+	UMRFence string `toml:"umr_fence" json:"umr_fence" range:"strong, small or none" help:"the fence a UMR needs to be ordered after the WQEs before it (HCA_CAP.umr_fence 0, 1, 2): strong: STRONG_ORDERING; small: INITIATOR_SMALL; none: any. The host posts the Linux driver's modes for it; a later WQE without the small fence may start before a UMR not STRONG_ORDERING completes and see the old mapping (sq.overtaken; docs/host.md)"`
+}
+
+// UMRFenceCap is hca_cap.umr_fence as the PRM numbers it (the name is
+// checked by Validate).
+func (c HCACap) UMRFenceCap() prm.UMRFenceCap {
+	f, _ := prm.ParseUMRFenceCap(c.UMRFence)
+	return f
 }
 
 // DefaultConfig is a 250 MHz core with the units' defaults, every value
@@ -88,6 +97,7 @@ func DefaultConfig() Config {
 		IOMMU:      iommu.DefaultConfig(),
 		ATC:        atc.DefaultConfig(),
 		SQ:         sq.DefaultConfig(),
+		HCACap:     HCACap{UMRFence: "strong"},
 	}
 }
 
@@ -121,6 +131,9 @@ func (c *Config) Validate() error {
 	}
 	if err := c.ATC.Validate(); err != nil {
 		return err
+	}
+	if _, ok := prm.ParseUMRFenceCap(c.HCACap.UMRFence); !ok {
+		return fmt.Errorf("hca_cap.umr_fence = %s: want strong, small or none (the capability's 0, 1, 2; 3 is reserved)", strconv.Quote(c.HCACap.UMRFence))
 	}
 	if c.IOMMU.Enabled && !c.Data.Enabled {
 		return errors.New("iommu.enabled = true needs data.enabled = true: the IOMMU translates the TLPs of the data path")

@@ -87,10 +87,15 @@ func (r *Result) FieldValues(vs []uint64) {
 }
 
 // Describe lists what the top shows in its waveform scope, core: the
-// command path's state and the requests in the reorder buffer
-// (sim.Described).
+// command path's state, the requests in the reorder buffer, and those of
+// them that entered past the UMR or local invalidate in progress
+// (overtakers, fence.go: non-zero marks an overtaking; they saw the old
+// mapping) (sim.Described).
 func (t *Top) Describe() sim.Description {
+	w := sim.WidthFor(t.cfg.ROBEntries)
 	return sim.Description{Scope: "core", Title: "ROB, command path, results out",
-		Signals: []sim.Signal{{Name: "cmd_state", Enum: CmdStateEnum}, {Name: "rob_count", Width: sim.WidthFor(t.cfg.ROBEntries)}},
-		Sample:  func(vs []uint64) { vs[0], vs[1] = uint64(t.cmd.state), uint64(t.rob.count) }}
+		Signals: []sim.Signal{{Name: "cmd_state", Enum: CmdStateEnum}, {Name: "rob_count", Width: w}, {Name: "overtakers", Width: w}},
+		Sample: func(vs []uint64) {
+			vs[0], vs[1], vs[2] = uint64(t.cmd.state), uint64(t.rob.count), uint64(t.cmd.overtakers)
+		}}
 }

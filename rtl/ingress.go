@@ -5,6 +5,7 @@ package rtl
 // the command path.
 
 import (
+	"mkeysim/cover"
 	"mkeysim/prm"
 	"mkeysim/rtl/bus"
 	"mkeysim/scenario"
@@ -12,11 +13,18 @@ import (
 
 // ingress issues the next operation: an access into the pipeline, or a
 // command to the command path.
+//
+// While a command runs (busy), only a WQE that may overtake it enters
+// (fence.go).
 func (t *Top) ingress(now uint64) {
 	if !t.In.Valid() {
 		return
 	}
+	busy := t.cmd.state != cmdIdle
 	op := *t.In.Peek()
+	if busy && !op.SQ && !t.mayPass(op.Op) {
+		return
+	}
 	var sqQP uint32
 	if op.SQ {
 		// The operation is the next WQE of its QP's send queue.
@@ -33,12 +41,16 @@ func (t *Top) ingress(now uint64) {
 			t.sq.start(op.Seq, &q[0])
 		}
 		sqOp, bad := t.sq.dec.op, t.sq.dec.bad
+		if busy && (bad != "" || !t.mayPass(sqOp)) {
+			return
+		}
 		if bad != "" {
 			// Run as the command the host meant, refused with the reason
 			// (an access too: the command path answers it).
 			t.sq.take(sqQP)
 			t.In.Pop()
 			t.cmd.cur, t.cmd.state, t.cmd.bad = op, cmdDrain, bad
+			t.cmd.passing, t.cmd.isReg, t.cmd.ordered = false, false, true
 			t.cmd.res = scenario.Result{Seq: op.Seq, Op: op.Op.Kind}
 			t.log.Error("send queue", "seq", op.Seq, "error", bad)
 			return
@@ -53,6 +65,8 @@ func (t *Top) ingress(now uint64) {
 			t.sq.take(sqQP)
 		}
 		t.In.Pop()
+		t.startOrder(op.Op)
+		t.posted(op.Op)
 		t.cmd.cur, t.cmd.state, t.cmd.bad = op, cmdDrain, ""
 		t.cmd.res = scenario.Result{Seq: op.Seq, Op: op.Op.Kind}
 		return
@@ -62,6 +76,11 @@ func (t *Top) ingress(now uint64) {
 			t.sq.take(sqQP)
 		}
 		t.In.Pop()
+		t.posted(op.Op)
+		if busy {
+			t.cmd.overtakers++
+			t.cov.Hit(cover.FencePass)
+		}
 	}
 }
 

@@ -347,7 +347,7 @@ func (t *Top) sendCut() {
 // retire sends the oldest request's result when it is whole.
 func (t *Top) retire(now uint64) {
 	e := t.rob.oldest()
-	if e == nil || !e.done() || e.resume {
+	if e == nil || !e.done() || e.resume || t.heldBehind(e) {
 		return // resumed runs are gathered by the command path
 	}
 	if t.rob.data && !e.moved || !t.Out.Ready() {

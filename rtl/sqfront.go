@@ -55,10 +55,11 @@ func (t *Top) wqeOp(w *bus.WQE) (*scenario.Op, string) {
 		if c.Opcode == prm.OpRDMARead {
 			typ = prm.LocalWrite
 		}
-		return &scenario.Op{Kind: scenario.OpAccess, Access: scenario.Access{QPN: c.QPN, Key: prm.Key(d.LKey), Addr: d.Addr, Len: d.ByteCount, Type: typ}}, ""
+		return &scenario.Op{Kind: scenario.OpAccess, Access: scenario.Access{QPN: c.QPN, Key: prm.Key(d.LKey), Addr: d.Addr, Len: d.ByteCount, Type: typ},
+			Fence: c.Fence, HasFence: true}, ""
 	case prm.OpUMR:
 		if w.UMR.IsLocalInvalidate() {
-			return &scenario.Op{Kind: scenario.OpLocalInvalidate, QPN: c.QPN, Key: prm.Key(c.Imm)}, ""
+			return &scenario.Op{Kind: scenario.OpLocalInvalidate, QPN: c.QPN, Key: prm.Key(c.Imm), Fence: c.Fence, HasFence: true}, ""
 		}
 		u := &w.UMR.UMR
 		op := &scenario.UMR{QPN: c.QPN, Key: prm.Key(c.Imm), CheckFree: u.CheckFree, Mask: u.MKeyMask, Image: w.UMR.MKC}
@@ -84,7 +85,7 @@ func (t *Top) wqeOp(w *bus.WQE) (*scenario.Op, string) {
 				return nil, fmt.Sprintf("UMR WQE at index %d: a %d-byte list for access mode %v, which reads none", c.WQEIndex, len(l), mode)
 			}
 		}
-		return &scenario.Op{Kind: scenario.OpUMR, UMR: op}, ""
+		return &scenario.Op{Kind: scenario.OpUMR, UMR: op, Fence: c.Fence, HasFence: true}, ""
 	}
 	return nil, fmt.Sprintf("WQE at index %d: opcode %v is not one the model runs", c.WQEIndex, c.Opcode)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"mkeysim/cover"
+	"mkeysim/prm"
 	"mkeysim/rtl/atc"
 	"mkeysim/rtl/bus"
 	"mkeysim/rtl/dma"
@@ -93,6 +94,12 @@ type Top struct {
 	latency sim.Tally // retired accesses' cycles from issue to retirement (Latencies)
 	stats   Stats
 	cov     *cover.Collector // nil: coverage off
+
+	// The fences (fence.go): the device's umr_fence, by QPN whether the
+	// last WQE of the queue was a registration, and the counters.
+	fenceCap prm.UMRFenceCap
+	afterReg map[uint32]bool
+	fence    FenceStats
 }
 
 // Stats counts the top's work. Each field's tags are the counter's one
@@ -164,7 +171,8 @@ type core Top
 // each command's status and the command corners its firmware sees.
 func (c *core) Covers() []cover.ID {
 	out := slices.Concat(cover.ResultIDs(), cover.ResumeIDs(), cover.CommandIDs(), cover.CreateRefusalIDs())
-	return append(out, cover.InvalAlreadyFree, cover.UMRList, cover.UMRRegUMRPD, cover.UMRTranslationMode)
+	return append(out, cover.InvalAlreadyFree, cover.UMRList, cover.UMRRegUMRPD, cover.UMRTranslationMode,
+		cover.FencePass, cover.FenceHeld, cover.FenceUnordered)
 }
 
 // SetCoverage makes the top and its firmware hit their points in cv.
@@ -183,6 +191,7 @@ func New(cfg Config, e *sim.Engine, icm ICM, log hclog.Logger) (*Top, error) {
 	t := &Top{cfg: cfg, eng: e, fw: newFirmware(icm, cfg.MKCCache.ICMBase), rob: newROB(cfg.ROBEntries, cfg.Data.Enabled),
 		log: log.Named("top")}
 	t.fw.ats = cfg.HCACap.ATS
+	t.fenceCap, t.afterReg = cfg.HCACap.UMRFenceCap(), map[uint32]bool{}
 	t.CounterSet = sim.Declare("core", &t.stats)
 	t.fwLog = t.log.Named("firmware")
 	t.In = sim.NewChan[Op](e, "top.in", d, 1)
@@ -353,7 +362,7 @@ func (t *Top) Eval(now uint64) bool {
 	t.move()
 	t.command(now)
 	t.sendCut()
-	if t.cmd.state == cmdIdle {
+	if t.cmd.state == cmdIdle || t.open(now) {
 		t.ingress(now)
 	}
 	if len(t.sq.ends) > 0 {
@@ -370,7 +379,7 @@ func (t *Top) Eval(now uint64) bool {
 	t.stats.ROBCycles.NoteN(now, uint64(t.rob.count))
 	t.stats.OrderStalls.NoteN(now, t.rob.orderWaits())
 	return t.cmd.state == cmdDone || len(t.cmd.rerun) > 0 || len(t.sq.ends) > 0 ||
-		t.rob.retirable() || t.canMove() || t.Handshakes() != moves
+		t.rob.retirable() && !t.heldBehind(t.rob.oldest()) || t.canMove() || t.Handshakes() != moves
 }
 
 // ack takes an acknowledgement of the invalidation in progress from a.

@@ -59,6 +59,34 @@ func Diff(got, want *Result) string {
 	return ""
 }
 
+// DiffLegal is Diff accepting any outcome want allows: got agrees when it
+// matches want or one of want.AlsoLegal (an access that may have started
+// before a UMR of its send queue completed). The difference reported is
+// the one from want itself.
+func DiffLegal(got, want *Result) string {
+	d := Diff(got, want)
+	if d == "" {
+		return ""
+	}
+	if LegalIndex(got, want) >= 0 {
+		return ""
+	}
+	return d
+}
+
+// LegalIndex is the index in want.AlsoLegal of the outcome got matches,
+// -1 when none does (or got matches want itself first).
+func LegalIndex(got, want *Result) int {
+	for i := range want.AlsoLegal {
+		alt := want.AlsoLegal[i]
+		alt.Seq, alt.Op = want.Seq, want.Op
+		if Diff(got, &alt) == "" {
+			return i
+		}
+	}
+	return -1
+}
+
 func diffAccess(got, want *Result) string {
 	if got.Status == 0 {
 		if len(got.Segments) != len(want.Segments) {

@@ -16,6 +16,11 @@ const qps = `"qps": [{"qpn": 1, "pd": 5}, {"qpn": 2, "pd": 5, "type": "REG_UMR"}
 // errorCases: each document's first error, as "path: message".
 var errorCases = []struct{ name, doc, want string }{
 	{"top unknown", `{"version": 1, "qps": []}`, `version: unknown field "version"`},
+	{"fence name", `{` + qps + `, "ops": [{"op": "umr", "qpn": 2, "key": 1, "fence": "small"}]}`, `ops[0].fence: unknown fence mode "small" (want one of none, initiator_small, fence, strong_ordering, small_and_fence, or 0..4)`},
+	{"fence reserved", `{` + qps + `, "ops": [{"op": "local_invalidate", "qpn": 1, "key": 1, "fence": 5}]}`, `ops[0].fence: fence mode 5 is reserved (want 0..4: none, initiator_small, fence, strong_ordering, small_and_fence)`},
+	{"fence wide", `{` + qps + `, "ops": [{"op": "local_invalidate", "qpn": 1, "key": 1, "fence": 8}]}`, `ops[0].fence: value 8 wider than 3 bits`},
+	{"fence remote", `{` + qps + `, "ops": [{"op": "access", "qpn": 1, "key": 1, "addr": 0, "len": 8, "type": "REMOTE_READ", "fence": "none"}]}`, `ops[0].fence: a fence mode belongs to a work request of the send queue: an access of type REMOTE_READ is not one (only LOCAL_READ and LOCAL_WRITE are)`},
+	{"fence command", `{` + qps + `, "ops": [{"op": "destroy_mkey", "index": 1, "fence": 0}]}`, `ops[0].fence: unknown field "fence"`},
 	{"top not object", `[]`, `want an object, got an array`},
 	{"qps not array", `{"qps": {}}`, `qps: want an array, got an object`},
 	{"qp not object", `{"qps": [1]}`, `qps[0]: want an object, got a number`},

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"bytes"
 	"strings"
 
 	"mkeysim/prm"
@@ -50,11 +51,11 @@ func (p *parser) queryWindow(at path, o *obj) *QueryWindow {
 
 // opFields are the fields of each op, but create_mkey's (createFields).
 var opFields = [numOpKind][]string{
-	OpAccess:             {"op", "qpn", "key", "addr", "len", "type"},
+	OpAccess:             {"op", "qpn", "key", "addr", "len", "type", "fence"},
 	OpDestroyMKey:        {"op", "index"},
 	OpQueryMKey:          {"op", "index", "offset", "count"},
-	OpUMR:                {"op", "qpn", "key", "check_free", "mask", "mkc", "translation_offset", "mtt", "klm"},
-	OpLocalInvalidate:    {"op", "qpn", "key"},
+	OpUMR:                {"op", "qpn", "key", "check_free", "mask", "mkc", "translation_offset", "mtt", "klm", "fence"},
+	OpLocalInvalidate:    {"op", "qpn", "key", "fence"},
 	OpSendWithInvalidate: {"op", "qpn", "key"},
 	OpPageFaultResume:    {"op", "key", "ok"},
 	OpIOMMUUnmap:         {"op", "rid", "pasid", "iova", "size"},
@@ -153,6 +154,29 @@ func (p *parser) op(op *Op, at path, v value, qpns map[uint32]bool) {
 			p.fail(at.dot("op"), "iommu_unmap in a scenario without an iommu section")
 		}
 	}
+	if v, ok := o.get("fence"); ok {
+		op.Fence, op.HasFence = p.fence(at.dot("fence"), v), true
+		if p.err == nil && !op.IsWQE() {
+			p.fail(at.dot("fence"), "a fence mode belongs to a work request of the send queue: an access of type %v is not one (only LOCAL_READ and LOCAL_WRITE are)", op.Access.Type)
+		}
+	}
+}
+
+// fence parses a WQE's fence mode: a name (none, initiator_small, fence,
+// strong_ordering, small_and_fence) or its number 0..4.
+func (p *parser) fence(at path, v value) prm.FenceMode {
+	if s := v.str(); v.kind == jsonString && !bytes.HasPrefix(s, []byte("0x")) && !bytes.HasPrefix(s, []byte("0X")) && !isDigits(s) {
+		m, ok := prm.ParseFenceMode(string(s))
+		if !ok {
+			p.fail(at, "unknown fence mode %s (want one of %s, or 0..4)", quote(s), strings.Join(prm.FenceNames(), ", "))
+		}
+		return m
+	}
+	n := p.number(at, v, 3)
+	if p.err == nil && n > uint64(prm.FenceSmallAndFence) {
+		p.fail(at, "fence mode %d is reserved (want 0..4: %s)", n, strings.Join(prm.FenceNames(), ", "))
+	}
+	return prm.FenceMode(n)
 }
 
 // mask parses a list of mask names or a 64-bit number.

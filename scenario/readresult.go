@@ -29,6 +29,7 @@ type rawResult struct {
 	EntriesLeftOut  uint64       `json:"entries_left_out"`
 	SegmentsLeftOut uint64       `json:"segments_left_out"`
 	Resumed         []rawResult  `json:"resumed"`
+	AlsoLegal       []rawResult  `json:"also_legal"`
 	Cycle           *uint64      `json:"cycle"`
 }
 
@@ -196,6 +197,17 @@ func (raw *rawResult) result(op string) (Result, error) {
 			return r, fmt.Errorf("resumed[%d]: %v", i, err)
 		}
 		r.Resumed = append(r.Resumed, sub)
+	}
+	if len(raw.AlsoLegal) > 0 && r.Op != OpAccess {
+		return r, fmt.Errorf("also_legal on a %v line (only an access has it)", r.Op)
+	}
+	for i := range raw.AlsoLegal {
+		raw.AlsoLegal[i].Seq = raw.Seq
+		alt, err := raw.AlsoLegal[i].result("access")
+		if err != nil {
+			return r, fmt.Errorf("also_legal[%d]: %v", i, err)
+		}
+		r.AlsoLegal = append(r.AlsoLegal, alt)
 	}
 	if raw.Cycle != nil {
 		r.Cycle, r.HasCycle = *raw.Cycle, true

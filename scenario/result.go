@@ -48,6 +48,13 @@ type Result struct {
 	// page_fault_resume
 	Resumed []Result
 
+	// AlsoLegal (an access, the golden model's line): the other outcomes
+	// the ordering rules allow, each an access result without seq and op
+	// (written as "also_legal" when not empty). A WQE that may start
+	// before a UMR of its send queue completes may see the old mapping or
+	// the new (prm.MayPass): the line is the new, AlsoLegal the old.
+	AlsoLegal []Result
+
 	// Cycle is the clocked model's completion cycle, written when HasCycle.
 	Cycle    uint64
 	HasCycle bool
@@ -58,6 +65,12 @@ type Result struct {
 func (r *Result) Clone() Result {
 	c := *r
 	c.Segments = append([]prm.Segment(nil), r.Segments...)
+	if r.AlsoLegal != nil {
+		c.AlsoLegal = make([]Result, len(r.AlsoLegal))
+		for i := range r.AlsoLegal {
+			c.AlsoLegal[i] = r.AlsoLegal[i].Clone()
+		}
+	}
 	if r.Resumed != nil {
 		c.Resumed = make([]Result, len(r.Resumed))
 		for i := range r.Resumed {
@@ -183,6 +196,21 @@ func (r *Result) appendBody(b []byte) []byte {
 	switch r.Op {
 	case OpAccess:
 		b = r.appendAccess(b)
+		if len(r.AlsoLegal) > 0 {
+			b = append(b, `,"also_legal":[`...)
+			for i := range r.AlsoLegal {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				x := &r.AlsoLegal[i]
+				b = append(b, `{"status":"`...)
+				b = append(b, x.Status.String()...)
+				b = append(b, '"')
+				b = x.appendAccess(b)
+				b = append(b, '}')
+			}
+			b = append(b, ']')
+		}
 	case OpCreateMKey:
 		if r.Status == prm.OK {
 			b = append(b, `,"index":`...)

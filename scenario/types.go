@@ -130,7 +130,31 @@ type Op struct {
 	Key    prm.Key      // local_invalidate, send_with_invalidate, page_fault_resume
 	Kind   OpKind
 	OK     bool // page_fault_resume
+	// Fence is the WQE's fence mode (access of a local type, umr,
+	// local_invalidate) when HasFence; without one, each model posts the
+	// mode the Linux driver would (prm.KernelUMRFence, KernelNextFence).
+	// (omitempty: a digest of a generated scenario, which has none, is
+	// that of before them.)
+	Fence    prm.FenceMode `json:",omitempty"`
+	HasFence bool          `json:",omitempty"`
 }
+
+// IsWQE reports whether the operation is a work request of its QP's send
+// queue: an access of a local type, a UMR or a local invalidate. Only
+// these have a fence mode.
+func (o *Op) IsWQE() bool {
+	switch o.Kind {
+	case OpAccess:
+		return o.Access.Type == prm.LocalRead || o.Access.Type == prm.LocalWrite
+	case OpUMR, OpLocalInvalidate:
+		return true
+	}
+	return false
+}
+
+// IsRegistration reports whether the operation is a UMR or a local
+// invalidate: a WQE that changes a key, which the fences order.
+func (o *Op) IsRegistration() bool { return o.Kind == OpUMR || o.Kind == OpLocalInvalidate }
 
 // QP is the QP the operation names: an access's, a UMR's SQ, the QP of a
 // local or remote invalidation; 0 for a command that names none.

@@ -501,6 +501,7 @@ func (s *source) postAhead() bool {
 		if op = s.feed.At(s.posted); op == nil || host.Carries(op) {
 			break
 		}
+		s.host.Pass(op)
 	}
 	if op == nil || s.posted >= limit || s.err != nil {
 		return false

@@ -288,6 +288,7 @@ func (b *Bench) StreamHostFeed(f *stimulus.Feed, opt RunOptions) (HostStats, err
 		return HostStats{}, errors.New("--front host with the host IOMMU (iommu.enabled) is not modelled yet (issue 36)")
 	}
 	h := host.New(b.Mem)
+	h.UMRFence = b.Top.Config().HCACap.UMRFenceCap()
 	b.src.host, b.src.err = h, nil
 	inner := opt
 	inner.OnResult = func(r *scenario.Result) error {

@@ -28,26 +28,36 @@ var (
 // fed a chunk at a time so that memory holds a few chunks (Feed). It runs
 // twice: on the default device, and on a platform with the host IOMMU
 // (issue 36), whose keys mix none, ATS and CAPI translation and whose
-// workload unmaps a page every few hundred operations. Each reports zero
-// differences or fails with the first ones and the seed.
+// workload unmaps a page every few hundred operations; and (issue 37) on
+// a device whose umr_fence is none with a fence mode drawn at random on a
+// half of the WQEs, the accesses after each UMR reading its key: those
+// that overtake it may see the old mapping, which the golden model
+// allows (the run asserts that some did, and that sq.overtaken counted
+// them). Each reports zero differences or fails with the first ones and
+// the seed.
 func TestSoak(t *testing.T) {
 	platform := rtl.DefaultConfig()
 	platform.HCACap.ATS, platform.IOMMU.Enabled, platform.Data.Enabled = true, true, true
+	fences := rtl.DefaultConfig()
+	fences.HCACap.UMRFence = "none"
 	for _, c := range []struct {
-		name string
-		cfg  rtl.Config
-		mode string
+		name   string
+		cfg    rtl.Config
+		mode   string
+		fences int
 	}{
-		{"default", rtl.DefaultConfig(), stimulus.TranslationNone},
-		{"host IOMMU, ATS and CAPI keys", platform, stimulus.TranslationMixed},
+		{"default", rtl.DefaultConfig(), stimulus.TranslationNone, 0},
+		{"host IOMMU, ATS and CAPI keys", platform, stimulus.TranslationMixed, 0},
+		{"UMR fences, umr_fence none", fences, stimulus.TranslationNone, 500},
 	} {
-		t.Run(c.name, func(t *testing.T) { soak(t, c.cfg, c.mode) })
+		t.Run(c.name, func(t *testing.T) { soak(t, c.cfg, c.mode, c.fences) })
 	}
 }
 
 // soak is one TestSoak run on cfg, with the workload's keys in
-// translation mode mode (and iommu_unmap 3 per mille with the IOMMU).
-func soak(t *testing.T, cfg rtl.Config, mode string) {
+// translation mode mode (and iommu_unmap 3 per mille with the IOMMU), and
+// fences WQEs a thousand with a fence mode of their own.
+func soak(t *testing.T, cfg rtl.Config, mode string, fences int) {
 	ops, keys := *soakOps, *soakKeys
 	if testing.Short() {
 		ops, keys = min(ops, 100_000), min(keys, 10_000)
@@ -55,6 +65,7 @@ func soak(t *testing.T, cfg rtl.Config, mode string) {
 	w := stimulus.DefaultWorkload()
 	w.Seed, w.Keys, w.Accesses = *soakSeed, keys, ops
 	w.HotKeys = keys / 8
+	w.FencePerMille = fences
 	if cfg.IOMMU.Enabled {
 		w.IOMMU, w.TranslationMode, w.IOMMUUnmapPerMille = true, mode, 3
 	}
@@ -70,7 +81,7 @@ func soak(t *testing.T, cfg rtl.Config, mode string) {
 	if err := b.Load(setup); err != nil {
 		t.Fatal(err)
 	}
-	board, err := score.NewBoard(setup, ref.Config{MaxIndirection: cfg.KLM.MaxIndirection, ATS: cfg.HCACap.ATS})
+	board, err := score.NewBoard(setup, ref.Config{MaxIndirection: cfg.KLM.MaxIndirection, ATS: cfg.HCACap.ATS, UMRFence: cfg.HCACap.UMRFenceCap()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,6 +111,15 @@ func soak(t *testing.T, cfg rtl.Config, mode string) {
 				t.Logf("%s = %d", name, n)
 			}
 		}
+	}
+	if fences > 0 {
+		// WQEs overtook UMRs, and some saw the old mapping where it
+		// differs from the new.
+		n, _ := st.Count("sq.overtaken")
+		if n == 0 || board.Passed == 0 {
+			t.Errorf("seed %d: sq.overtaken %d, %d results the old mapping's: the fences did not let WQEs overtake UMRs", *soakSeed, n, board.Passed)
+		}
+		t.Logf("sq.overtaken = %d, %d results of the old mapping", n, board.Passed)
 	}
 	t.Logf("%d operations (%d accesses) over %d keys, back-pressure %d/1000: %s; %d cycles in %v",
 		total, ops, keys, *soakPress, board.Summary(), st.Cycles, time.Since(start).Round(time.Millisecond))

@@ -218,7 +218,7 @@ func TestInterrupt(t *testing.T) {
 			cfg := config.Default()
 			cfg.Workload.Accesses = accesses
 			sc := stimulus.Generate(cfg.Workload)
-			board, err := score.NewBoard(sc, ref.Config{MaxIndirection: cfg.Model.KLM.MaxIndirection, ATS: cfg.Model.HCACap.ATS})
+			board, err := score.NewBoard(sc, ref.Config{MaxIndirection: cfg.Model.KLM.MaxIndirection, ATS: cfg.Model.HCACap.ATS, UMRFence: cfg.Model.HCACap.UMRFenceCap()})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -34,10 +34,11 @@ kept, and the exit status is 130 (SIGINT) or 143 (SIGTERM).`,
 		Example: `  mkeysim ref examples/mtt-page-split.json
   mkeysim ref examples/klm-nested.json --klm.max-indirection 2
   mkeysim ref examples/ats-refusals.json --hca-cap.ats
+  mkeysim ref examples/umr-fence.json --hca-cap.umr-fence none
   mkeysim ref examples/klm-nested.json --coverage out/coverage.json`,
 		Args: nArgs(1, 1, "exactly one scenario file"),
 		RunE: func(c *cobra.Command, args []string) error {
-			return refMain(c, ref.Config{MaxIndirection: depth, ATS: caps.Model.HCACap.ATS}, coverPath, args[0])
+			return refMain(c, ref.Config{MaxIndirection: depth, ATS: caps.Model.HCACap.ATS, UMRFence: caps.Model.HCACap.UMRFenceCap()}, coverPath, args[0])
 		},
 	}
 	// The depth limit is run's klm.max_indirection: the same flag, range
@@ -50,6 +51,8 @@ kept, and the exit status is 130 (SIGINT) or 143 (SIGTERM).`,
 	f.MarkHidden("max-indirection")
 	p, _ = caps.Param("hca_cap.ats")
 	f.VarPF(p, config.FlagName(p.Name), "", p.Help).NoOptDefVal = "true"
+	p, _ = caps.Param("hca_cap.umr_fence")
+	f.Var(p, config.FlagName(p.Name), p.Help)
 	f.Bool("quiet", false, "accepted for the same command lines as run and sweep: ref shows no progress bar")
 	f.StringVar(&coverPath, "coverage", "", "write the coverage points the golden model reached as JSON to `FILE` (docs/coverage.md)")
 	return c

@@ -53,9 +53,9 @@
 // the order their parses end, round robin among the QPs ready in the same
 // cycle: the order their reads' completions allow, not the order of the
 // doorbells. The top keeps them by QP and takes each when the scenario
-// reaches it. The fence rules of a device whose umr_fence is not strong
-// (issue 37 part 2) are to be applied when a held WQE is sent, "at
-// issue": the reads and parses behind a fenced WQE go on.
+// reaches it. The fence rules (issue 37 part 2) apply "at issue", where
+// the top takes a WQE into the pipeline (rtl/fence.go): the reads and
+// parses behind a fenced WQE go on.
 //
 // A WQE whose DS says it is longer than the doorbell announced is read
 // whole all the same; a WQE that cannot be read or parsed is sent with

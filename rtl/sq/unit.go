@@ -65,7 +65,7 @@ type Stats struct {
 	BadDoorbells uint64        `counter:"bad_doorbells" unit:"MWr TLPs" help:"MWr TLPs to another address or of another length than the doorbell's 8 bytes, dropped"`
 	WQEs         uint64        `counter:"wqes" unit:"WQEs" help:"WQEs read and sent to the top, the bad ones included (NOPs not)"`
 	NOPs         uint64        `counter:"nops" unit:"WQEs" help:"NOP WQEs read and skipped (the host's padding at the end of a send queue)"`
-	Fenced       uint64        `counter:"fenced" unit:"WQEs" help:"WQEs with a fence mode other than none: the model orders every WQE after a UMR or invalidate behind it (a device whose umr_fence is strong), so each is run in order as any other"`
+	Fenced       uint64        `counter:"fenced" unit:"WQEs" help:"WQEs read with a fence mode other than none (the top applies the modes where it takes each WQE: sq.overtaken)"`
 	BadWQEs      uint64        `counter:"bad_wqes" unit:"WQEs" help:"WQEs that could not be read or parsed: sent with the reason, their operation fails"`
 	ReadBytes    uint64        `counter:"read_bytes" unit:"bytes" help:"bytes of send queue and UMR lists read from host memory"`
 	BusyCycles   sim.Occupancy `counter:"busy_cycles" unit:"cycles" kind:"occupancy" mean:"busy" help:"cycles the fetch engine had a QP to serve: WQEs announced and not yet sent, or reads in flight (busy = busy_cycles / cycles)"`
@@ -462,8 +462,8 @@ func (q *qp) headIn() bool {
 // parseOne parses the next WQE of one QP (round robin among those whose
 // WQE is in): a NOP is skipped, a UMR whose list is not inline goes on
 // to read it, anything else is held for Out. The issue rules of a fence
-// (issue 37 part 2) will apply when a held WQE is sent (emit), not here:
-// the parse and the reads ahead go on behind a fenced WQE.
+// (issue 37 part 2) apply where the top takes the WQE (rtl/fence.go), not
+// here: the parse and the reads ahead go on behind a fenced WQE.
 func (u *Unit) parseOne() {
 	q := u.parseReady()
 	if q == nil {

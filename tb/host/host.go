@@ -36,6 +36,36 @@ type Host struct {
 	// CQEs polled and checked and the error ones among them.
 	WQEs, NOPs, Doorbells int
 	CQEs, ErrorCQEs       int
+	// UMRFence is the device's umr_fence (hca_cap.umr_fence): a WQE
+	// without its own fence mode gets the Linux driver's (Fence);
+	// afterReg is, by QP, whether its last WQE was a UMR or local
+	// invalidate.
+	UMRFence prm.UMRFenceCap
+	afterReg map[uint32]bool
+}
+
+// Pass notes that op, in posting order, went to the model (Post calls
+// it; the testbench calls it for an operation the host does not carry):
+// a WQE the host posts next follows a registration or not, as the
+// driver's next_fence says.
+func (h *Host) Pass(op *scenario.Op) {
+	if op.IsWQE() {
+		h.afterReg[op.QP()] = op.IsRegistration()
+	}
+}
+
+// Fence is the fence mode the host posts op's WQE with: the scenario's,
+// else the Linux driver's for the device (prm.KernelUMRFence on a UMR or
+// local invalidate, KernelNextFence on the WQE after one: see
+// prm/fence.go for where the kernel does it).
+func (h *Host) Fence(op *scenario.Op) prm.FenceMode {
+	switch {
+	case op.HasFence:
+		return op.Fence
+	case op.IsRegistration():
+		return prm.KernelUMRFence(h.UMRFence)
+	}
+	return prm.KernelNextFence(h.afterReg[op.QP()])
 }
 
 // postedWQE is a WQE the host posted, or (recv) a SEND with invalidate
@@ -65,7 +95,7 @@ type ended struct {
 // New returns a host over host memory mem, every queue empty.
 func New(mem *pcie.Memory) *Host {
 	return &Host{mem: mem, pi: map[uint32]uint16{}, nextList: listRegion, posted: map[int]postedWQE{}, cqs: map[uint32]*cqState{},
-		recvs: map[uint32]uint16{}, cqInit: map[uint32]bool{}}
+		recvs: map[uint32]uint16{}, cqInit: map[uint32]bool{}, afterReg: map[uint32]bool{}}
 }
 
 // Carries reports whether the host front sends op as a WQE: a local
@@ -157,8 +187,9 @@ func (h *Host) Post(seq int, op *scenario.Op) (pcie.TLP, error) {
 			h.mem.Write(listAt, list)
 		}
 	}
+	fence := h.Fence(op)
 	build := func(index uint16) error {
-		ctrl := prm.CtrlSeg{WQEIndex: index, QPN: qpn, CE: prm.CompAlways}
+		ctrl := prm.CtrlSeg{WQEIndex: index, QPN: qpn, CE: prm.CompAlways, Fence: fence}
 		switch op.Kind {
 		case scenario.OpAccess:
 			a := &op.Access
@@ -172,12 +203,11 @@ func (h *Host) Post(seq int, op *scenario.Op) (pcie.TLP, error) {
 			}
 			b = w.Append(b[:0])
 		case scenario.OpLocalInvalidate:
-			// As the kernel posts a UMR on a device whose umr_fence is
-			// strong (docs/host.md).
-			ctrl.Imm, ctrl.Fence = uint32(op.Key), prm.FenceStrongOrdering
+			ctrl.Imm = uint32(op.Key)
 			b = prm.LocalInvWQE{Ctrl: ctrl}.Append(b[:0])
 		case scenario.OpUMR:
 			w := umrWQE(op.UMR, index, listAt)
+			w.Ctrl.Fence = fence
 			if _, err := w.DS(); err != nil {
 				return err
 			}
@@ -209,6 +239,7 @@ func (h *Host) Post(seq int, op *scenario.Op) (pcie.TLP, error) {
 	h.posted[seq] = postedWQE{qpn: qpn, index: pi, opcode: prm.Opcode(b[3])}
 	h.pi[qpn] = pi + bbs
 	h.WQEs++
+	h.Pass(op)
 	h.Doorbells++
 	return pcie.NewWrite(0, rtl.DoorbellAddr, b[:8]), nil
 }

@@ -44,7 +44,10 @@ type Workload struct {
 	AccessBytes    uint32 `toml:"access_bytes" json:"access_bytes" range:"1..2^30" help:"bytes of each access of a measurement workload"`
 	AccessType     string `toml:"access_type" json:"access_type" range:"LOCAL_READ, LOCAL_WRITE, REMOTE_READ, REMOTE_WRITE or REMOTE_ATOMIC" help:"access type of a measurement workload"`
 	SmallFence     bool   `toml:"small_fence" json:"small_fence" range:"false or true" help:"the measurement workload's regions have small_fence_on_rdma_read_response (MKC 00h bit 16): with the data path on, an RDMA READ response (REMOTE_READ) keeps one read of its QP in flight"`
-	StrideBytes    uint64 `toml:"stride_bytes" json:"stride_bytes" range:"1..2^40" help:"distance between consecutive accesses of the strided workload, in the footprint taken as one range"`
+	// FencePerMille: the mixed workload's WQEs with a fence mode of their
+	// own (fence.go).
+	FencePerMille int    `toml:"fence_per_mille" json:"fence_per_mille" range:"0..1000" help:"WQEs per thousand of the mixed workload (local accesses, UMRs, local invalidates) given a fence mode drawn at random (0..4; the others get the Linux driver's for hca_cap.umr_fence), and, when not 0, the two accesses after each UMR or local invalidate read its key from its QP, so that those whose modes let them overtake it may see the old mapping (sq.overtaken)"`
+	StrideBytes   uint64 `toml:"stride_bytes" json:"stride_bytes" range:"1..2^40" help:"distance between consecutive accesses of the strided workload, in the footprint taken as one range"`
 	// InterArrivalCycles is the offered load (Bench.InterArrival).
 	InterArrivalCycles uint64 `toml:"inter_arrival_cycles" json:"inter_arrival_cycles" range:"0..2^24" help:"offered load: at least this many cycles between two operations entering the model (0: as fast as it takes them); latencies count from the reorder buffer, not the wait before it"`
 	// WarmupAccesses is how many access results the statistics skip.
@@ -184,6 +187,7 @@ func NewGenerator(w Workload) *Generator {
 	g := &Generator{g: gen{r: rand.New(rand.NewSource(w.Seed)), w: w, accesses: w.Accesses}}
 	g.g.sc = &scenario.Scenario{QPs: genQPs}
 	g.g.startIOMMU()
+	g.g.startFences()
 	if w.Kind == KindTrace {
 		if g.err = rtl.CheckRanges(&w, "workload."); g.err == nil {
 			g.err = w.Check() // reads the file only if no copy of w has
@@ -267,6 +271,11 @@ type gen struct {
 	// from r, so that they change nothing else of the workload.
 	tr *rand.Rand
 	io *genIOMMU
+	// fr draws the fences (fence.go; nil without them); follow is the key
+	// of the last registration, which followN more accesses read.
+	fr      *rand.Rand
+	follow  *genKey
+	followN int
 }
 
 var genQPs = []scenario.QP{
@@ -311,6 +320,8 @@ func (g *gen) ops(n int) {
 			g.sc.Ops = append(g.sc.Ops, scenario.Op{Kind: scenario.OpQueryMKey, Index: k.index})
 		default:
 			op, k := g.access()
+			k = g.retarget(&op, k)
+			g.fence(&op)
 			g.sc.Ops = append(g.sc.Ops, op)
 			a++
 			if k != nil && k.odp && op.Access.Len > 0 && !slices.Contains(g.stalled, op.Access.Key) {
@@ -516,7 +527,10 @@ func (g *gen) umr() {
 		u.Image.RR, u.Image.RW = r.Intn(2) == 0, r.Intn(2) == 0
 		k.mkc.RR, k.mkc.RW = u.Image.RR, u.Image.RW
 	}
-	g.sc.Ops = append(g.sc.Ops, scenario.Op{Kind: scenario.OpUMR, UMR: &u})
+	op := scenario.Op{Kind: scenario.OpUMR, UMR: &u}
+	g.fence(&op)
+	g.sc.Ops = append(g.sc.Ops, op)
+	g.registered(k)
 }
 
 // invalidate frees a key, locally or remotely.
@@ -527,6 +541,11 @@ func (g *gen) invalidate() {
 	if r.Intn(2) == 0 {
 		kind = scenario.OpSendWithInvalidate
 	}
-	g.sc.Ops = append(g.sc.Ops, scenario.Op{Kind: kind, QPN: k.qpn, Key: prm.MakeKey(k.index, k.variant)})
+	op := scenario.Op{Kind: kind, QPN: k.qpn, Key: prm.MakeKey(k.index, k.variant)}
+	g.fence(&op)
+	g.sc.Ops = append(g.sc.Ops, op)
 	k.freed = true
+	if kind == scenario.OpLocalInvalidate {
+		g.registered(k)
+	}
 }

@@ -18,13 +18,16 @@
 //
 // Each QP has a fetch context: its producer counter (the furthest
 // doorbell's), its fetch pointer (the next basic block to read) and its
-// consumer counter (the next WQE to parse), and a WQE cache of CacheBBs
-// basic blocks that holds what was read ahead of the consumer counter. A
-// doorbell of a QP whose fetch is not running puts the QP at the end of
-// the active list; one of a QP whose fetch runs only moves its producer
+// consumer counter (the next WQE to parse), and, while its fetch runs, a
+// WQE cache of sq.wqe_cache_bbs basic blocks that holds what was read
+// ahead of the consumer counter. A doorbell of a QP whose fetch is not
+// running puts the QP at the end of the active list with a cache from the
+// unit's pool; one of a QP whose fetch runs only moves its producer
 // counter on (sq.coalesced_doorbells): the fetch goes on further, no
-// second one starts. A QP leaves the list when every WQE announced has
-// been sent and none of its reads is in flight.
+// second one starts. A QP leaves the list, and its cache goes back to the
+// pool, when every WQE announced has been sent and none of its reads is
+// in flight: a run over a million QPs holds caches for the active ones
+// only.
 //
 // Every cycle the engine, in this order:
 //
@@ -85,4 +88,5 @@
 // # Parameters (toml key under [sq], default)
 //
 //	FetchOutstanding  fetch_outstanding  8  reads of send queues and UMR lists in flight at once, over all QPs (1..256)
+//	WQECacheBBs       wqe_cache_bbs      32  basic blocks of each active QP's WQE cache (a power of two in 16..1024)
 package sq

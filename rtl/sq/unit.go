@@ -80,11 +80,12 @@ type Stats struct {
 	SlotStalls  sim.Stalls    `counter:"slot_stall_cycles" unit:"cycles" kind:"wait" help:"cycles that ended with all sq.fetch_outstanding reads in flight and another waiting for one to end: a QP's basic blocks announced, with room in its WQE cache, or a UMR's list"`
 }
 
-// CacheBBs is the basic blocks of each QP's WQE cache: the WQEs read
-// ahead of the one being parsed (2 KiB, room for the largest WQE, 16
-// basic blocks, twice over). A QP's reads in flight and its WQEs read
-// and not yet parsed fit in it.
-const CacheBBs = 32
+// A QP's WQE cache holds the basic blocks read ahead of the one being
+// parsed (sq.wqe_cache_bbs of them): its reads in flight and its WQEs
+// read and not yet parsed fit in it. It belongs to the QP while its
+// fetch runs (on the active list) and goes back to the unit's pool when
+// the fetch ends, so that a run over many QPs holds caches for the active
+// ones only; the QP's counters stay.
 
 // entry is a basic block of a QP's WQE cache.
 type entry struct {
@@ -124,7 +125,7 @@ type qp struct {
 	fp       uint16 // fetch pointer: the next basic block to read
 	inFlight int    // its reads in flight (lists included)
 	active   bool
-	cache    [CacheBBs]entry
+	cache    []entry // while active: sq.wqe_cache_bbs entries, a power of two
 	hold     holdState
 	wqe      bus.WQE // the WQE held
 }
@@ -157,6 +158,7 @@ type Unit struct {
 	rrParse        int               // to parse,
 	rrEmit         int               // and to send on Out
 	slots          []slot            // the reads in flight, by ReadReq ID - firstReadID
+	pool           [][]entry         // WQE caches of QPs whose fetch ended, for the next
 	inFlight       int               // busy slots
 	cqPI           map[uint32]uint32 // every QP's completion queue producer counter
 	rqCI           map[uint32]uint16 // every QP's receive counter (wqe_counter of receive CQEs)
@@ -290,9 +292,30 @@ func (u *Unit) doorbell() {
 	}
 	if ahead(q.pi, q.ci) > 0 {
 		q.active = true
+		q.cache = u.takeCache()
 		u.active = append(u.active, q)
 	}
 }
+
+// takeCache hands a QP whose fetch starts an empty WQE cache, from the
+// pool when one is there.
+func (u *Unit) takeCache() []entry {
+	if n := len(u.pool); n > 0 {
+		c := u.pool[n-1]
+		u.pool = u.pool[:n-1]
+		return c
+	}
+	return make([]entry, u.cfg.WQECacheBBs)
+}
+
+// putCache takes back the cache of a QP whose fetch ended, emptied.
+func (u *Unit) putCache(c []entry) {
+	clear(c)
+	u.pool = append(u.pool, c)
+}
+
+// slot is the cache entry of basic block at.
+func (q *qp) slot(at uint16) *entry { return &q.cache[int(at)&(len(q.cache)-1)] }
 
 // limit is where q's reads stop: its producer counter, or the end of
 // the WQE at its consumer counter if that WQE says it is longer (a WQE
@@ -300,7 +323,7 @@ func (u *Unit) doorbell() {
 // its parse or not as its bytes say).
 func (q *qp) limit() uint16 {
 	lim := q.pi
-	if e := &q.cache[q.ci%CacheBBs]; e.state == filled && e.at == q.ci {
+	if e := q.slot(q.ci); e.state == filled && e.at == q.ci {
 		if end := q.ci + uint16(wqeBBs(e.data[:])); ahead(end, lim) > 0 {
 			lim = end
 		}
@@ -320,7 +343,7 @@ func (q *qp) toFetch() int {
 	if n <= 0 {
 		return 0
 	}
-	return min(n, MaxBatch, SQRing-int(q.fp%SQRing), CacheBBs-ahead(q.fp, q.ci))
+	return min(n, MaxBatch, SQRing-int(q.fp%SQRing), len(q.cache)-ahead(q.fp, q.ci))
 }
 
 // issueReady reports whether a read waits for a free slot.
@@ -408,10 +431,10 @@ func (u *Unit) respond(r *pcie.ReadResp) {
 	}
 	for k := 0; k < s.n; k++ {
 		at := s.at + uint16(k)
-		if d := ahead(at, q.ci); d < 0 || d >= CacheBBs {
+		if d := ahead(at, q.ci); d < 0 || d >= len(q.cache) {
 			continue // parsed already (a read of it again, after a failure)
 		}
-		e := &q.cache[at%CacheBBs]
+		e := q.slot(at)
 		switch {
 		case r.Status == pcie.SC:
 			*e = entry{state: filled, at: at}
@@ -442,7 +465,7 @@ func (u *Unit) parseReady() *qp {
 // headIn reports whether every basic block of q's next WQE is in its
 // cache (or failed).
 func (q *qp) headIn() bool {
-	e := &q.cache[q.ci%CacheBBs]
+	e := q.slot(q.ci)
 	if e.state == empty || e.at != q.ci {
 		return false
 	}
@@ -452,7 +475,7 @@ func (q *qp) headIn() bool {
 	n := wqeBBs(e.data[:])
 	for k := 1; k < n; k++ {
 		at := q.ci + uint16(k)
-		if f := &q.cache[at%CacheBBs]; f.state == empty || f.at != at {
+		if f := q.slot(at); f.state == empty || f.at != at {
 			return false
 		}
 	}
@@ -474,7 +497,7 @@ func (u *Unit) parseOne() {
 			u.rrParse = i + 1
 		}
 	}
-	head := &q.cache[q.ci%CacheBBs]
+	head := q.slot(q.ci)
 	if head.state == failed {
 		q.wqe = bus.WQE{SQ: q.n, Bad: head.bad}
 		*head = entry{}
@@ -486,7 +509,7 @@ func (u *Unit) parseOne() {
 	buf := make([]byte, 0, n*prm.SendWQEBB)
 	bad := ""
 	for k := 0; k < n; k++ {
-		e := &q.cache[(q.ci+uint16(k))%CacheBBs]
+		e := q.slot(q.ci + uint16(k))
 		if e.state == failed && bad == "" {
 			bad = e.bad
 		}
@@ -573,6 +596,8 @@ func (u *Unit) retireIdle() {
 		if q.hold == holdNone && q.inFlight == 0 && ahead(q.pi, q.ci) <= 0 {
 			q.active = false
 			q.pi, q.fp = q.ci, q.ci // past a WQE longer than announced
+			u.putCache(q.cache)
+			q.cache = nil
 			// q is at len(kept) in the list as it stands: the pointers
 			// past it move down one.
 			u.rrIssue, u.rrParse, u.rrEmit = past(u.rrIssue, len(kept)), past(u.rrParse, len(kept)), past(u.rrEmit, len(kept))

@@ -45,7 +45,7 @@ func newBenchN(n int, lat func(uint64) uint64, ready func(uint64) bool) *bench {
 	e := sim.New()
 	b := &bench{e: e, mem: pcie.NewMemory(), pi: map[uint32]uint16{}, list: 1 << 49}
 	p := newPorts(e)
-	b.u = New("sq", Config{FetchOutstanding: n}, p)
+	b.u = New("sq", Config{FetchOutstanding: n, WQECacheBBs: 32}, p)
 	b.icm = chantest.NewMemory(p.MemReq, p.MemResp, b.mem, lat)
 	b.icm.AnySize = true
 	b.db = chantest.NewSource("doorbells", p.Doorbell)
@@ -234,20 +234,21 @@ func (p *poster) Eval(now uint64) bool {
 func TestFetchRandom(t *testing.T) {
 	for seed := int64(1); seed <= 6; seed++ {
 		for _, n := range []int{1, 3, 8} {
-			fetchRandom(t, seed, n)
+			fetchRandom(t, seed, n, []int{16, 32, 128}[(int(seed)+n)%3])
 		}
 	}
 }
 
 // fetchRandom is one run of TestFetchRandom: seed's WQEs with n reads in
-// flight at most. Every failure names the seed and n.
-func fetchRandom(t *testing.T, seed int64, n int) {
+// flight at most, and WQE caches of cacheBBs basic blocks. Every failure
+// names the seed and n.
+func fetchRandom(t *testing.T, seed int64, n, cacheBBs int) {
 	t.Helper()
 	rng := rand.New(rand.NewSource(seed))
 	e := sim.New()
 	b := &bench{e: e, mem: pcie.NewMemory(), pi: map[uint32]uint16{}, list: 1 << 49}
 	ports := newPorts(e)
-	b.u = New("sq", Config{FetchOutstanding: n}, ports)
+	b.u = New("sq", Config{FetchOutstanding: n, WQECacheBBs: cacheBBs}, ports)
 	b.icm = chantest.NewMemory(ports.MemReq, ports.MemResp, b.mem, chantest.Jitter(seed, 5, 60))
 	b.icm.AnySize = true
 	b.out = chantest.NewSink("wqes", ports.Out, chantest.Stall(seed))
@@ -279,8 +280,10 @@ func fetchRandom(t *testing.T, seed int64, n int) {
 	if st.NOPs == 0 {
 		t.Errorf("seed %d, fetch_outstanding %d: no send queue wrapped (%+v)", seed, n, st)
 	}
-	// Fewer reads than WQEs: batches (a list read counts one more).
-	if reads := len(b.icm.Reads); reads >= len(p.builds) {
+	// Fewer reads than WQEs: batches (a list read counts one more). A
+	// cache of 16 basic blocks holds one large WQE and little more: its
+	// reads are short.
+	if reads := len(b.icm.Reads); cacheBBs >= 32 && reads >= len(p.builds) {
 		t.Errorf("seed %d, fetch_outstanding %d: %d reads for %d WQEs: no batching", seed, n, reads, len(p.builds))
 	}
 	if st.MaxInFlight > n || n > 1 && st.MaxInFlight < 2 {
@@ -312,6 +315,21 @@ func fetchRandom(t *testing.T, seed int64, n int) {
 	}
 	if len(b.u.active) != 0 || b.u.inFlight != 0 {
 		t.Errorf("seed %d, fetch_outstanding %d: the front is not idle at the end: %d active QPs, %d reads in flight", seed, n, len(b.u.active), b.u.inFlight)
+	}
+	// Every cache went back to the pool, which holds no more than the
+	// QPs that were ever active at once.
+	for qpn, q := range b.u.qps {
+		if q.cache != nil {
+			t.Errorf("seed %d: QP %d idle with its WQE cache", seed, qpn)
+		}
+	}
+	if len(b.u.pool) == 0 || len(b.u.pool) > qps {
+		t.Errorf("seed %d: %d caches in the pool for %d QPs", seed, len(b.u.pool), qps)
+	}
+	for _, c := range b.u.pool {
+		if len(c) != cacheBBs {
+			t.Errorf("seed %d: a cache of %d basic blocks, want %d", seed, len(c), cacheBBs)
+		}
 	}
 }
 

@@ -54,19 +54,36 @@ type robEntry struct {
 // translates it (issue 36: the data path's moves carry them). Its fields
 // are flat, without a segment's PA (the host's, not the device's), so
 // that it stays 40 bytes: rob_entries x keepMax of them bound the
-// model's memory.
+// model's memory. The key's ordering bits (bus.Platform's flags) are
+// packed in Flags.
 type segAt struct {
 	Off, Addr, Len uint64
 	Key            prm.Key
 	PASID          uint32
 	Space          prm.Space
 	Level, Mode    uint8
-	SmallFence     bool
+	Flags          uint8 // segSmallFence | segROWrite | segRORead
+}
+
+// The bits of segAt.Flags.
+const (
+	segSmallFence = 1 << iota // small_fence_on_rdma_read_response
+	segROWrite                // relaxed_ordering_write
+	segRORead                 // relaxed_ordering_read
+)
+
+// segFlag is bit if b, else 0.
+func segFlag(b bool, bit uint8) uint8 {
+	if b {
+		return bit
+	}
+	return 0
 }
 
 // segAtOf is the outcome o's segment as the reorder buffer keeps it.
 func segAtOf(o *bus.Outcome) segAt {
-	return segAt{Off: o.Offset, Addr: o.Seg.Addr, Len: o.Seg.Len, Space: o.Seg.Space, Key: o.Key, Level: o.Level, Mode: o.Plat.Mode, PASID: o.Plat.PASID, SmallFence: o.Plat.SmallFence}
+	return segAt{Off: o.Offset, Addr: o.Seg.Addr, Len: o.Seg.Len, Space: o.Seg.Space, Key: o.Key, Level: o.Level, Mode: o.Plat.Mode, PASID: o.Plat.PASID,
+		Flags: segFlag(o.Plat.SmallFence, segSmallFence) | segFlag(o.Plat.ROWrite, segROWrite) | segFlag(o.Plat.RORead, segRORead)}
 }
 
 // Seg is the segment.
@@ -74,7 +91,8 @@ func (s *segAt) Seg() prm.Segment { return prm.Segment{Space: s.Space, Addr: s.A
 
 // Plat is how the host translates it.
 func (s *segAt) Plat() bus.Platform {
-	return bus.Platform{Mode: s.Mode, PASID: s.PASID, SmallFence: s.SmallFence}
+	return bus.Platform{Mode: s.Mode, PASID: s.PASID, SmallFence: s.Flags&segSmallFence != 0,
+		ROWrite: s.Flags&segROWrite != 0, RORead: s.Flags&segRORead != 0}
 }
 
 // keepMax is the most segments an entry holds: the window and a quarter

@@ -32,6 +32,7 @@
 --   pcietlp.type (MRd, MWr, CplD, Cpl, Msg, MsgD, as mkeysim's rtl/pcie
 --   names them),
 --   pcietlp.fmt, pcietlp.type_code, pcietlp.tc,
+--   pcietlp.ro (Attr[1], Relaxed Ordering: requests and completions),
 --   pcietlp.header_len (the header without the prefix),
 --   pcietlp.length (Length in DW, 0 on the wire read as 1024),
 --   pcietlp.requester, pcietlp.tag (10 bits: T9, T8 and Tag[7:0]),
@@ -73,6 +74,10 @@ local f = {
 	fmt        = ProtoField.uint8("pcietlp.fmt", "Fmt", base.DEC, fmt_names, 0xe0),
 	type_code  = ProtoField.uint8("pcietlp.type_code", "Type code", base.HEX, nil, 0x1f),
 	tc         = ProtoField.uint8("pcietlp.tc", "Traffic class", base.DEC, nil, 0x70),
+	-- Attr[1] (DW0 bit 13, byte 2 bit 5): Relaxed Ordering, which mkeysim
+	-- sets on the data TLPs of a key with relaxed_ordering_write (MWr) or
+	-- relaxed_ordering_read (MRd, copied to its completions)
+	ro         = ProtoField.uint8("pcietlp.ro", "Relaxed Ordering (Attr[1])", base.DEC, nil, 0x20),
 	header_len = ProtoField.uint8("pcietlp.header_len", "Header length (bytes)", base.DEC),
 	length     = ProtoField.uint16("pcietlp.length", "Length (DW)", base.DEC),
 	requester  = ProtoField.uint16("pcietlp.requester", "Requester ID", base.HEX),
@@ -112,7 +117,7 @@ local f = {
 	global_inv = ProtoField.uint32("pcietlp.global_inv", "Global invalidate", base.DEC, nil, 0x00000001),
 }
 tlp.fields = {
-	f.version, f.dir, f.reserved, f.type, f.fmt, f.type_code, f.tc, f.header_len, f.length,
+	f.version, f.dir, f.reserved, f.type, f.fmt, f.type_code, f.tc, f.ro, f.header_len, f.length,
 	f.requester, f.tag, f.addr, f.first_be, f.last_be, f.completer, f.status, f.byte_count,
 	f.lower_addr, f.data_len, f.data,
 	f.prefix, f.er, f.pmr, f.pasid, f.at, f.nw, f.entry, f.translated, f.s, f.n, f.u, f.w, f.r,
@@ -231,6 +236,11 @@ function tlp.dissector(tvb, pinfo, tree)
 		return
 	end
 	local msg = name == "Msg" or name == "MsgD"
+	local ro_set = false
+	if not msg then -- Attr[1]: memory requests and completions
+		t:add(f.ro, tvb(o + 2, 1))
+		ro_set = tvb(o + 2, 1):bitfield(2, 1) == 1
+	end
 	local mcode = nil
 	if msg then
 		mcode = tvb(o + 7, 1):uint()
@@ -370,6 +380,7 @@ function tlp.dissector(tvb, pinfo, tree)
 	if got > 0 then
 		t:add(f.data, tvb(o + hdr, got))
 	end
+	if ro_set then info = info .. " RO" end
 	info = info .. pasid_info
 	pinfo.cols.info = info
 	t:append_text(", " .. info)

@@ -89,17 +89,22 @@ type Outcome struct {
 // 36: the ma_translation_mode, MKC 00h 5:4: 0 none, 1 ATS, 3 CAPI, and
 // for CAPI the pasid, MKC 08h 23:0), and whether an RDMA READ response
 // reading it keeps at most one read in flight per QP (issue 37:
-// small_fence_on_rdma_read_response, MKC 00h bit 16).
+// small_fence_on_rdma_read_response, MKC 00h bit 16), and whether its
+// TLPs carry the Relaxed Ordering attribute (issue 37: ROWrite, the
+// MWr TLPs that write it, relaxed_ordering_write, MKC 00h bit 18;
+// RORead, the MRd TLPs that read it, relaxed_ordering_read, 38h bit 6).
 type Platform struct {
-	Mode       uint8
-	PASID      uint32
-	SmallFence bool
+	Mode            uint8
+	PASID           uint32
+	SmallFence      bool
+	ROWrite, RORead bool
 }
 
 // PlatformOf is the platform translation and ordering of the key whose
 // context is m.
 func PlatformOf(m *prm.MKC) Platform {
-	return Platform{Mode: m.MATranslationMode, PASID: m.PASID, SmallFence: m.SmallFence}
+	return Platform{Mode: m.MATranslationMode, PASID: m.PASID, SmallFence: m.SmallFence,
+		ROWrite: m.RelaxedOrderingWrite, RORead: m.RelaxedOrderingRead}
 }
 
 // CAPI reports whether the segment's TLPs carry a PASID prefix and are

@@ -289,10 +289,11 @@ func (u *Unit) issue() bool {
 	}
 	switch m.Kind {
 	case bus.MoveRead:
+		req.RO = m.Plat.RORead
 		u.stats.Reads++
 		u.stats.ReadBytes += n
 	case bus.MoveWrite:
-		req.Write = true
+		req.Write, req.RO = true, m.Plat.ROWrite
 		u.stats.Writes++
 		u.stats.WriteBytes += n
 	case bus.MoveAtomic:

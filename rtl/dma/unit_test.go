@@ -299,3 +299,34 @@ func TestSmallFence(t *testing.T) {
 		t.Errorf("two QPs: %d fence stall cycles, reads %+v; want none, the second taken at 3", s.FenceStalls.Count(), b.req.Taken)
 	}
 }
+
+// TestRelaxedOrdering: a read carries RO when its key has
+// relaxed_ordering_read, a write when it has relaxed_ordering_write,
+// each bit for its own direction only; an atomic's read and write never
+// (the model keeps the read-modify-write strictly ordered).
+func TestRelaxedOrdering(t *testing.T) {
+	both := bus.Platform{ROWrite: true, RORead: true}
+	for _, c := range []struct {
+		name string
+		kind bus.MoveKind
+		plat bus.Platform
+		want []bool // RO of each request taken
+	}{
+		{"read, RO read", bus.MoveRead, bus.Platform{RORead: true}, []bool{true}},
+		{"read, RO write", bus.MoveRead, bus.Platform{ROWrite: true}, []bool{false}},
+		{"write, RO write", bus.MoveWrite, bus.Platform{ROWrite: true}, []bool{true}},
+		{"write, RO read", bus.MoveWrite, bus.Platform{RORead: true}, []bool{false}},
+		{"atomic, both", bus.MoveAtomic, both, []bool{false, false}},
+	} {
+		b := newBench(Config{Enabled: true, Outstanding: 4}, 4, 1)
+		b.in.Add(0, bus.Move{Tag: 0, Kind: c.kind, Addr: 0x10000, Len: 8, Last: true, Plat: c.plat})
+		b.run(t, 1, 1000)
+		var got []bool
+		for _, k := range b.req.Taken {
+			got = append(got, k.req.RO)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: RO of the requests %v, want %v", c.name, got, c.want)
+		}
+	}
+}

@@ -22,11 +22,12 @@ var (
 )
 
 // tlpFields: status and byte_count mean something on completions only,
-// addr on requests only.
+// addr on requests only; ro (Relaxed Ordering, Attr[1]) on requests and
+// completions.
 var tlpFields = []sim.Field{
 	{Name: "type", Enum: TypeEnum}, {Name: "tag", Width: 10}, {Name: "addr", Width: 64, Format: sim.Hex},
 	{Name: "len_dw", Width: 11}, {Name: "status", Enum: CplStatusEnum}, {Name: "byte_count", Width: 13},
-	{Name: "at", Enum: ATEnum},
+	{Name: "at", Enum: ATEnum}, {Name: "ro", Width: 1},
 }
 
 // Fields lists a TLP's fields (sim.Fielded).
@@ -36,7 +37,7 @@ func (t *TLP) Fields() []sim.Field { return tlpFields }
 func (t *TLP) FieldValues(vs []uint64) {
 	vs[0], vs[1], vs[2] = uint64(t.Type), uint64(t.Tag), t.Addr
 	vs[3], vs[4], vs[5] = uint64(t.LengthDW), uint64(t.Status), uint64(t.ByteCount)
-	vs[6] = uint64(t.AT)
+	vs[6], vs[7] = uint64(t.AT), sim.B(t.RO)
 }
 
 var readReqFields = []sim.Field{{Name: "id", Width: 32}, {Name: "addr", Width: 64, Format: sim.Hex}, {Name: "len", Width: 32}}

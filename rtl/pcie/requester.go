@@ -30,6 +30,10 @@ type ReadReq struct {
 	// Requests (a read of 8 bytes at the page's address: its one
 	// Translation Completion comes back as the read's data).
 	AT AT
+	// RO sets the Relaxed Ordering attribute on every TLP of the request
+	// (issue 37: the data path's, for a key with relaxed_ordering_write
+	// or relaxed_ordering_read).
+	RO bool
 	// Origin names the request's first byte for the host's monitors
 	// (sim.Origin): each TLP carries the origin of its own first byte.
 	Origin sim.Origin
@@ -558,7 +562,7 @@ func (r *Requester) issue(now uint64) {
 		l := FirstSpan(addr, q.Len-c.off, r.cfg.MaxReadRequest)
 		tag := r.free[r.fHead]
 		tlp := NewRead(r.cfg.RequesterID, tag, addr, l)
-		tlp.TC, tlp.Prefix, tlp.AT, tlp.Origin = c.tc, q.Prefix, q.AT, q.Origin.At(uint64(c.off))
+		tlp.TC, tlp.Prefix, tlp.AT, tlp.RO, tlp.Origin = c.tc, q.Prefix, q.AT, q.RO, q.Origin.At(uint64(c.off))
 		r.Tx.Push(tlp)
 		r.stats.Reads++
 		r.stats.ReadBytes += uint64(l)
@@ -592,7 +596,7 @@ func (r *Requester) issueWrite(i int, q *ReadReq) {
 		copy(data[addr&3:], q.Data[c.off:c.off+l])
 	}
 	r.Tx.Push(TLP{Type: MWr, TC: c.tc, RequesterID: r.cfg.RequesterID, LengthDW: uint16(ldw),
-		Addr: addr &^ 3, FirstBE: first, LastBE: last, Data: data, Prefix: q.Prefix, AT: q.AT, Origin: q.Origin.At(uint64(c.off))})
+		Addr: addr &^ 3, FirstBE: first, LastBE: last, Data: data, Prefix: q.Prefix, AT: q.AT, RO: q.RO, Origin: q.Origin.At(uint64(c.off))})
 	r.stats.Writes++
 	r.stats.WriteBytes += uint64(l)
 	s.write, s.iClient, s.iSpan = true, i, Span{addr, l}

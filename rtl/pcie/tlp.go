@@ -205,6 +205,7 @@ func (p PASIDPrefix) ER() bool { return p&prefixER != 0 }
 //	ByteCount     -    -    x     x    -    -   1..4096 (4096 is 0 on the wire)
 //	LowerAddr     -    -    x     x    -    -   7 bits
 //	MsgCode       -    -    -     -    x    x   Message Code
+//	RO            x    x    x     x    -    -   Attr[1], Relaxed Ordering
 //	Prefix        x    x    (x)  (x)   x    x   the PASID prefix, 0 for none
 //	Data          -    x    x     -    -    x   LengthDW*4 bytes, DW-aligned: Data[0]
 //	                                            is the byte at the first DW's address
@@ -217,12 +218,18 @@ func (p PASIDPrefix) ER() bool { return p&prefixER != 0 }
 // Fields that do not apply to the Type are ignored by Marshal and left zero
 // by Parse. The traffic class (TC) is carried: the device sends its data
 // movement on TCData, its ICM reads on TC 0, and a completion carries its
-// request's. Attributes, TD/EP and processing hints are not modelled:
-// they are sent as zero and ignored on receipt. The bench's traffic has AT
-// 0 and no prefix.
+// request's. Of the attributes only Relaxed Ordering (Attr[1], RO) is
+// modelled (issue 37: a key's relaxed_ordering_write and _read set it on
+// the data path's MWr and MRd TLPs; a completion copies its request's,
+// base specification 2.2.9, "the Attr field of a Completion must be the
+// same as that of the Request"): it is carried on memory requests and
+// completions. No Snoop, ID-Based Ordering, TD/EP and processing hints
+// are not modelled: they are sent as zero and ignored on receipt. The
+// bench's traffic has AT 0 and no prefix.
 type TLP struct {
 	Type        Type
 	TC          uint8 // traffic class, 0..7: TCData marks the device's data movement
+	RO          bool  // Attr[1], Relaxed Ordering (2.2.6.4): memory requests and completions
 	RequesterID uint16
 	Tag         uint16
 	LengthDW    uint16
@@ -702,7 +709,7 @@ func appendCompletions(out []TLP, req TLP, rcb int, mps int, alloc func(int) []b
 	for ldw > 0 {
 		n := CompletionDW(dwAddr, ldw, rcb, mps)
 		out = append(out, TLP{
-			Type: CplD, TC: req.TC, RequesterID: req.RequesterID, Tag: req.Tag,
+			Type: CplD, TC: req.TC, RO: req.RO, RequesterID: req.RequesterID, Tag: req.Tag,
 			LengthDW: uint16(n), Status: SC,
 			ByteCount: uint16(remaining), LowerAddr: uint8(addr & 0x7f),
 			Data: alloc(n * DWBytes),
@@ -725,7 +732,7 @@ func ErrorCompletion(req TLP, completerID uint16, st CplStatus) TLP {
 	if req.LengthDW >= 1 && req.LengthDW <= MaxLengthDW {
 		bc = EnabledBytes(int(req.LengthDW), req.FirstBE, req.LastBE)
 	}
-	return TLP{Type: Cpl, TC: req.TC & 7, RequesterID: req.RequesterID, Tag: req.Tag & MaxTag,
+	return TLP{Type: Cpl, TC: req.TC & 7, RO: req.RO, RequesterID: req.RequesterID, Tag: req.Tag & MaxTag,
 		CompleterID: completerID, Status: st, ByteCount: uint16(bc),
 		LowerAddr: LowerAddress(req.Addr, req.FirstBE&0xf)}
 }

@@ -21,7 +21,10 @@ import "encoding/binary"
 //	     23    T9         tag bit 9 (10-bit tags)
 //	     22:20 TC         traffic class (TCData for data movement)
 //	     19    T8         tag bit 8
-//	     18:12 Attr[2], LN, TH, TD, EP, Attr[1:0]: 0
+//	     18:14 Attr[2] (IDO), LN, TH, TD, EP: 0
+//	     13    Attr[1]    Relaxed Ordering (RO): memory requests and
+//	                      completions; 0 in messages
+//	     12    Attr[0]    No Snoop: 0
 //	     11:10 AT         memory requests: Address Type (2.2.4.1);
 //	                      reserved (0) in completions and messages
 //	      9:0  Length     in DW; 0 means 1024; reserved (0) in a Cpl, Msg
@@ -68,6 +71,7 @@ const (
 	typeMem    = 0b00000
 	typeCpl    = 0b01010
 	typeMsgID  = 0b10010 // message routed by ID: 10 r[2:0], r = 010b
+	attrRO     = 1 << 13 // DW0 bit 13: Attr[1], Relaxed Ordering
 )
 
 // fmtType is the Fmt and Type fields (byte 0 of DW0) of t.
@@ -110,6 +114,9 @@ func (t *TLP) AppendHeader(b []byte) ([]byte, error) {
 		uint32(t.TC&7)<<20 |
 		uint32(t.Tag>>8&1)<<19 | // T8
 		length
+	if t.RO && t.Type != Msg && t.Type != MsgD {
+		dw0 |= attrRO
+	}
 	tag := uint32(t.Tag & 0xff)
 	switch t.Type {
 	case MRd, MWr:
@@ -156,7 +163,7 @@ func (t *TLP) MarshalBinary() ([]byte, error) {
 // than one PASID prefix, a message not routed by ID or with a 3DW
 // header), a reserved completion status, or a 4DW memory request header
 // that carries an address below 4 GB (the 3DW format is required there).
-// Fields the model does not hold (attributes, TD, EP, PH, BCM, the AT bits
+// Fields the model does not hold (the attributes but RO, TD, EP, PH, BCM, the AT bits
 // of completions and messages, reserved bits) are ignored.
 func ParseHeader(b []byte) (TLP, int, error) {
 	var t TLP
@@ -202,6 +209,9 @@ func ParseHeader(b []byte) (TLP, int, error) {
 		t.Type = MsgD
 	default:
 		return TLP{}, 0, fieldErr("Fmt/Type", "%03b/%05b not supported", f, ty)
+	}
+	if !t.Type.IsMessage() {
+		t.RO = dw0&attrRO != 0
 	}
 	dw1 := binary.BigEndian.Uint32(b[4:])
 	dw2 := binary.BigEndian.Uint32(b[8:])

@@ -54,6 +54,19 @@ func TestPackExact(t *testing.T) {
 			TLP{Type: Cpl, CompleterID: 0x0010, Status: CA, ByteCount: 64, RequesterID: 0x0100, Tag: 0x300},
 			"0a880000 00108040 01000000"},
 
+		// RO: Attr[1], DW0 bit 13, byte 2 bit 5 (2.2.6.4; issue 37); a
+		// completion carries its request's (2.2.9).
+		{"MWr RO",
+			TLP{Type: MWr, TC: TCData, RO: true, RequesterID: 0x0100, LengthDW: 1, Addr: 0x1000, FirstBE: 0xf, Data: []byte{0xde, 0xad, 0xbe, 0xef}},
+			"40102001 0100000f 00001000 deadbeef"},
+		{"MRd RO",
+			TLP{Type: MRd, RO: true, RequesterID: 0x0100, Tag: 0x2a, LengthDW: 16, Addr: 0x1234_5678, FirstBE: 0xf, LastBE: 0xf},
+			"00002010 01002aff 12345678"},
+		{"CplD RO",
+			TLP{Type: CplD, RO: true, CompleterID: 0x0008, Status: SC, ByteCount: 200, RequesterID: 0x0100, Tag: 0x105, LowerAddr: 0x03,
+				LengthDW: 2, Data: []byte{0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18}},
+			"4a082002 000800c8 01000503 1112131415161718"},
+
 		// AT: DW0 bits 11:10, byte 2 bits 3:2 (2.2.4.1).
 		{"MWr translated",
 			TLP{Type: MWr, AT: ATTranslated, RequesterID: 0x0100, LengthDW: 1, Addr: 0x1000, FirstBE: 0xf, Data: []byte{0xde, 0xad, 0xbe, 0xef}},
@@ -188,6 +201,10 @@ func TestParseIgnores(t *testing.T) {
 		{"Cpl AT", "0a000c00 00002000 0100077f",
 			TLP{Type: Cpl, Status: UR, ByteCount: 4096, RequesterID: 0x0100, Tag: 7, LowerAddr: 0x7f}},
 		{"Msg AT, Length", "32000c05 01000002 00080001 00000020",
+			TLP{Type: Msg, RequesterID: 0x0100, MsgCode: 2, Addr: 0x0008_0001_0000_0020}},
+		// The model sends no message with RO (issue 37): a message's
+		// Attr[1] is not kept.
+		{"Msg RO", "32002005 01000002 00080001 00000020",
 			TLP{Type: Msg, RequesterID: 0x0100, MsgCode: 2, Addr: 0x0008_0001_0000_0020}},
 		{"prefix reserved", "91300001 00000001 01002a0f 00001000",
 			TLP{Type: MRd, Prefix: NewPASIDPrefix(1, false, false), RequesterID: 0x0100, Tag: 0x2a, LengthDW: 1, Addr: 0x1000, FirstBE: 0xf}},

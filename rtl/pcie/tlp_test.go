@@ -341,3 +341,21 @@ func TestErrorCompletion(t *testing.T) {
 		t.Errorf("%+v: %v", c, c.Validate())
 	}
 }
+
+// TestCompletionsCopyRO: the completions of a read, and its error
+// completion, carry the read's Relaxed Ordering attribute (base
+// specification 2.2.9: a Completion's Attr is its Request's).
+func TestCompletionsCopyRO(t *testing.T) {
+	for _, ro := range []bool{false, true} {
+		req := NewRead(0x0100, 5, 0x1000, 512)
+		req.RO = ro
+		for i, c := range SplitCompletion(req, 64, 256) {
+			if c.RO != ro {
+				t.Errorf("RO %v: completion %d has RO %v", ro, i, c.RO)
+			}
+		}
+		if c := ErrorCompletion(req, 0, UR); c.RO != ro {
+			t.Errorf("RO %v: error completion has RO %v", ro, c.RO)
+		}
+	}
+}

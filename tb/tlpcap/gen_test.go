@@ -93,6 +93,7 @@ func randTLP(rng *rand.Rand) pcie.TLP {
 			RequesterID: rid, Tag: tag}
 	}
 	t.TC = uint8(rng.IntN(8))
+	t.RO = rng.IntN(2) == 0 // Relaxed Ordering (issue 37)
 	return t
 }
 

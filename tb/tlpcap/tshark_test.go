@@ -15,6 +15,7 @@ import (
 
 	"mkeysim/internal/tooltest"
 	"mkeysim/rtl/pcie"
+	"mkeysim/rtl/sim"
 )
 
 // luaScript is the dissector, relative to this package.
@@ -25,7 +26,7 @@ const luaScript = "../../scripts/tlp.lua"
 var tsharkFields = []string{
 	"frame.number", "frame.time_epoch",
 	"pcietlp.version", "pcietlp.dir", "pcietlp.reserved",
-	"pcietlp.type", "pcietlp.fmt", "pcietlp.type_code", "pcietlp.tc", "pcietlp.header_len", "pcietlp.length",
+	"pcietlp.type", "pcietlp.fmt", "pcietlp.type_code", "pcietlp.tc", "pcietlp.ro", "pcietlp.header_len", "pcietlp.length",
 	"pcietlp.requester", "pcietlp.tag",
 	"pcietlp.addr", "pcietlp.first_be", "pcietlp.last_be",
 	"pcietlp.completer", "pcietlp.status", "pcietlp.byte_count", "pcietlp.lower_addr",
@@ -118,6 +119,7 @@ func wantFields(n int, e entry, clockPS uint64) map[string]string {
 		"pcietlp.type":       tl.Type.String(),
 		"pcietlp.fmt":        d(fmtField),
 		"pcietlp.tc":         d(uint64(tl.TC)),
+		"pcietlp.ro":         d(uint64(sim.B(tl.RO))),
 		"pcietlp.header_len": "12",
 		"pcietlp.length":     d(uint64(tl.LengthDW)),
 		"pcietlp.requester":  d(uint64(tl.RequesterID)),

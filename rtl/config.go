@@ -55,6 +55,10 @@ type Config struct {
 	ATC atc.Config `toml:"atc" json:"atc"`
 	// SQ is the host front's send-queue fetch (issue 37 part 5).
 	SQ sq.Config `toml:"sq" json:"sq"`
+	// Host is host memory's acceptance of the data path's posted writes
+	// and the root complex's posted-write buffer (issue 37 part 4:
+	// relaxed ordering); off (a latency of 0) by default.
+	Host pcie.HostConfig `toml:"host" json:"host"`
 }
 
 // HCACap is the device's capabilities that the commands check (seed
@@ -98,6 +102,7 @@ func DefaultConfig() Config {
 		ATC:        atc.DefaultConfig(),
 		SQ:         sq.DefaultConfig(),
 		HCACap:     HCACap{UMRFence: "strong"},
+		Host:       pcie.DefaultHostConfig(),
 	}
 }
 
@@ -124,6 +129,9 @@ func (c *Config) Validate() error {
 		return err
 	}
 	if err := c.SQ.Validate(); err != nil {
+		return err
+	}
+	if err := c.Host.Validate(); err != nil {
 		return err
 	}
 	if err := c.IOMMU.Validate(); err != nil {

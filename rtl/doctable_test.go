@@ -110,7 +110,14 @@ func unitDefaults() map[string]reflect.Value {
 	out := map[string]reflect.Value{"rtl": d}
 	for i := 0; i < d.NumField(); i++ {
 		if f := d.Field(i); f.Kind() == reflect.Struct {
-			out[strings.TrimPrefix(f.Type().PkgPath(), "mkeysim/")] = f
+			pkg := strings.TrimPrefix(f.Type().PkgPath(), "mkeysim/")
+			if _, ok := out[pkg]; ok && f.Type().Name() != "Config" {
+				// A second table of a package (pcie.HostConfig, the
+				// [host] table, beside pcie.Config): the doc's table is
+				// its Config's.
+				continue
+			}
+			out[pkg] = f
 		}
 	}
 	return out

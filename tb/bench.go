@@ -156,6 +156,11 @@ func build(cfg rtl.Config, log hclog.Logger, host func(e *sim.Engine, mem *pcie.
 		}
 	}
 	b.Host = pcie.NewHost(e, cfg.PCIe, mem, top.Tx, top.Rx, opt)
+	if b.Host.RC != nil {
+		// Host memory's write latency and the posted-write buffer
+		// (issue 37 part 4; off by default).
+		b.Host.RC.SetHost(cfg.Host)
+	}
 	// The CPU's doorbells (the host front) go down through the root
 	// complex.
 	b.sink = &sink{in: top.Out, plat: b.plat, tx: top.Tx, up: b.Up}
@@ -220,8 +225,15 @@ var ErrStopped = errors.New("stopped")
 // gives up. Every legal stretch without any of those is a few cycles of a
 // unit's own state machine; a model that does nothing with nothing on its
 // way can never move again, so the bound only has to exceed the longest
-// such stretch: 1000 cycles plus 16 channel stage latencies.
-func WatchdogCycles(cfg rtl.Config) uint64 { return 1000 + 16*uint64(cfg.StageLat) }
+// such stretch: 1000 cycles plus 16 channel stage latencies, plus the
+// longest a posted write may take host memory to accept
+// (host.write_latency_cycles + write_latency_spread_cycles, issue 37):
+// while the link backs up behind a full posted-write buffer nothing
+// moves until the oldest write leaves, and the root complex's timer for
+// it, once due in the next cycle, no longer counts as pending.
+func WatchdogCycles(cfg rtl.Config) uint64 {
+	return 1000 + 16*uint64(cfg.StageLat) + uint64(cfg.Host.WriteLatencyCycles+cfg.Host.WriteLatencySpreadCycles)
+}
 
 // Run streams ops through the model and returns every result, in the
 // order they left it. On an error it returns the results that left the

@@ -86,6 +86,20 @@ func coverageSuite(t testing.TB) []suiteRun {
 	fenceCfg := rtl.DefaultConfig()
 	fenceCfg.Data.Enabled = true
 	runs = append(runs, suiteRun{name: "measurement: RDMA READ responses under the small fence", sc: stimulus.Generate(fw), cfg: fenceCfg})
+	// RDMA WRITEs into host memory that takes 100 to 500 cycles to accept
+	// each write (issue 37 part 4): every other region's key has
+	// relaxed_ordering_write, so that writes without RO are held behind
+	// slower ones and writes with RO pass them.
+	rw := stimulus.DefaultWorkload()
+	rw.Kind, rw.AccessType, rw.AccessBytes, rw.Accesses, rw.RelaxedOrdering = stimulus.KindUniform, "REMOTE_WRITE", 8192, 200, stimulus.ROWrite
+	roSc := stimulus.Generate(rw)
+	for i := range roSc.MKeys {
+		roSc.MKeys[i].MKC.RelaxedOrderingWrite = i%2 == 0
+	}
+	roCfg := rtl.DefaultConfig()
+	roCfg.Data.Enabled = true
+	roCfg.Host.WriteLatencyCycles, roCfg.Host.WriteLatencySpreadCycles = 100, 400
+	runs = append(runs, suiteRun{name: "measurement: RDMA WRITEs, half with relaxed ordering, host memory slow to accept writes", sc: roSc, cfg: roCfg})
 	overlap := rtl.DefaultConfig()
 	overlap.OverlapInvalidate = true
 	runs = append(runs, suiteRun{name: "directed: an invalidation reaches an MKC read in flight", sc: invalidateInFlightScenario(), cfg: overlap, clockedOnly: true})

@@ -118,3 +118,54 @@ func (c Config) tagBase() uint16 {
 	}
 	return 0
 }
+
+// HostConfig is the host memory's acceptance of posted writes (issue 37
+// part 4), the [host] table of the configuration file: how long the
+// memory takes to accept a write of the data path (traffic class
+// TCData), and the root complex's buffer of posted writes waiting for
+// it. With WriteLatencyCycles 0 (the default) the memory accepts a write
+// the cycle the root complex takes it, as it always did, and the buffer
+// and the ordering rules below cost nothing.
+//
+// With a latency, the root complex keeps each data MWr it takes in its
+// posted-write buffer until the memory accepts it, WriteLatencyCycles
+// plus a spread drawn for each write (uniform in
+// 0..WriteLatencySpreadCycles, from WriteLatencySeed: deterministic)
+// after it was taken, and applies the PCIe ordering rules (base
+// specification 2.4.1, the Ordering Rules Summary): a posted write without
+// Relaxed Ordering may not pass an earlier posted write (rule A2a), so
+// it leaves only once every earlier write has; one with RO may (A2b). A
+// data read may not pass an earlier posted write, with RO or not (B2a;
+// only ID-Based Ordering, B2b, lets a read pass, and the model sends no
+// IDO), so it waits at the head of the data pipe until the buffer is
+// empty. A full buffer holds the next write at the head of the data
+// pipe, which backs up into the link.
+type HostConfig struct {
+	WriteLatencyCycles       int    `toml:"write_latency_cycles" json:"write_latency_cycles" range:"0..2^16" help:"cycles host memory takes to accept a posted write of the data path (TC 1) after the root complex takes it (0: at once, no posted-write buffer)"`
+	WriteLatencySpreadCycles int    `toml:"write_latency_spread_cycles" json:"write_latency_spread_cycles" range:"0..2^16" help:"each data write's latency is write_latency_cycles plus a number drawn uniformly in 0..this (seeded by write_latency_seed); needs write_latency_cycles >= 1"`
+	WriteLatencySeed         uint64 `toml:"write_latency_seed" json:"write_latency_seed" range:"0..2^64-1" help:"seed of the draws of write_latency_spread_cycles"`
+	WriteBufferEntries       int    `toml:"write_buffer_entries" json:"write_buffer_entries" range:"1..4096" help:"posted writes the root complex holds while host memory accepts them (with write_latency_cycles >= 1): when full, the next write waits in the data pipe and the link backs up"`
+}
+
+// DefaultHostConfig is a memory that accepts writes at once, and a
+// buffer of 32 posted writes for when it does not.
+func DefaultHostConfig() HostConfig { return HostConfig{WriteBufferEntries: 32} }
+
+// Enabled reports whether writes take time to be accepted (the buffer
+// and the ordering rules are in force).
+func (c HostConfig) Enabled() bool { return c.WriteLatencyCycles > 0 }
+
+// Validate names the first bad parameter with its value.
+func (c HostConfig) Validate() error {
+	switch {
+	case c.WriteLatencyCycles < 0 || c.WriteLatencyCycles > MaxLatency:
+		return fmt.Errorf("host.write_latency_cycles = %d: want 0..2^16", c.WriteLatencyCycles)
+	case c.WriteLatencySpreadCycles < 0 || c.WriteLatencySpreadCycles > MaxLatency:
+		return fmt.Errorf("host.write_latency_spread_cycles = %d: want 0..2^16", c.WriteLatencySpreadCycles)
+	case c.WriteLatencySpreadCycles > 0 && c.WriteLatencyCycles == 0:
+		return fmt.Errorf("host.write_latency_spread_cycles = %d needs host.write_latency_cycles >= 1 (it is 0: writes are accepted at once)", c.WriteLatencySpreadCycles)
+	case c.WriteBufferEntries < 1 || c.WriteBufferEntries > 4096:
+		return fmt.Errorf("host.write_buffer_entries = %d: want 1..4096", c.WriteBufferEntries)
+	}
+	return nil
+}

@@ -27,6 +27,24 @@ type RootComplexStats struct {
 	DataWriteBytes uint64 `counter:"data_write_bytes" unit:"bytes" help:"the enabled bytes of the data path's MWr TLPs (not in write_bytes)"`
 	// What the host's CPU sends the device: doorbells.
 	HostWrites uint64 `counter:"host_writes" unit:"TLPs" help:"MWr TLPs the host's CPU sent down to the device (doorbells of the host front)"`
+	// Relaxed ordering (issue 37 part 4): the data path's TLPs with RO,
+	// and, with host.write_latency_cycles, the posted-write buffer and
+	// the ordering rules (HostConfig).
+	ROWrites        uint64 `counter:"ro_writes" unit:"TLPs" help:"MWr TLPs of the data path with Relaxed Ordering (a key with relaxed_ordering_write) the host took, of data_writes"`
+	ROReads         uint64 `counter:"ro_reads" unit:"TLPs" help:"MRd TLPs of the data path with Relaxed Ordering (a key with relaxed_ordering_read) the host took, of data_reads: RO lets no read pass a posted write (PCIe rule B2a), it is copied to the completions"`
+	WritesHeld      uint64 `counter:"writes_held" unit:"TLPs" help:"posted data writes without RO that host memory could have accepted (their write latency had passed) but that waited for an earlier write still in the posted-write buffer: no passing without RO (PCIe rule A2a)" cover:"write_held" coverdesc:"a posted write without RO waited for an earlier write (head-of-line blocking)"`
+	WriteHoldCycles uint64 `counter:"write_hold_cycles" unit:"write-cycles" help:"cycles the writes_held waited past their own write latency, summed over them"`
+	ROWritesPassed  uint64 `counter:"ro_writes_passed" unit:"TLPs" help:"posted data writes with RO that host memory accepted while an earlier write was still in the posted-write buffer: they passed it (PCIe rule A2b)" cover:"ro_write_passed" coverdesc:"a posted write with RO passed an earlier write still in the buffer"`
+	WriteBufferFull uint64 `counter:"write_buffer_full_cycles" unit:"cycles" help:"cycles a data MWr waited at the head of the data pipe because host.write_buffer_entries writes were in the posted-write buffer (the pipe, then the link, back up)"`
+	ReadFlushCycles uint64 `counter:"read_order_cycles" unit:"cycles" help:"cycles a data MRd waited at the head of the data pipe for the posted writes before it to be accepted: a read may not pass them (PCIe rule B2a)"`
+	MaxWriteBuffer  int    `counter:"max_write_buffer" unit:"writes" kind:"max" help:"the most posted writes in the buffer at once (at most host.write_buffer_entries)"`
+}
+
+// postedWrite is a data MWr in the posted-write buffer: when host memory
+// accepts it (at), whether it has RO, and whether it was counted held.
+type postedWrite struct {
+	at       uint64
+	ro, held bool
 }
 
 // RootComplex is the host side of the link, a sim.Component the testbench
@@ -80,6 +98,16 @@ type RootComplex struct {
 	nPending []TLP
 	nNext    int
 	write    *TLP
+
+	// The posted-write buffer (HostConfig, host: its parameters; off
+	// unless host.Enabled()): the data writes taken, oldest first, until
+	// host memory accepts them; nHeld of them are held by an earlier one;
+	// rng draws each write's spread.
+	host  HostConfig
+	wbuf  []postedWrite
+	nHeld int
+	rng   uint64
+	latFn func() uint64 // tests: each write's latency instead of the draw
 }
 
 // NewRootComplex makes the root complex over mem, of cfg's
@@ -105,6 +133,32 @@ func (r *RootComplex) Config() Config { return r.cfg }
 
 // Stats returns the counters.
 func (r *RootComplex) Stats() RootComplexStats { return r.stats }
+
+// SetHost gives the root complex host memory's write latency and its
+// posted-write buffer (HostConfig; the default, a latency of 0, leaves
+// it as it was). Call it before the engine runs; it panics on a config
+// that HostConfig.Validate refuses.
+func (r *RootComplex) SetHost(h HostConfig) {
+	if err := h.Validate(); err != nil {
+		panic(err)
+	}
+	r.host, r.rng = h, h.WriteLatencySeed
+}
+
+// Describe lists what the root complex shows in its waveform scope, host
+// (sim.Described): with host.write_latency_cycles, write_buffer (posted
+// writes host memory has not accepted) and writes_held (those of them
+// whose latency has passed, held by an earlier write: no RO). Without,
+// nothing: the scope holds the host's channels alone, as it always did.
+func (r *RootComplex) Describe() sim.Description {
+	if !r.host.Enabled() {
+		return sim.Description{}
+	}
+	w := sim.WidthFor(r.host.WriteBufferEntries)
+	return sim.Description{Scope: r.name, Title: "links and root complex", Signals: []sim.Signal{
+		{Name: "write_buffer", Width: w}, {Name: "writes_held", Width: w}},
+		Sample: func(vs []uint64) { vs[0], vs[1] = uint64(len(r.wbuf)), uint64(r.nHeld) }}
+}
 
 // SetCPU gives the root complex the channel of the CPU's writes to the
 // device (doorbells). Call it before the root complex is added to the
@@ -152,6 +206,9 @@ func (r *RootComplex) Eval(now uint64) bool {
 		}
 	}
 	r.nPending, r.nNext, r.write = r.pending, r.next, nil
+	if len(r.wbuf) > 0 {
+		r.accept(now)
+	}
 	switch {
 	case r.next < len(r.pending):
 		r.send()
@@ -175,6 +232,9 @@ func (r *RootComplex) Eval(now uint64) bool {
 		r.take(t, false)
 	case r.dpipe.Valid():
 		t := r.dpipe.Peek()
+		if r.host.Enabled() && !r.ordered(now, t) {
+			break // it waits at the head of the pipe
+		}
 		r.dpipe.Pop()
 		r.take(t, true)
 	}
@@ -183,7 +243,107 @@ func (r *RootComplex) Eval(now uint64) bool {
 	}
 	// Busy while completions remain, or when a request waits in a pipe
 	// behind the ones just answered.
+	if len(r.wbuf) > 0 {
+		r.wakeForWrites(now)
+	}
 	return len(r.nPending) > 0 || r.pipe.Valid() || r.dpipe.Valid() || r.CPU != nil && r.CPU.Valid() || r.Side != nil && r.Side.Valid()
+}
+
+// wakeForWrites sets the root complex's timer for the next buffered write
+// whose latency passes after now: nothing else happens to the buffer in
+// the cycles between (a held write leaves with the one that holds it).
+func (r *RootComplex) wakeForWrites(now uint64) {
+	next := uint64(0)
+	for _, w := range r.wbuf {
+		if w.at > now && (next == 0 || w.at < next) {
+			next = w.at
+		}
+	}
+	if next > 0 {
+		r.WakeAt(next)
+	}
+}
+
+// accept lets host memory accept the buffered writes whose latency has
+// passed, in order but for RO: a write without RO only once every
+// earlier one has left (rule A2a: it may not pass them), one with RO
+// whenever its latency has passed (A2b: it may). A write without RO
+// whose latency has passed and that an earlier one holds is counted
+// held when its latency passes, and the cycles it waited when it leaves.
+func (r *RootComplex) accept(now uint64) {
+	kept, held := r.wbuf[:0], 0
+	for _, w := range r.wbuf {
+		switch {
+		case w.at > now:
+		case len(kept) == 0:
+			// Every earlier write has left: accepted.
+			if w.held {
+				r.stats.WriteHoldCycles += now - w.at
+			}
+			continue
+		case w.ro:
+			r.stats.ROWritesPassed++
+			continue // passes the earlier writes still here
+		default:
+			if !w.held {
+				w.held = true
+				r.stats.WritesHeld++
+			}
+			held++
+		}
+		kept = append(kept, w)
+	}
+	clear(r.wbuf[len(kept):])
+	r.wbuf, r.nHeld = kept, held
+}
+
+// ordered reports whether the data request t at the head of the data
+// pipe may be taken now (host.write_latency_cycles): a write if the
+// posted-write buffer has room, a read once every posted write before it
+// has been accepted (rule B2a: a read may not pass a posted write). It
+// counts the cycles either waits.
+func (r *RootComplex) ordered(now uint64, t *TLP) bool {
+	switch t.Type {
+	case MWr:
+		if t.Validate() != nil || t.Fault {
+			return true // dropped, not buffered
+		}
+		if len(r.wbuf) >= r.host.WriteBufferEntries {
+			r.stats.WriteBufferFull++
+			return false
+		}
+		r.wbuf = append(r.wbuf, postedWrite{at: now + r.writeLatency(), ro: t.RO})
+		r.stats.MaxWriteBuffer = max(r.stats.MaxWriteBuffer, len(r.wbuf))
+	case MRd:
+		if len(r.wbuf) > 0 {
+			r.stats.ReadFlushCycles++
+			return false
+		}
+	}
+	return true
+}
+
+// writeLatency is the next write's latency: host.write_latency_cycles
+// plus a draw in 0..host.write_latency_spread_cycles.
+func (r *RootComplex) writeLatency() uint64 {
+	if r.latFn != nil {
+		return r.latFn()
+	}
+	lat := uint64(r.host.WriteLatencyCycles)
+	if s := r.host.WriteLatencySpreadCycles; s > 0 {
+		lat += splitmix(&r.rng) % uint64(s+1)
+	}
+	return lat
+}
+
+// splitmix is SplitMix64: the next number of the sequence whose state is
+// *x.
+func splitmix(x *uint64) uint64 {
+	*x += 0x9e3779b97f4a7c15
+	z := *x
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
 }
 
 // take acts on the request t at the head of a pipe: an MWr is written
@@ -196,6 +356,9 @@ func (r *RootComplex) take(t *TLP, data bool) {
 			r.stats.Dropped++
 		case data:
 			r.stats.DataWrites++
+			if t.RO {
+				r.stats.ROWrites++
+			}
 			r.stats.DataWriteBytes += uint64(EnabledBytes(int(t.LengthDW), t.FirstBE, t.LastBE))
 		default:
 			r.write = t
@@ -206,6 +369,9 @@ func (r *RootComplex) take(t *TLP, data bool) {
 		r.stats.Reads++
 		if data {
 			r.stats.DataReads++
+			if t.RO {
+				r.stats.ROReads++
+			}
 		}
 		r.nPending, r.nNext = r.answer(t, data), 0
 		r.send()

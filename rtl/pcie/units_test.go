@@ -3,6 +3,7 @@ package pcie
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"testing"
 
 	"mkeysim/rtl/sim"
@@ -523,5 +524,130 @@ func TestConstructorsRefuseBadConfig(t *testing.T) {
 			}()
 			mk()
 		}()
+	}
+}
+
+// TestRootComplexWriteOrder counts the posted-write buffer's ordering by
+// hand (issue 37 part 4). The data pipe is 3 cycles long: a TLP pushed on
+// rx at cycle p is at the head of the pipe at p+4. Writes W0..W3 (data,
+// TC 1) pushed at 0..3 enter the buffer at 4..7 with latencies 10, 2, 1,
+// 1: host memory may accept them at 14, 7, 7, 8. A data read pushed at 4
+// is at the head at 8.
+//
+// Without RO on W1 and W3 (W2 has RO): at 7, W1 is due but W0 is not:
+// held (writes_held 1, a hold cycle); W2 is due and passes W0 and W1
+// (ro_writes_passed 1). At 8 W3 is due: held too (writes_held 2). Both
+// wait at 8..13, 12 more hold cycles (13 in all), until W0 leaves at 14
+// and takes them with it. The buffer holds 3 at most (W0, W1, W2 at 6;
+// W0, W1, W3 at 7). The read waits at the head of the pipe at 8..13 (6
+// read_order_cycles: it may not pass a posted write, RO or not) and is
+// taken at 14 once the buffer is empty, its completion seen at 15.
+//
+// With RO on every write, W1 and W3 pass W0 too (ro_writes_passed 3, no
+// write held); the read still waits for W0.
+func TestRootComplexWriteOrder(t *testing.T) {
+	for _, c := range []struct {
+		name                     string
+		ro                       [4]bool
+		readRO                   bool
+		held, holdCycles, passed uint64
+	}{
+		{"W2 with RO", [4]bool{false, false, true, false}, false, 2, 13, 1},
+		{"all with RO", [4]bool{true, true, true, true}, true, 0, 0, 3},
+	} {
+		e := sim.New()
+		rx := sim.NewChan[TLP](e, "rx", 8, 1)
+		tx := sim.NewChan[TLP](e, "tx", 8, 1)
+		rc := NewRootComplex(e, "host", withDefaults(Config{ICMLatencyCycles: 3, DataLatencyCycles: 3}), NewMemory(), rx, tx)
+		rc.SetHost(HostConfig{WriteLatencyCycles: 1, WriteBufferEntries: 8})
+		lats := []uint64{10, 2, 1, 1}
+		rc.latFn = func() uint64 { l := lats[0]; lats = lats[1:]; return l }
+		e.Add(rc)
+		var in []TLP
+		for i := range 4 {
+			w := NewWrite(0x0100, 0x1000+uint64(i)*0x100, make([]byte, 64))
+			w.TC, w.RO = TCData, c.ro[i]
+			in = append(in, w)
+		}
+		rd := NewRead(0x0100, 7, 0x8000, 64)
+		rd.TC, rd.RO = TCData, c.readRO
+		in = append(in, rd)
+		var got []drained
+		for cycle := 0; cycle < 40; cycle++ {
+			if cycle < len(in) {
+				rx.Push(in[cycle])
+			}
+			popAll(e, tx, &got)
+			e.Step()
+		}
+		if len(got) != 1 || got[0].cycle != 15 || got[0].tlp.RO != c.readRO {
+			t.Errorf("%s: completions %+v, want one at cycle 15 with RO %v", c.name, got, c.readRO)
+		}
+		st := rc.Stats()
+		if st.WritesHeld != c.held || st.WriteHoldCycles != c.holdCycles || st.ROWritesPassed != c.passed ||
+			st.ReadFlushCycles != 6 || st.MaxWriteBuffer != 3 || st.WriteBufferFull != 0 || st.DataWrites != 4 {
+			t.Errorf("%s: stats %+v; want writes_held %d, write_hold_cycles %d, ro_writes_passed %d, read_order_cycles 6, max_write_buffer 3",
+				c.name, st, c.held, c.holdCycles, c.passed)
+		}
+		roW := uint64(0)
+		for _, r := range c.ro {
+			if r {
+				roW++
+			}
+		}
+		if st.ROWrites != roW || st.ROReads != uint64(sim.B(c.readRO)) {
+			t.Errorf("%s: ro_writes %d, ro_reads %d", c.name, st.ROWrites, st.ROReads)
+		}
+		if len(rc.wbuf) != 0 {
+			t.Errorf("%s: %d writes left in the buffer", c.name, len(rc.wbuf))
+		}
+	}
+}
+
+// TestRootComplexWriteBufferFull: a buffer of 2 and writes of latency 5
+// pushed at 0, 1, 2: W0 and W1 enter it at 4 and 5 (accepted at 9 and
+// 10); W2 is at the head of the data pipe at 6 and waits at 6, 7, 8
+// (write_buffer_full_cycles 3) until W0 leaves at 9, then enters.
+func TestRootComplexWriteBufferFull(t *testing.T) {
+	e := sim.New()
+	rx := sim.NewChan[TLP](e, "rx", 8, 1)
+	tx := sim.NewChan[TLP](e, "tx", 8, 1)
+	rc := NewRootComplex(e, "host", withDefaults(Config{ICMLatencyCycles: 3, DataLatencyCycles: 3}), NewMemory(), rx, tx)
+	rc.SetHost(HostConfig{WriteLatencyCycles: 5, WriteBufferEntries: 2})
+	e.Add(rc)
+	for cycle := 0; cycle < 30; cycle++ {
+		if cycle < 3 {
+			w := NewWrite(0x0100, 0x1000+uint64(cycle)*0x100, make([]byte, 64))
+			w.TC = TCData
+			rx.Push(w)
+		}
+		e.Step()
+	}
+	st := rc.Stats()
+	if st.WriteBufferFull != 3 || st.MaxWriteBuffer != 2 || st.WritesHeld != 0 || st.DataWrites != 3 || len(rc.wbuf) != 0 {
+		t.Errorf("stats %+v (%d left): want write_buffer_full_cycles 3, max_write_buffer 2", st, len(rc.wbuf))
+	}
+}
+
+// TestHostConfigValidate: each bad value is refused naming its key and
+// value.
+func TestHostConfigValidate(t *testing.T) {
+	if err := DefaultHostConfig().Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		c    HostConfig
+		want string
+	}{
+		{HostConfig{WriteLatencyCycles: -1, WriteBufferEntries: 1}, "host.write_latency_cycles = -1"},
+		{HostConfig{WriteLatencyCycles: MaxLatency + 1, WriteBufferEntries: 1}, "host.write_latency_cycles = 65537"},
+		{HostConfig{WriteLatencyCycles: 1, WriteLatencySpreadCycles: -2, WriteBufferEntries: 1}, "host.write_latency_spread_cycles = -2"},
+		{HostConfig{WriteLatencySpreadCycles: 5, WriteBufferEntries: 1}, "host.write_latency_spread_cycles = 5 needs host.write_latency_cycles >= 1"},
+		{HostConfig{WriteLatencyCycles: 1, WriteBufferEntries: 0}, "host.write_buffer_entries = 0"},
+		{HostConfig{WriteLatencyCycles: 1, WriteBufferEntries: 4097}, "host.write_buffer_entries = 4097"},
+	} {
+		if err := c.c.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", c.c, err, c.want)
+		}
 	}
 }

@@ -51,7 +51,9 @@ type Description struct {
 	Sample  func(vs []uint64)
 }
 
-// Described is a component that describes its waveform.
+// Described is a component that describes its waveform. A Description
+// without Signals shows nothing: the unit has no scope of its own in
+// that run.
 type Described interface {
 	Describe() Description
 }

@@ -46,8 +46,11 @@ type Workload struct {
 	SmallFence     bool   `toml:"small_fence" json:"small_fence" range:"false or true" help:"the measurement workload's regions have small_fence_on_rdma_read_response (MKC 00h bit 16): with the data path on, an RDMA READ response (REMOTE_READ) keeps one read of its QP in flight"`
 	// FencePerMille: the mixed workload's WQEs with a fence mode of their
 	// own (fence.go).
-	FencePerMille int    `toml:"fence_per_mille" json:"fence_per_mille" range:"0..1000" help:"WQEs per thousand of the mixed workload (local accesses, UMRs, local invalidates) given a fence mode drawn at random (0..4; the others get the Linux driver's for hca_cap.umr_fence), and, when not 0, the two accesses after each UMR or local invalidate read its key from its QP, so that those whose modes let them overtake it may see the old mapping (sq.overtaken)"`
-	StrideBytes   uint64 `toml:"stride_bytes" json:"stride_bytes" range:"1..2^40" help:"distance between consecutive accesses of the strided workload, in the footprint taken as one range"`
+	FencePerMille int `toml:"fence_per_mille" json:"fence_per_mille" range:"0..1000" help:"WQEs per thousand of the mixed workload (local accesses, UMRs, local invalidates) given a fence mode drawn at random (0..4; the others get the Linux driver's for hca_cap.umr_fence), and, when not 0, the two accesses after each UMR or local invalidate read its key from its QP, so that those whose modes let them overtake it may see the old mapping (sq.overtaken)"`
+	// RelaxedOrdering sets the keys' Relaxed Ordering bits (issue 37
+	// part 4).
+	RelaxedOrdering string `toml:"relaxed_ordering" json:"relaxed_ordering" range:"none, write, read or both" help:"the keys made have relaxed_ordering_write (write: MKC 00h bit 18), relaxed_ordering_read (read: 38h bit 6), both or none: their data TLPs carry the Relaxed Ordering attribute, which lets host memory accept a posted write before earlier ones (host.write_latency_cycles); results never change, only timing. The random stream is the same whatever it is"`
+	StrideBytes     uint64 `toml:"stride_bytes" json:"stride_bytes" range:"1..2^40" help:"distance between consecutive accesses of the strided workload, in the footprint taken as one range"`
 	// InterArrivalCycles is the offered load (Bench.InterArrival).
 	InterArrivalCycles uint64 `toml:"inter_arrival_cycles" json:"inter_arrival_cycles" range:"0..2^24" help:"offered load: at least this many cycles between two operations entering the model (0: as fast as it takes them); latencies count from the reorder buffer, not the wait before it"`
 	// WarmupAccesses is how many access results the statistics skip.
@@ -91,7 +94,25 @@ func DefaultWorkload() Workload {
 	return Workload{Seed: 1, Keys: 1024, Accesses: 100_000, UMRPerMille: 3, InvalPerMille: 2, QueryPerMille: 1, ResumePerMille: 2, BadPerMille: 50,
 		HotKeys: 128, HotPerMille: 800,
 		Kind: KindMixed, MRs: 64, Tenants: 1, MRBytes: 1 << 20, PageBytes: 4096, AccessBytes: 64, AccessType: "LOCAL_READ", StrideBytes: 4096, ZipfS: 0.99,
-		TranslationMode: TranslationNone, IOMMUPageBytes: 4096}
+		TranslationMode: TranslationNone, IOMMUPageBytes: 4096, RelaxedOrdering: RONone}
+}
+
+// The values of workload.relaxed_ordering.
+const (
+	RONone  = "none"
+	ROWrite = "write"
+	RORead  = "read"
+	ROBoth  = "both"
+)
+
+// relaxedOrdering gives m the Relaxed Ordering bits the workload asks
+// for (workload.relaxed_ordering), drawing nothing from the random
+// stream: the same workload with other bits makes the same keys and
+// accesses but for them.
+func (g *gen) relaxedOrdering(m *prm.MKC) {
+	ro := g.w.RelaxedOrdering
+	m.RelaxedOrderingWrite = ro == ROWrite || ro == ROBoth
+	m.RelaxedOrderingRead = ro == RORead || ro == ROBoth
 }
 
 // Check names the first parameter of a measurement workload that does
@@ -451,6 +472,7 @@ func (g *gen) makeKey(index uint32) {
 		m.TranslationsOctwordSize += 4 // room for UMRs past the end
 	}
 	g.translationMode(&m)
+	g.relaxedOrdering(&m)
 	g.mapDMA(&m, spec.MTT)
 	spec.MKC = m
 	k.mkc = m

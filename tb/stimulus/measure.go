@@ -74,6 +74,7 @@ func (g *gen) makeRegions() {
 			spec.MTT[p] = prm.MTTEntry{PTag: physBase + uint64(i*pages+p)*w.PageBytes, RdEn: true, WrEn: true}
 		}
 		g.translationMode(&spec.MKC)
+		g.relaxedOrdering(&spec.MKC)
 		g.sc.MKeys = append(g.sc.MKeys, spec)
 	}
 	if g.io != nil {

@@ -30,9 +30,11 @@ type tracedScope struct {
 func tracedScopes(t *testing.T) map[string]*tracedScope {
 	t.Helper()
 	// Every scope: the default model's, and the platform's: the host IOMMU
-	// and the device's ATC (issue 36).
+	// and the device's ATC (issue 36), and the root complex's posted-write
+	// buffer (issue 37 part 4).
 	cfg := rtl.DefaultConfig()
 	cfg.IOMMU.Enabled, cfg.Data.Enabled, cfg.HCACap.ATS = true, true, true
+	cfg.Host.WriteLatencyCycles = 50
 	b, err := tb.New(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -68,3 +68,32 @@ func TestValidatePlatform(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateHost: host memory's write parameters (issue 37 part 4) and
+// workload.relaxed_ordering refuse bad values naming the key and the
+// value.
+func TestValidateHost(t *testing.T) {
+	for _, c := range []struct {
+		set  func(c *Config)
+		want string
+	}{
+		{func(c *Config) { c.Model.Host.WriteLatencySpreadCycles = 5 }, "host.write_latency_spread_cycles = 5 needs host.write_latency_cycles >= 1"},
+		{func(c *Config) { c.Model.Host.WriteLatencyCycles = 70000 }, "host.write_latency_cycles = 70000: want 0..2^16"},
+		{func(c *Config) { c.Model.Host.WriteBufferEntries = 0 }, "host.write_buffer_entries = 0: want 1..4096"},
+		{func(c *Config) { c.Workload.RelaxedOrdering = "sometimes" }, `workload.relaxed_ordering = "sometimes": want none, write, read or both`},
+	} {
+		cfg := Default()
+		c.set(&cfg)
+		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v, want %q", err, c.want)
+		}
+	}
+	cfg := Default()
+	cfg.Model.Host.WriteLatencyCycles, cfg.Model.Host.WriteLatencySpreadCycles = 100, 400
+	for _, ro := range []string{"none", "write", "read", "both"} {
+		cfg.Workload.RelaxedOrdering = ro
+		if err := cfg.Validate(); err != nil {
+			t.Errorf("%s: %v", ro, err)
+		}
+	}
+}

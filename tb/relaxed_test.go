@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"mkeysim/rtl"
+	"mkeysim/rtl/pcie"
 	"mkeysim/scenario"
 	"mkeysim/tb/stimulus"
 )
@@ -100,6 +101,50 @@ func TestRelaxedOrderingResults(t *testing.T) {
 					t.Fatalf("%s, wire %v: RO %s gives %d results, none %d", w.name, viaWire, ro, len(lines), len(base))
 				}
 			}
+		}
+	}
+}
+
+// TestTapRO: what --tlp-out captures (the TLP tap) carries RO exactly on
+// the data TLPs of keys with the bit: every data MWr of RDMA WRITEs to
+// keys with relaxed_ordering_write, every data MRd of RDMA READ responses
+// from keys with relaxed_ordering_read and every completion of those;
+// no ICM TLP (traffic class 0), and on the wire the header's Attr[1]
+// (byte 2, bit 5) is set.
+func TestTapRO(t *testing.T) {
+	cfg := rtl.DefaultConfig()
+	cfg.Data.Enabled = true
+	for _, c := range []struct {
+		access, ro string
+		want       [pcie.NumTypes]bool // types whose data TLPs have RO
+	}{
+		{"REMOTE_WRITE", stimulus.ROWrite, [pcie.NumTypes]bool{pcie.MWr: true}},
+		{"REMOTE_WRITE", stimulus.RORead, [pcie.NumTypes]bool{}},
+		{"REMOTE_READ", stimulus.RORead, [pcie.NumTypes]bool{pcie.MRd: true, pcie.CplD: true}},
+		{"REMOTE_READ", stimulus.ROWrite, [pcie.NumTypes]bool{}},
+	} {
+		w := stimulus.DefaultWorkload()
+		w.Kind, w.AccessType, w.AccessBytes, w.Accesses, w.RelaxedOrdering = stimulus.KindUniform, c.access, 8192, 50, c.ro
+		var n [pcie.NumTypes]int
+		tappedRun(t, cfg, stimulus.Generate(w), func(b *Bench) {
+			b.TapTLPs(func(_ uint64, _ bool, tl *pcie.TLP) {
+				if tl.TC != pcie.TCData {
+					if tl.RO {
+						t.Fatalf("%s, RO %s: an ICM TLP with RO: %+v", c.access, c.ro, *tl)
+					}
+					return
+				}
+				n[tl.Type]++
+				if tl.RO != c.want[tl.Type] {
+					t.Fatalf("%s, RO %s: a data %v with RO %v", c.access, c.ro, tl.Type, tl.RO)
+				}
+				if hdr, err := tl.AppendHeader(nil); err != nil || (hdr[2]&0x20 != 0) != tl.RO {
+					t.Fatalf("%s, RO %s: header % x (%v) for RO %v", c.access, c.ro, hdr, err, tl.RO)
+				}
+			})
+		})
+		if n[pcie.MWr]+n[pcie.MRd] == 0 {
+			t.Errorf("%s, RO %s: no data TLP", c.access, c.ro)
 		}
 	}
 }

@@ -67,6 +67,13 @@
 //	icm_latency_cycles    20      ICM MRd (TC 0) at the root complex to first CplD (80 ns)
 //	data_latency_cycles   20      the same for a data MRd (TC 1)
 //
+// The [host] table (HostConfig, issue 37 part 4) is host memory's time to
+// accept the data path's posted writes: write_latency_cycles (0: at once,
+// the default), write_latency_spread_cycles and write_latency_seed (a
+// spread drawn per write), write_buffer_entries (32: the root complex's
+// posted-write buffer). RootComplex.SetHost takes it; HostConfig's doc
+// gives the ordering rules it applies.
+//
 // A TLP's wire size is its header (12 or 16 bytes) + payload + FramingBytes
 // (8: STP token or STP/sequence/END, and LCRC); it occupies a link for
 // S = ceil(wire size / link_bytes_per_cycle) cycles (at least 1).

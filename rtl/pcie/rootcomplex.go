@@ -66,6 +66,13 @@ type postedWrite struct {
 // taken off Rx at cycle r has its first completion pushed on Tx at
 // r + ICMLatencyCycles when the completer is free, and writes and reads
 // reach Memory in the order they arrived.
+//
+// With HostConfig.WriteLatencyCycles (SetHost; issue 37 part 4), host
+// memory takes that long, plus a drawn spread, to accept a data write
+// (TCData): the completer keeps each in a posted-write buffer until then
+// and applies the PCIe ordering rules (HostConfig says which), a data
+// write waiting at the head of the data pipe while the buffer is full
+// and a data read until the buffer is empty.
 type RootComplex struct {
 	sim.Base
 	sim.CounterSet // stats, under pcie: the host's view of the link's traffic

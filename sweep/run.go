@@ -531,6 +531,7 @@ func (s *Sweep) runOnce(p Point, cfg config.Config, stop <-chan struct{}) (Row, 
 	}
 	bench.Warmup(cfg.Workload.WarmupAccesses)
 	bench.InterArrival(cfg.Workload.InterArrivalCycles)
+	bench.PostAhead(cfg.Workload.PostAhead)
 	if err := bench.Load(sc); err != nil {
 		return Row{}, &InputError{Msg: fmt.Sprintf("%s: %s: %v", where, s.Describe(), err)}
 	}

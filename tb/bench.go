@@ -64,6 +64,11 @@ func (b *Bench) Warmup(accesses int) { b.warm = warmup{after: accesses} }
 // enter does not count its wait. Call it before the run.
 func (b *Bench) InterArrival(cycles uint64) { b.src.gap = cycles }
 
+// PostAhead sets how many operations ahead of the model's input the host
+// front's driver posts WQEs (workload.post_ahead, DefaultPostAhead when
+// not called; 1..MaxPostAhead). Call it before the run.
+func (b *Bench) PostAhead(n int) { b.src.ahead = n }
+
 // Warmed returns the warm-up's accesses and cycles, and whether it ended
 // (false also when there was none).
 func (b *Bench) Warmed() (accesses int, cycles uint64, ok bool) {
@@ -164,7 +169,7 @@ func build(cfg rtl.Config, log hclog.Logger, host func(e *sim.Engine, mem *pcie.
 	// The CPU's doorbells (the host front) go down through the root
 	// complex.
 	b.sink = &sink{in: top.Out, plat: b.plat, tx: top.Tx, up: b.Up}
-	b.src = &source{out: top.In, cpu: b.CPU, plat: b.plat, sink: b.sink, overlap: cfg.OverlapInvalidate}
+	b.src = &source{out: top.In, cpu: b.CPU, plat: b.plat, sink: b.sink, overlap: cfg.OverlapInvalidate, ahead: DefaultPostAhead}
 	e.Add(b.src, b.sink)
 	return b, nil
 }
@@ -398,6 +403,7 @@ type source struct {
 	cpu    *sim.Chan[pcie.TLP]
 	host   *host.Host
 	posted int // the operation up to which the host has posted WQEs
+	ahead  int // how far ahead of seq it posts (Bench.PostAhead)
 	// recv: the SENDs with invalidate come from the wire (rtl.Op.Recv),
 	// as every one does in a run through the wire front.
 	recv bool
@@ -498,16 +504,21 @@ func (s *source) unmap(op *scenario.Op, now uint64) {
 	}
 }
 
-// hostAhead is how many operations ahead of the model's input the host
-// posts WQEs (a driver posts work before the device takes it; at most 64
-// WQEs of 3 basic blocks stay well inside a send queue of sq.SQRing).
-const hostAhead = 64
+// DefaultPostAhead is how many operations ahead of the model's input the
+// host posts WQEs by default (a driver posts work before the device takes
+// it), MaxPostAhead the most it may: 256 WQEs of up to 3 basic blocks,
+// and the NOPs that pad a queue's end, fit a send queue of sq.SQRing
+// (1024) basic blocks with room for the few the model's input holds.
+const (
+	DefaultPostAhead = 64
+	MaxPostAhead     = 256
+)
 
 // postAhead posts the WQE of the next operation the host carries, if it
-// is at most hostAhead operations ahead and the doorbell channel takes
+// is at most s.ahead operations ahead and the doorbell channel takes
 // one this cycle; it reports whether more remain to post.
 func (s *source) postAhead() bool {
-	limit := s.seq + hostAhead
+	limit := s.seq + s.ahead
 	var op *scenario.Op
 	for ; s.posted < limit; s.posted++ {
 		if op = s.feed.At(s.posted); op == nil || host.Carries(op) {

@@ -246,6 +246,7 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 	bench.Top.SetCoverage(clockedCov)
 	bench.Warmup(cfg.Workload.WarmupAccesses)
 	bench.InterArrival(cfg.Workload.InterArrivalCycles)
+	bench.PostAhead(cfg.Workload.PostAhead)
 	if err := bench.Load(sc); err != nil {
 		return fail("%s: %v", name, err)
 	}

@@ -51,6 +51,8 @@ type Workload struct {
 	// part 4).
 	RelaxedOrdering string `toml:"relaxed_ordering" json:"relaxed_ordering" range:"none, write, read or both" help:"the keys made have relaxed_ordering_write (write: MKC 00h bit 18), relaxed_ordering_read (read: 38h bit 6), both or none: their data TLPs carry the Relaxed Ordering attribute, which lets host memory accept a posted write before earlier ones (host.write_latency_cycles); results never change, only timing. The random stream is the same whatever it is"`
 	StrideBytes     uint64 `toml:"stride_bytes" json:"stride_bytes" range:"1..2^40" help:"distance between consecutive accesses of the strided workload, in the footprint taken as one range"`
+	// PostAhead is the host front's posting window (Bench.PostAhead).
+	PostAhead int `toml:"post_ahead" json:"post_ahead" range:"1..256" help:"operations ahead of the model's input the host front's driver posts WQEs and rings doorbells for (--front host): the send-queue front can fetch no further ahead than this (docs/host.md); at most 256, which the send queues of 1024 basic blocks hold"`
 	// InterArrivalCycles is the offered load (Bench.InterArrival).
 	InterArrivalCycles uint64 `toml:"inter_arrival_cycles" json:"inter_arrival_cycles" range:"0..2^24" help:"offered load: at least this many cycles between two operations entering the model (0: as fast as it takes them); latencies count from the reorder buffer, not the wait before it"`
 	// WarmupAccesses is how many access results the statistics skip.
@@ -94,7 +96,7 @@ func DefaultWorkload() Workload {
 	return Workload{Seed: 1, Keys: 1024, Accesses: 100_000, UMRPerMille: 3, InvalPerMille: 2, QueryPerMille: 1, ResumePerMille: 2, BadPerMille: 50,
 		HotKeys: 128, HotPerMille: 800,
 		Kind: KindMixed, MRs: 64, Tenants: 1, MRBytes: 1 << 20, PageBytes: 4096, AccessBytes: 64, AccessType: "LOCAL_READ", StrideBytes: 4096, ZipfS: 0.99,
-		TranslationMode: TranslationNone, IOMMUPageBytes: 4096, RelaxedOrdering: RONone}
+		TranslationMode: TranslationNone, IOMMUPageBytes: 4096, RelaxedOrdering: RONone, PostAhead: 64}
 }
 
 // The values of workload.relaxed_ordering.

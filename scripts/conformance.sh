@@ -15,7 +15,12 @@ set -uo pipefail
 bin=$1; shift
 # The shared comparator when it is there, else mkeysim's own.
 cmp=${SHARED:-../shared}/conformance/compare.py
-compare() { if [ -f "$cmp" ]; then python3 "$cmp" "$1" "$2"; else "$bin" compare "$1" "$2"; fi; }
+# Expected lines that list other legal outcomes (also_legal: a WQE that a
+# fence lets overtake a UMR, issue 37) are compared by mkeysim compare,
+# which accepts them; the shared comparator predates them.
+compare() {
+  if [ -f "$cmp" ] && ! grep -q '"also_legal"' "$2"; then python3 "$cmp" "$1" "$2"; else "$bin" compare "$1" "$2"; fi
+}
 pass=0; fail=0; skip=0
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 for dir in "$@"; do

@@ -28,9 +28,19 @@
 // host's IOMMU refuses it as it would any key's. An atomic's write asks
 // again after its read has given its entry back.
 //
+// The small fence (small_fence_on_rdma_read_response, Move.Plat.SmallFence):
+// a QP has at most one read under it in flight. A segment under the fence
+// whose QP has one in flight, and every later segment of a QP with
+// segments set aside, is set aside (Config.FenceQueue of them at most) in
+// order; each cycle the oldest set aside whose QP's fence is clear (the
+// first of its QP) goes before the head of In, so other QPs' segments go
+// on past a QP that waits. With no room the segment waits at the head of
+// In and holds what is behind it.
+//
 // Registers: the request slots (free mask, tag, atomic), per reorder tag
 // the requests in flight and whether its last segment was taken, the
-// offset reached in the segment at the head of In, the atomics' writes
+// offset reached in the segment at the head of In, the segments set aside
+// (each with its offset), the reads under the fence per QP, the atomics' writes
 // waiting to go and the Moved answers waiting for Done; all are written
 // in place during Eval, after they are read: the unit has no Commit.
 package dma

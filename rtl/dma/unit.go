@@ -1,6 +1,8 @@
 package dma
 
 import (
+	"slices"
+
 	"mkeysim/rtl/bus"
 	"mkeysim/rtl/pcie"
 	"mkeysim/rtl/sim"
@@ -32,7 +34,8 @@ type Stats struct {
 	SlotStalls sim.Stalls `counter:"slot_stall_cycles" unit:"cycles" kind:"wait" help:"cycles a segment waited at the head of In because data.outstanding requests were in flight"`
 	// The small fence (small_fence_on_rdma_read_response, issue 37).
 	FencedReads uint64        `counter:"fenced_reads" unit:"requests" help:"reads of an RDMA READ response whose key has small_fence_on_rdma_read_response: at most one of them in flight per QP" cover:"fenced_read" coverdesc:"an RDMA READ response read under the small fence"`
-	FenceStalls sim.Stalls    `counter:"fence_stall_cycles" unit:"cycles" kind:"wait" help:"cycles a segment under the small fence waited at the head of In because a read of its QP under the fence was in flight"`
+	FenceStalls sim.Stalls    `counter:"fence_stall_cycles" unit:"cycles" kind:"wait" help:"cycles a segment under the small fence waited at the head of In because a read of its QP under the fence was in flight and no room was left to set it aside (data.fence_queue)"`
+	FenceParked uint64        `counter:"fence_parked" unit:"segments" help:"segments set aside off the head of In because their QP had a read under the small fence in flight (or segments set aside already): the segments of other QPs behind them went on"`
 	InFlight    sim.Occupancy `counter:"request_cycles" unit:"request-cycles" kind:"occupancy" mean:"mean_requests_in_flight" help:"data requests in flight, summed over the cycles (mean_requests_in_flight = request_cycles / cycles)"`
 }
 
@@ -92,7 +95,15 @@ type Unit struct {
 	nFenced        int            // their sum (the waveform's)
 	fenceWait      bool           // this cycle, the head waited on the fence
 	relQ           []uint16       // ATC entries to give back
+	parked         []parkedMove   // segments set aside behind the small fence, oldest first
 	stats          Stats
+}
+
+// parkedMove is a segment set aside behind the small fence: off bytes of
+// it already issued.
+type parkedMove struct {
+	m   bus.Move
+	off uint64
 }
 
 // New makes the data path for reorder tags 0..tags-1; cfg must be valid.
@@ -119,13 +130,15 @@ func (u *Unit) Connections() (in, out []sim.Port) {
 }
 
 // Describe lists what the unit shows in its waveform scope: the requests
-// in flight, the Moved answers waiting, and the reads in flight under the
-// small fence (sim.Described).
+// in flight, the Moved answers waiting, the reads in flight under the
+// small fence and the segments set aside behind it (sim.Described).
 func (u *Unit) Describe() sim.Description {
 	return sim.Description{Scope: u.name, Title: "data path", Signals: []sim.Signal{
 		{Name: "in_flight", Width: sim.WidthFor(len(u.slots))}, {Name: "done_waiting", Width: sim.WidthFor(len(u.tags))},
-		{Name: "fenced", Width: sim.WidthFor(len(u.slots))}},
-		Sample: func(vs []uint64) { vs[0], vs[1], vs[2] = uint64(u.inUse), uint64(len(u.doneQ)), uint64(u.nFenced) }}
+		{Name: "fenced", Width: sim.WidthFor(len(u.slots))}, {Name: "parked", Width: sim.WidthFor(max(u.cfg.FenceQueue, 1))}},
+		Sample: func(vs []uint64) {
+			vs[0], vs[1], vs[2], vs[3] = uint64(u.inUse), uint64(len(u.doneQ)), uint64(u.nFenced), uint64(len(u.parked))
+		}}
 }
 
 // Stats returns the counters.
@@ -154,7 +167,18 @@ func (u *Unit) Eval(now uint64) bool {
 	u.stats.SlotStalls.Note(now, waited)
 	u.stats.FenceStalls.Note(now, u.fenceWait)
 	u.stats.InFlight.NoteN(now, uint64(u.inUse))
-	return len(u.doneQ) > 0 || len(u.readyQ) > 0 || len(u.relQ) > 0 || u.Handshakes() != moves
+	return len(u.doneQ) > 0 || len(u.readyQ) > 0 || len(u.relQ) > 0 || u.Handshakes() != moves || u.parkedReady()
+}
+
+// parkedReady reports whether a segment set aside may go on: the oldest
+// of its QP, whose fence has cleared.
+func (u *Unit) parkedReady() bool {
+	for i := range u.parked {
+		if p := &u.parked[i]; u.firstOfQP(i) && !(p.m.Plat.SmallFence && u.fenced[p.m.QPN] > 0) && (p.m.Len == 0 || u.inUse < len(u.slots)) {
+			return true
+		}
+	}
+	return false
 }
 
 // translated takes an ATC result and gives back one entry. An OK result
@@ -251,32 +275,127 @@ func (u *Unit) issue() bool {
 		}
 		return false
 	}
+	if u.issueParked() {
+		return false
+	}
 	if !u.p.In.Valid() {
 		return false
 	}
 	m := u.p.In.Peek()
-	if m.Len == 0 { // nothing to move (the top sends none such)
-		if m.Last {
-			u.tags[m.Tag].last = true
-			u.check(m.Tag)
+	if u.mustPark(m) {
+		// A segment of a QP under the fence waits aside, in its QP's
+		// order, so that other QPs' segments behind it go on.
+		if len(u.parked) < u.cfg.FenceQueue {
+			u.parked = append(u.parked, parkedMove{m: *m, off: u.off})
+			u.off = 0
+			u.stats.FenceParked++
+			u.p.In.Pop()
+			return false
 		}
+		u.fenceWait = true // one read of the QP's response at a time
+		return false
+	}
+	if m.Len == 0 { // nothing to move (the top sends none such)
+		u.marker(m)
 		u.p.In.Pop()
 		return false
 	}
 	if u.inUse == len(u.slots) {
 		return true
 	}
-	if m.Plat.SmallFence && u.fenced[m.QPN] > 0 {
-		u.fenceWait = true // one read of the QP's response at a time
+	n, ok := u.chunk(m, u.off)
+	if !ok {
 		return false
 	}
+	if u.off += n; u.off == m.Len {
+		u.off = 0
+		if m.Last {
+			u.tags[m.Tag].last = true
+		}
+		u.p.In.Pop()
+	}
+	return false
+}
+
+// mustPark reports whether segment m must wait behind the small fence: a
+// read of its QP under the fence is in flight and m is under it too, or
+// segments of its QP are set aside already (a QP's segments keep their
+// order).
+func (u *Unit) mustPark(m *bus.Move) bool {
+	if m.Plat.SmallFence && u.fenced[m.QPN] > 0 {
+		return true
+	}
+	for i := range u.parked {
+		if u.parked[i].m.QPN == m.QPN {
+			return true
+		}
+	}
+	return false
+}
+
+// marker takes a segment of no bytes: the last of its tag, which may be
+// done.
+func (u *Unit) marker(m *bus.Move) {
+	if m.Last {
+		u.tags[m.Tag].last = true
+		u.check(m.Tag)
+	}
+}
+
+// issueParked sends the next chunk of the oldest segment set aside whose
+// QP's fence has cleared (the first of its QP), and reports whether it
+// did anything.
+func (u *Unit) issueParked() bool {
+	for i := range u.parked {
+		p := &u.parked[i]
+		if !u.firstOfQP(i) || p.m.Plat.SmallFence && u.fenced[p.m.QPN] > 0 {
+			continue
+		}
+		if u.inUse == len(u.slots) && p.m.Len > 0 {
+			return false
+		}
+		if p.m.Len == 0 {
+			u.marker(&p.m)
+			u.parked = slices.Delete(u.parked, i, i+1)
+			return true
+		}
+		n, ok := u.chunk(&p.m, p.off)
+		if !ok {
+			return false
+		}
+		if p.off += n; p.off == p.m.Len {
+			if p.m.Last {
+				u.tags[p.m.Tag].last = true
+			}
+			u.parked = slices.Delete(u.parked, i, i+1)
+		}
+		return true
+	}
+	return false
+}
+
+// firstOfQP reports whether parked[i] is the oldest set aside of its QP.
+func (u *Unit) firstOfQP(i int) bool {
+	for j := range i {
+		if u.parked[j].m.QPN == u.parked[i].m.QPN {
+			return false
+		}
+	}
+	return true
+}
+
+// chunk sends the request for the bytes of m from off to the end of the
+// 4 KiB page they start in (the caller has checked for a free slot), and
+// returns their count; ok false when the request port does not take it
+// this cycle.
+func (u *Unit) chunk(m *bus.Move, off uint64) (n uint64, ok bool) {
 	ats := m.Plat.ATS() && u.p.Lookup != nil
 	if !ats && !u.p.MemReq.Ready() || ats && !u.p.Lookup.Ready() {
-		return false
+		return 0, false
 	}
-	addr := m.Addr + u.off
-	n := min(m.Len-u.off, ChunkBytes-addr%ChunkBytes)
-	req := pcie.ReadReq{Addr: addr, Len: int(n), Origin: m.Origin.At(u.off)}
+	addr := m.Addr + off
+	n = min(m.Len-off, ChunkBytes-addr%ChunkBytes)
+	req := pcie.ReadReq{Addr: addr, Len: int(n), Origin: m.Origin.At(off)}
 	if m.Plat.CAPI() {
 		req.Prefix = pcie.NewPASIDPrefix(m.Plat.PASID, false, false)
 	}
@@ -310,14 +429,7 @@ func (u *Unit) issue() bool {
 		u.p.MemReq.Push(req)
 	}
 	u.tags[m.Tag].pending++
-	if u.off += n; u.off == m.Len {
-		u.off = 0
-		if m.Last {
-			u.tags[m.Tag].last = true
-		}
-		u.p.In.Pop()
-	}
-	return false
+	return n, true
 }
 
 // lookup allocates a slot for s, whose request req waits there for the

@@ -298,6 +298,36 @@ func TestSmallFence(t *testing.T) {
 	if s := b.u.Stats(); s.FenceStalls.Count() != 0 || len(b.req.Taken) != 2 || b.req.Taken[1].cycle != 3 {
 		t.Errorf("two QPs: %d fence stall cycles, reads %+v; want none, the second taken at 3", s.FenceStalls.Count(), b.req.Taken)
 	}
+	// QP 1's segment of two reads under the fence, then QP 2's of one:
+	// without room to set QP 1's aside (fence_queue 0), QP 2's read waits
+	// behind QP 1's second, taken at 14 (as above), to 15; with room, QP
+	// 1's segment is set aside at cycle 3 (its first read went at 2) and
+	// QP 2's read goes at 4, QP 1's second still at 14.
+	for _, c := range []struct {
+		queue             int
+		qp2At, stalls     uint64
+		parked, secondQP1 uint64
+	}{{0, 15, 11, 0, 14}, {8, 4, 0, 1, 14}} {
+		b := newBench(Config{Enabled: true, Outstanding: 4, FenceQueue: c.queue}, 4, 1)
+		b.req.lat = func(uint64) uint64 { return 10 }
+		b.in.Add(0, bus.Move{Tag: 0, Kind: bus.MoveRead, Addr: 0x10000, Len: 0x2000, Last: true, QPN: 1, Plat: bus.Platform{SmallFence: true}})
+		b.in.Add(0, bus.Move{Tag: 1, Kind: bus.MoveRead, Addr: 0x40000, Len: 0x1000, Last: true, QPN: 2, Plat: bus.Platform{SmallFence: true}})
+		b.run(t, 2, 1000)
+		var qp2, second uint64
+		for _, k := range b.req.Taken {
+			switch k.req.Addr {
+			case 0x40000:
+				qp2 = k.cycle
+			case 0x11000:
+				second = k.cycle
+			}
+		}
+		s := b.u.Stats()
+		if qp2 != c.qp2At || second != c.secondQP1 || s.FenceStalls.Count() != c.stalls || s.FenceParked != c.parked {
+			t.Errorf("fence_queue %d: QP 2's read at %d, QP 1's second at %d, %d stall cycles, %d parked; want %d, %d, %d, %d",
+				c.queue, qp2, second, s.FenceStalls.Count(), s.FenceParked, c.qp2At, c.secondQP1, c.stalls, c.parked)
+		}
+	}
 }
 
 // TestRelaxedOrdering: a read carries RO when its key has

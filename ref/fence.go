@@ -44,19 +44,22 @@ type undo struct {
 // WQE of its queue.
 func (m *Model) fenceOf(op *scenario.Op) prm.FenceMode {
 	qpn := op.QP()
-	after := m.afterReg.get(qpn)
+	after := m.afterReg.len() > 0 && m.afterReg.get(qpn) != nil
 	mode := op.Fence
 	if !op.HasFence {
 		if op.IsRegistration() {
 			mode = prm.KernelUMRFence(m.cfg.UMRFence)
 		} else {
-			mode = prm.KernelNextFence(after != nil && *after)
+			mode = prm.KernelNextFence(after)
 		}
 	}
-	if after == nil {
-		m.afterReg.put(qpn, op.IsRegistration())
-	} else {
-		*after = op.IsRegistration()
+	// afterReg holds only the queues whose last WQE was a registration:
+	// an access costs no lookup while none is.
+	switch {
+	case op.IsRegistration() && !after:
+		m.afterReg.put(qpn, true)
+	case !op.IsRegistration() && after:
+		m.afterReg.del(qpn)
 	}
 	return mode
 }

@@ -42,17 +42,19 @@ func (t *Top) fenceOf(op *scenario.Op) prm.FenceMode {
 	case op.IsRegistration():
 		return prm.KernelUMRFence(t.fenceCap)
 	}
-	return prm.KernelNextFence(t.afterReg[op.QP()])
+	return prm.KernelNextFence(len(t.afterReg) > 0 && t.afterReg[op.QP()])
 }
 
 // posted notes that WQE op entered the model: the next WQE of its queue
-// follows a registration or not.
+// follows a registration or not. afterReg holds only the queues whose
+// last WQE was a registration, so that an access costs no lookup while
+// none is.
 func (t *Top) posted(op *scenario.Op) {
-	if !op.IsWQE() {
-		return
-	}
-	if q := op.QP(); t.afterReg[q] != op.IsRegistration() {
-		t.afterReg[q] = op.IsRegistration()
+	switch {
+	case op.IsRegistration():
+		t.afterReg[op.QP()] = true
+	case len(t.afterReg) > 0 && op.IsWQE():
+		delete(t.afterReg, op.QP())
 	}
 }
 

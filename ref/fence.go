@@ -45,14 +45,7 @@ type undo struct {
 func (m *Model) fenceOf(op *scenario.Op) prm.FenceMode {
 	qpn := op.QP()
 	after := m.afterReg.len() > 0 && m.afterReg.get(qpn) != nil
-	mode := op.Fence
-	if !op.HasFence {
-		if op.IsRegistration() {
-			mode = prm.KernelUMRFence(m.cfg.UMRFence)
-		} else {
-			mode = prm.KernelNextFence(after)
-		}
-	}
+	mode := op.FenceMode(m.cfg.UMRFence, after)
 	// afterReg holds only the queues whose last WQE was a registration:
 	// an access costs no lookup while none is.
 	switch {

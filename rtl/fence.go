@@ -36,13 +36,7 @@ type FenceStats struct {
 // WQE's control segment through the host front), else the one the Linux
 // driver posts for the device (prm.KernelUMRFence, KernelNextFence).
 func (t *Top) fenceOf(op *scenario.Op) prm.FenceMode {
-	switch {
-	case op.HasFence:
-		return op.Fence
-	case op.IsRegistration():
-		return prm.KernelUMRFence(t.fenceCap)
-	}
-	return prm.KernelNextFence(len(t.afterReg) > 0 && t.afterReg[op.QP()])
+	return op.FenceMode(t.fenceCap, len(t.afterReg) > 0 && t.afterReg[op.QP()])
 }
 
 // posted notes that WQE op entered the model: the next WQE of its queue

@@ -156,6 +156,20 @@ func (o *Op) IsWQE() bool {
 // invalidate: a WQE that changes a key, which the fences order.
 func (o *Op) IsRegistration() bool { return o.Kind == OpUMR || o.Kind == OpLocalInvalidate }
 
+// FenceMode is the fence mode WQE o is posted with on a device whose
+// umr_fence is c: its own, else the Linux driver's (prm.KernelUMRFence on
+// a registration; prm.KernelNextFence on another WQE, the initiator small
+// fence when the WQE before it on its queue, afterRegistration, was one).
+func (o *Op) FenceMode(c prm.UMRFenceCap, afterRegistration bool) prm.FenceMode {
+	switch {
+	case o.HasFence:
+		return o.Fence
+	case o.IsRegistration():
+		return prm.KernelUMRFence(c)
+	}
+	return prm.KernelNextFence(afterRegistration)
+}
+
 // QP is the QP the operation names: an access's, a UMR's SQ, the QP of a
 // local or remote invalidation; 0 for a command that names none.
 func (o *Op) QP() uint32 {

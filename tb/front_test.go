@@ -189,14 +189,7 @@ func TestHostFrontExamples(t *testing.T) {
 			if !op.IsWQE() {
 				continue
 			}
-			mode := op.Fence
-			switch {
-			case op.HasFence:
-			case op.IsRegistration():
-				mode = prm.KernelUMRFence(prm.UMRFenceStrong)
-			default:
-				mode = prm.KernelNextFence(after[op.QP()])
-			}
+			mode := op.FenceMode(prm.UMRFenceStrong, after[op.QP()])
 			after[op.QP()] = op.IsRegistration()
 			if host.Carries(op) {
 				if mode != prm.FenceNone {

@@ -59,13 +59,7 @@ func (h *Host) Pass(op *scenario.Op) {
 // local invalidate, KernelNextFence on the WQE after one: see
 // prm/fence.go for where the kernel does it).
 func (h *Host) Fence(op *scenario.Op) prm.FenceMode {
-	switch {
-	case op.HasFence:
-		return op.Fence
-	case op.IsRegistration():
-		return prm.KernelUMRFence(h.UMRFence)
-	}
-	return prm.KernelNextFence(h.afterReg[op.QP()])
+	return op.FenceMode(h.UMRFence, h.afterReg[op.QP()])
 }
 
 // postedWQE is a WQE the host posted, or (recv) a SEND with invalidate

@@ -76,7 +76,9 @@ func (t *Top) ingress(now uint64) {
 			t.sq.take(sqQP)
 		}
 		t.In.Pop()
-		t.posted(op.Op)
+		if len(t.afterReg) > 0 { // else posted has nothing to do for an access
+			t.posted(op.Op)
+		}
 		if busy {
 			t.cmd.overtakers++
 			t.cov.Hit(cover.FencePass)

@@ -343,8 +343,10 @@ func (g *gen) ops(n int) {
 			g.sc.Ops = append(g.sc.Ops, scenario.Op{Kind: scenario.OpQueryMKey, Index: k.index})
 		default:
 			op, k := g.access()
-			k = g.retarget(&op, k)
-			g.fence(&op)
+			if g.fr != nil {
+				k = g.retarget(&op, k)
+				g.fence(&op)
+			}
 			g.sc.Ops = append(g.sc.Ops, op)
 			a++
 			if k != nil && k.odp && op.Access.Len > 0 && !slices.Contains(g.stalled, op.Access.Key) {

@@ -80,16 +80,19 @@ const (
 	CreateHandle              // create.refused.handle
 	CreateHandleReach         // create.refused.handle_reach
 	CreateNoIndex             // create.refused.no_free_index
+	CreateNoPages             // create.refused.no_pages
+	PagesEvent                // pages.event
+	PagesEventWait            // pages.event_wait
 
 	numFixed
 )
 
 // Sizes of the families.
 const (
-	numStatus  = 22 // prm.Statuses(); init checks it
+	numStatus  = 24 // prm.Statuses(); init checks it
 	numTypes   = 5  // prm.AccessTypes()
 	numModes   = 6  // the modes that translate: prm.ModePA..prm.ModeMEMIC
-	numCommand = 9  // Command values, 0 (access) unused
+	numCommand = 11 // Command values, 0 (access) unused
 
 	okBase     = numFixed
 	statusBase = okBase + numTypes
@@ -130,9 +133,11 @@ const (
 	CmdSendWithInvalidate
 	CmdPageFaultResume
 	CmdIOMMUUnmap
+	CmdQueryPages
+	CmdManagePages
 )
 
-var commandNames = [numCommand]string{"", "create_mkey", "destroy_mkey", "query_mkey", "umr", "local_invalidate", "send_with_invalidate", "page_fault_resume", "iommu_unmap"}
+var commandNames = [numCommand]string{"", "create_mkey", "destroy_mkey", "query_mkey", "umr", "local_invalidate", "send_with_invalidate", "page_fault_resume", "iommu_unmap", "query_pages", "manage_pages"}
 
 // String is the command's op name in scenario files.
 func (c Command) String() string {

@@ -116,13 +116,16 @@ var fixed = [numFixed]def{
 	CreateHandle:              {name: "create.refused.handle", desc: "CREATE_MKEY refused: a given mtt_handle below 0x1_0000_0000 or not a multiple of 64", models: Both},
 	CreateHandleReach:         {name: "create.refused.handle_reach", desc: "CREATE_MKEY refused: the list would end past 2^48, the reach of mtt_handle", models: Both},
 	CreateNoIndex:             {name: "create.refused.no_free_index", desc: "CREATE_MKEY refused: no index given and none left to take", models: Both, why: whyNoIndex},
+	CreateNoPages:             {name: "create.refused.no_pages", desc: "CREATE_MKEY refused (NO_RESOURCES): the host refused the pages its ICM needed (host.page_policy = capped, past host.max_pages)", models: Both},
+	PagesEvent:                {name: "pages.event", desc: "a Pages Request Event: a CREATE_MKEY needed more ICM pages than the host had given", models: Clocked},
+	PagesEventWait:            {name: "pages.event_wait", desc: "a command waited for the host's answer to a Pages Request Event (host.page_policy on_event or capped)", models: Clocked},
 }
 
 // cmdStatuses are the statuses each command can end with (translation.md
 // 3.2; a BAD_PARAM for a QP not declared cannot come from a scenario,
 // which refuses such an op).
 var cmdStatuses = [numCommand][]prm.Status{
-	CmdCreateMKey:         {prm.OK, prm.BadParam},
+	CmdCreateMKey:         {prm.OK, prm.BadParam, prm.NoResources},
 	CmdDestroyMKey:        {prm.OK, prm.BadKeyIndex},
 	CmdQueryMKey:          {prm.OK, prm.BadKeyIndex},
 	CmdUMR:                {prm.OK, prm.BadKeyIndex, prm.UMRCheckFree, prm.PDMismatch, prm.UMRDisabled, prm.QPNMismatch, prm.UMRPDUpdate, prm.BadParam, prm.UMRAlignment, prm.UMRCapacity},
@@ -130,6 +133,8 @@ var cmdStatuses = [numCommand][]prm.Status{
 	CmdSendWithInvalidate: {prm.OK, prm.BadKeyIndex, prm.KeyMismatch, prm.PDMismatch, prm.QPNMismatch, prm.RemoteInvalidateDenied},
 	CmdPageFaultResume:    {prm.OK, prm.BadParam},
 	CmdIOMMUUnmap:         {prm.OK, prm.BadParam},
+	CmdQueryPages:         {prm.OK},
+	CmdManagePages:        {prm.OK, prm.BadParam, prm.BadResState},
 }
 
 // goldenOnly are the statuses and commands that only the golden model

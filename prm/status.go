@@ -33,6 +33,15 @@ const (
 	// IOMMU does not map, or maps without the permission the access needs
 	// (issue 36; checked after every check of translation.md 4).
 	IOMMUFault
+	// NoResources: a command needed ICM pages the host refused to give
+	// (issue 37, seed 2.3): the PRM's MLX5_CMD_STAT_NO_RES_ERR (0xf, "no
+	// resources" in the kernel's cmd_status_str, drivers/net/ethernet/
+	// mellanox/mlx5/core/cmd.c).
+	NoResources
+	// BadResState: a MANAGE_PAGES take of a page the firmware uses (or of
+	// more pages than it holds free): the PRM's
+	// MLX5_CMD_STAT_BAD_RES_STATE_ERR (0x9, "bad resource state").
+	BadResState
 	numStatus
 )
 
@@ -42,7 +51,7 @@ var statusNames = [numStatus]string{
 	"BAD_ACCESS_MODE", "MISALIGNED_ATOMIC", "TRANSLATION_RANGE",
 	"PAGE_ACCESS", "PAGE_FAULT", "BAD_PARAM", "UMR_CHECK_FREE",
 	"UMR_DISABLED", "UMR_PD_UPDATE", "UMR_ALIGNMENT", "UMR_CAPACITY",
-	"REMOTE_INVALIDATE_DENIED", "IOMMU_FAULT",
+	"REMOTE_INVALIDATE_DENIED", "IOMMU_FAULT", "NO_RESOURCES", "BAD_RES_STATE",
 }
 
 // String is the status name of translation.md.

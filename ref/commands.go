@@ -81,6 +81,10 @@ func (m *Model) Create(k scenario.MKey) (uint32, *Refusal) {
 	if !prm.ListFits(handle, size) {
 		return refused(cover.CreateHandleReach, "a list of %d octwords at %#x would end past 2^48, the reach of mtt_handle", size, handle)
 	}
+	if r := m.needPages(index, handle, uint32(size)); r != nil {
+		m.cfg.Coverage.Hit(cover.CreateNoPages)
+		return 0, r
+	}
 	if mkc.MTTHandle == 0 && size > 0 {
 		mkc.MTTHandle = handle
 		m.nextHandle += size * 16

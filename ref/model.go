@@ -19,6 +19,9 @@ type Config struct {
 	// default strong): the mode the WQEs without their own fence get
 	// (prm.KernelUMRFence), so which may overtake a UMR.
 	UMRFence prm.UMRFenceCap
+	// Pages is the host's side of the firmware's pages (issue 37); the
+	// zero value is the default host (eager).
+	Pages PagesConfig
 	// Coverage, if not nil, counts the coverage points the model reaches
 	// (package cover); nil collects nothing and costs a nil check.
 	Coverage *cover.Collector
@@ -57,6 +60,7 @@ type Model struct {
 	// a registration; the registration later WQEs may overtake.
 	afterReg keyTable[bool]
 	pass     passWindow
+	pages    pageBook
 }
 
 // New returns an empty model.

@@ -160,6 +160,10 @@ func (m *Model) ApplyInto(seq int, op *scenario.Op, res *scenario.Result) {
 		r = m.SendWithInvalidate(op.QPN, op.Key)
 	case scenario.OpIOMMUUnmap:
 		r = m.IOMMUUnmap(*op.Unmap)
+	case scenario.OpQueryPages:
+		res.NumPages = m.QueryPages(op.Pages.Kind)
+	case scenario.OpManagePages:
+		r = m.ManagePages(op.Pages)
 	case scenario.OpPageFaultResume:
 		var rs []Resumed
 		rs, r = m.Resume(op.Key, op.OK)

@@ -25,6 +25,7 @@ const (
 	cmdInval          // waiting for the caches' acknowledgements
 	cmdRerun          // page_fault_resume: stalled accesses running again
 	cmdDone           // result waiting for the output
+	cmdPages          // waiting for the host's answer to a Pages Request Event
 )
 
 // cmdPath is the command path's state: the command being run and where
@@ -48,11 +49,12 @@ type cmdPath struct {
 	isReg      bool
 	ordered    bool
 	overtakers int
+	after      cmdState // cmdPages: the state the command goes on in
 }
 
 // CmdStateNames names the command path's states for waveforms.
 func CmdStateNames() map[uint64]string {
-	return map[uint64]string{0: "IDLE", 1: "DRAIN", 2: "EXEC", 3: "INVAL", 4: "RERUN", 5: "DONE"}
+	return map[uint64]string{0: "IDLE", 1: "DRAIN", 2: "EXEC", 3: "INVAL", 4: "RERUN", 5: "DONE", 6: "PAGES"}
 }
 
 // command advances the command path.
@@ -70,6 +72,21 @@ func (t *Top) command(now uint64) {
 		if now >= t.cmd.wait && t.ctrlCache.Ready() && t.ctrlMTT.Ready() && t.ctrlKLM.Ready() && t.overtakersDone() {
 			t.fence.Overtaken += uint64(t.cmd.overtakers)
 			t.execute(now)
+			if t.fw.event {
+				// A Pages Request Event: the command completes when the
+				// host answers (eager: at once).
+				t.fw.event = false
+				if lat := uint64(t.cfg.Host.PageEventLatencyCycles); t.cfg.Host.PagePolicy != PolicyEager && lat > 0 {
+					t.cmd.after, t.cmd.state, t.cmd.wait = t.cmd.state, cmdPages, now+lat
+					t.fw.pg.stats.EventWait += lat
+					t.cov.Hit(cover.PagesEventWait)
+				}
+			}
+		}
+	case cmdPages:
+		if now >= t.cmd.wait {
+			t.cmd.state = t.cmd.after
+			t.command(now) // the state it goes on in may act this cycle
 		}
 	case cmdInval:
 		if t.cmd.acks == 0 {
@@ -120,6 +137,10 @@ func (t *Top) execute(now uint64) {
 	case op.Kind == scenario.OpPageFaultResume:
 		t.resume(now)
 		return
+	case op.Kind == scenario.OpQueryPages:
+		res.NumPages = t.fw.pg.query(op.Pages.Kind)
+	case op.Kind == scenario.OpManagePages:
+		r = t.fw.pg.manage(op.Pages)
 	case op.Kind == scenario.OpIOMMUUnmap:
 		// Not reached from a scenario: the testbench refuses one with an
 		// iommu section (scenario.RefOnly).

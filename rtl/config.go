@@ -55,10 +55,12 @@ type Config struct {
 	ATC atc.Config `toml:"atc" json:"atc"`
 	// SQ is the host front's send-queue fetch (issue 37 part 5).
 	SQ sq.Config `toml:"sq" json:"sq"`
-	// Host is host memory's acceptance of the data path's posted writes
-	// and the root complex's posted-write buffer (issue 37 part 4:
-	// relaxed ordering); off (a latency of 0) by default.
-	Host pcie.HostConfig `toml:"host" json:"host"`
+	// Host is the host's side (the [host] table): host memory's
+	// acceptance of the data path's posted writes and the root complex's
+	// posted-write buffer (issue 37 part 4: relaxed ordering; off by
+	// default), and the driver's answers to the firmware's page requests
+	// and the order of the pages it gives (issue 37 part 1).
+	Host HostConfig `toml:"host" json:"host"`
 }
 
 // HCACap is the device's capabilities that the commands check (seed
@@ -102,7 +104,7 @@ func DefaultConfig() Config {
 		ATC:        atc.DefaultConfig(),
 		SQ:         sq.DefaultConfig(),
 		HCACap:     HCACap{UMRFence: "strong"},
-		Host:       pcie.DefaultHostConfig(),
+		Host:       DefaultHostConfig(),
 	}
 }
 
@@ -126,6 +128,9 @@ func (c *Config) Validate() error {
 		return err
 	}
 	if err := c.Data.Validate(); err != nil {
+		return err
+	}
+	if err := c.Host.Validate(); err != nil {
 		return err
 	}
 	if err := c.SQ.Validate(); err != nil {

@@ -20,6 +20,8 @@ package rtl
 //     after the command's result.
 
 import (
+	"slices"
+
 	"mkeysim/cover"
 	"mkeysim/prm"
 	"mkeysim/rtl/sim"
@@ -122,13 +124,14 @@ func (r *rob) allDone(k, n int) bool {
 	return true
 }
 
-// Counters lists the top's counters: core's, then the fences' (under sq).
+// Counters lists the top's counters: core's, then the fences' (under sq),
+// then the firmware's pages (group pages, pages.go).
 func (t *Top) Counters() []sim.Counter {
-	return append(t.CounterSet.Counters(), sim.CountersOf("sq", &t.fence)...)
+	return slices.Concat(t.CounterSet.Counters(), sim.CountersOf("sq", &t.fence), sim.CountersOf("pages", &t.fw.pg.stats))
 }
 
 // CounterWords returns the words of the counters the waveform shows, in
 // the order of Counters.
 func (t *Top) CounterWords() [][]uint64 {
-	return append(t.CounterSet.CounterWords(), sim.WordsOf(&t.fence)...)
+	return slices.Concat(t.CounterSet.CounterWords(), sim.WordsOf(&t.fence), sim.WordsOf(&t.fw.pg.stats))
 }

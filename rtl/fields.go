@@ -17,8 +17,8 @@ type Result struct{ *scenario.Result }
 
 // OpEnum names the operation kinds the clocked model takes (a translate
 // filter): all but iommu_unmap, which it does not take yet (issue 36: it
-// refuses a scenario with an iommu section), so that the eight fit the
-// signal's 3 bits.
+// refuses a scenario with an iommu section); with query_pages and
+// manage_pages (issue 37) they take 4 bits.
 var OpEnum = func() *sim.Enum {
 	m := map[uint64]string{}
 	for k := scenario.OpKind(0); k.String() != "op?"; k++ {
@@ -26,7 +26,7 @@ var OpEnum = func() *sim.Enum {
 			m[uint64(k)] = k.String()
 		}
 	}
-	return &sim.Enum{Name: "op", Width: 3, Names: m}
+	return &sim.Enum{Name: "op", Width: 4, Names: m}
 }()
 
 // CmdStateEnum names the command path's states in waveforms.

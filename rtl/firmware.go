@@ -32,6 +32,8 @@ type firmware struct {
 	stalled []stalledAccess
 	cov     *cover.Collector // nil: coverage off
 	ats     bool             // hca_cap.ats: the device does PCIe ATS
+	pg      *fwPages         // the firmware's pages and page table
+	event   bool             // the last create raised a Pages Request Event
 }
 
 type stalledAccess struct {
@@ -54,8 +56,9 @@ func bad(format string, a ...any) *refusal {
 
 func no(st prm.Status) *refusal { return &refusal{st: st} }
 
-func newFirmware(icm ICM, base uint64) *firmware {
-	return &firmware{icm: icm, base: base, qps: map[uint32]scenario.QP{}, created: map[uint32]bool{}, next: handleBase}
+func newFirmware(mem ICM, base uint64, host HostConfig) *firmware {
+	pg := newPages(host, base)
+	return &firmware{icm: icmView{mem, pg}, pg: pg, base: base, qps: map[uint32]scenario.QP{}, created: map[uint32]bool{}, next: handleBase}
 }
 
 // load reads the context of index from the ICM.
@@ -140,6 +143,12 @@ func (f *firmware) create(k *scenario.MKey) (uint32, *inval, *refusal) {
 	}
 	if !prm.ListFits(handle, size) {
 		return refused(cover.CreateHandleReach, "a list of %d octwords at %#x would end past 2^48, the reach of mtt_handle", size, handle)
+	}
+	event, r := f.pg.need(index, handle, uint32(size))
+	f.event = event
+	if r != nil {
+		f.cov.Hit(cover.CreateNoPages)
+		return 0, nil, r
 	}
 	if m.MTTHandle == 0 && size > 0 {
 		m.MTTHandle = handle

@@ -22,14 +22,14 @@ func TestQuerySnapshotOfPlainICM(t *testing.T) {
 	k := scenario.MKey{Index: 1, HasIndex: true, PgAccess: true,
 		MKC: prm.MKC{AccessMode: prm.ModeMTT, LogEntitySize: 12, PD: 5, LR: true, TranslationsOctwordSize: 1024},
 		MTT: []prm.MTTEntry{{PTag: 0x5000, RdEn: true}, {PTag: 0x6000, WrEn: true}}}
-	fast := newFirmware(mem, 0)
+	fast := newFirmware(mem, 0, DefaultHostConfig())
 	if _, _, r := fast.create(&k); r != nil {
 		t.Fatal(r.reason)
 	}
 	// A page inside the list written with zeros reads as zero entries.
 	mem.Write(handleBase+8192, make([]byte, 64))
 	mem.Write(handleBase+4096+8, prm.MTTEntry{PTag: 0x7000, RdEn: true, WrEn: true}.Append(nil))
-	slow := newFirmware(plainICM{mem}, 0)
+	slow := newFirmware(plainICM{mem}, 0, DefaultHostConfig())
 	slow.created = fast.created
 	var a, b scenario.Result
 	if r := fast.query(1, nil, &a); r != nil {

@@ -176,7 +176,7 @@ func (c *core) Covers() []cover.ID {
 }
 
 // SetCoverage makes the top and its firmware hit their points in cv.
-func (c *core) SetCoverage(cv *cover.Collector) { c.cov, c.fw.cov = cv, cv }
+func (c *core) SetCoverage(cv *cover.Collector) { c.cov, c.fw.cov, c.fw.pg.cov = cv, cv, cv }
 
 // New builds the model on engine e with ICM as its host memory backdoor.
 // log may be nil (no logging).
@@ -188,7 +188,7 @@ func New(cfg Config, e *sim.Engine, icm ICM, log hclog.Logger) (*Top, error) {
 	if log == nil {
 		log = hclog.NewNullLogger()
 	}
-	t := &Top{cfg: cfg, eng: e, fw: newFirmware(icm, cfg.MKCCache.ICMBase), rob: newROB(cfg.ROBEntries, cfg.Data.Enabled),
+	t := &Top{cfg: cfg, eng: e, fw: newFirmware(icm, cfg.MKCCache.ICMBase, cfg.Host), rob: newROB(cfg.ROBEntries, cfg.Data.Enabled),
 		log: log.Named("top")}
 	t.fw.ats = cfg.HCACap.ATS
 	t.fenceCap, t.afterReg = cfg.HCACap.UMRFenceCap(), map[uint32]bool{}
@@ -244,9 +244,12 @@ func New(cfg Config, e *sim.Engine, icm ICM, log hclog.Logger) (*Top, error) {
 	})
 
 	t.Req = pcie.NewRequester("pcie", cfg.PCIe, t.Tx, t.Rx)
-	t.Req.AddClient(cReq, cResp)
-	t.Req.AddClient(mReq, mResp)
-	t.Req.AddClient(kReq, kResp)
+	// The ICM's clients: the requester looks each read's page up in the
+	// firmware's page table as it issues it (fused, on chip).
+	for _, c := range [][2]any{{cReq, cResp}, {mReq, mResp}, {kReq, kResp}} {
+		i := t.Req.AddClient(c[0].(*sim.Chan[pcie.ReadReq]), c[1].(*sim.Chan[pcie.ReadResp]))
+		t.Req.SetTranslate(i, t.fw.pg.icmHost)
+	}
 
 	// The data path is always there, so that its counters are in every
 	// run's statistics; it sees traffic only when data.enabled.
@@ -371,7 +374,7 @@ func (t *Top) Eval(now uint64) bool {
 	// The firmware's timer wakes the engine at its end; work that needs no
 	// input: a result to send, a finished request to retire, re-runs to
 	// issue. Everything else waits on a channel, which wakes the engine.
-	if t.cmd.state == cmdExec {
+	if t.cmd.state == cmdExec || t.cmd.state == cmdPages {
 		t.WakeAt(t.cmd.wait)
 	}
 	// A cycle that moved anything may let the command path or the

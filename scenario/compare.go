@@ -42,6 +42,10 @@ func Diff(got, want *Result) string {
 		if got.EntriesLeftOut != want.EntriesLeftOut {
 			return fmt.Sprintf("seq %d: entries_left_out %d, want %d", want.Seq, got.EntriesLeftOut, want.EntriesLeftOut)
 		}
+	case OpQueryPages:
+		if got.NumPages != want.NumPages {
+			return fmt.Sprintf("seq %d: num_pages %d, want %d", want.Seq, got.NumPages, want.NumPages)
+		}
 	case OpPageFaultResume:
 		if len(got.Resumed) != len(want.Resumed) {
 			return fmt.Sprintf("seq %d: %d resumed, want %d", want.Seq, len(got.Resumed), len(want.Resumed))

@@ -59,6 +59,8 @@ var opFields = [numOpKind][]string{
 	OpSendWithInvalidate: {"op", "qpn", "key"},
 	OpPageFaultResume:    {"op", "key", "ok"},
 	OpIOMMUUnmap:         {"op", "rid", "pasid", "iova", "size"},
+	OpQueryPages:         {"op", "kind"},
+	OpManagePages:        {"op", "give", "take"},
 }
 
 // op parses an operation into *op, which is zero.
@@ -148,6 +150,22 @@ func (p *parser) op(op *Op, at path, v value, qpns map[uint32]bool) {
 		if v, ok := o.get("ok"); ok {
 			op.OK = p.flag(at.dot("ok"), v)
 		}
+	case OpQueryPages:
+		op.Pages = &Pages{}
+		if v, ok := p.required(at, &o, "kind"); ok {
+			n := p.name(at.dot("kind"), v)
+			found := false
+			for i, k := range pagesKindNames {
+				if k == string(n) {
+					op.Pages.Kind, found = PagesKind(i), true
+				}
+			}
+			if !found && p.err == nil {
+				p.fail(at.dot("kind"), "unknown kind %s (want one of %s)", quote(n), strings.Join(pagesKindNames, ", "))
+			}
+		}
+	case OpManagePages:
+		op.Pages = p.managePages(at, &o)
 	case OpIOMMUUnmap:
 		op.Unmap = p.unmap(at, &o, p.iommuSection)
 		if p.err == nil && p.iommuSection == nil {
@@ -194,4 +212,55 @@ func (p *parser) mask(at path, v value) prm.MKeyMask {
 		mask |= bit
 	}
 	return mask
+}
+
+// MaxManagePages bounds the pages one manage_pages moves (a count or a
+// list): 2^24, a 64 GiB ICM.
+const MaxManagePages = 1 << 24
+
+// managePages parses a manage_pages: exactly one of give and take, each a
+// count (1..MaxManagePages) or a list of page addresses (4 KiB-aligned,
+// 64 bits, at most MaxManagePages).
+func (p *parser) managePages(at path, o *obj) *Pages {
+	pg := &Pages{}
+	gv, give := o.get("give")
+	tv, take := o.get("take")
+	var v value
+	var field string
+	switch {
+	case give && take:
+		p.fail(at.dot("take"), "give and take in one manage_pages")
+		return pg
+	case give:
+		v, field = gv, "give"
+	case take:
+		v, field, pg.Take = tv, "take", true
+	default:
+		p.fail(at, "manage_pages wants give or take")
+		return pg
+	}
+	at = at.dot(field)
+	if v.kind != jsonArray {
+		pg.Count = p.number(at, v, 64)
+		if (pg.Count == 0 || pg.Count > MaxManagePages) && p.err == nil {
+			p.fail(at, "count %d outside 1..%d", pg.Count, MaxManagePages)
+		}
+		return pg
+	}
+	pg.List = []uint64{}
+	for i, e := range v.elems() {
+		if i == MaxManagePages {
+			p.fail(at, "a list of more than %d pages", MaxManagePages)
+			return pg
+		}
+		a := p.number(at.at(i), e, 64)
+		if a%4096 != 0 && p.err == nil {
+			p.fail(at.at(i), "page address %#x is not 4 KiB-aligned", a)
+		}
+		pg.List = append(pg.List, a)
+	}
+	if len(pg.List) == 0 && p.err == nil {
+		p.fail(at, "an empty list of pages")
+	}
+	return pg
 }

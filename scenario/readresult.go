@@ -22,6 +22,7 @@ type rawResult struct {
 	FaultKey        string       `json:"fault_key"`
 	FaultAddr       string       `json:"fault_addr"`
 	Index           uint32       `json:"index"`
+	NumPages        int64        `json:"num_pages"`
 	Key             string       `json:"key"`
 	MKCHex          string       `json:"mkc_hex"`
 	MTT             []rawMTT     `json:"mtt"`
@@ -119,6 +120,7 @@ func (raw *rawResult) result(op string) (Result, error) {
 		return r, fmt.Errorf("fault_addr: %v", err)
 	}
 	r.Index = raw.Index
+	r.NumPages = raw.NumPages
 	r.EntriesLeftOut, r.SegmentsLeftOut = raw.EntriesLeftOut, raw.SegmentsLeftOut
 	if v, err = hexNum(raw.Key); err != nil {
 		return r, fmt.Errorf("key: %v", err)

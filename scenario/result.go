@@ -55,6 +55,10 @@ type Result struct {
 	// the new (prm.MayPass): the line is the new, AlsoLegal the old.
 	AlsoLegal []Result
 
+	// query_pages: the pages asked for (regular: negative when the HCA
+	// holds pages it could give back)
+	NumPages int64
+
 	// Cycle is the clocked model's completion cycle, written when HasCycle.
 	Cycle    uint64
 	HasCycle bool
@@ -227,6 +231,11 @@ func (r *Result) appendBody(b []byte) []byte {
 				b = append(b, `,"entries_left_out":`...)
 				b = strconv.AppendUint(b, r.EntriesLeftOut, 10)
 			}
+		}
+	case OpQueryPages:
+		if r.Status == prm.OK {
+			b = append(b, `,"num_pages":`...)
+			b = strconv.AppendInt(b, r.NumPages, 10)
 		}
 	case OpPageFaultResume:
 		if r.Status == prm.OK {

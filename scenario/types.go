@@ -71,10 +71,12 @@ const (
 	OpSendWithInvalidate
 	OpPageFaultResume
 	OpIOMMUUnmap
+	OpQueryPages  // QUERY_PAGES (issue 37, seed 2.3)
+	OpManagePages // MANAGE_PAGES
 	numOpKind
 )
 
-var opNames = [numOpKind]string{"access", "create_mkey", "destroy_mkey", "query_mkey", "umr", "local_invalidate", "send_with_invalidate", "page_fault_resume", "iommu_unmap"}
+var opNames = [numOpKind]string{"access", "create_mkey", "destroy_mkey", "query_mkey", "umr", "local_invalidate", "send_with_invalidate", "page_fault_resume", "iommu_unmap", "query_pages", "manage_pages"}
 
 // String is the op's scenario name.
 func (k OpKind) String() string {
@@ -124,6 +126,7 @@ type Op struct {
 	Create *MKey        // create_mkey
 	UMR    *UMR         // umr
 	Unmap  *IOMMUUnmap  // iommu_unmap
+	Pages  *Pages       // query_pages, manage_pages
 	Query  *QueryWindow // query_mkey: the entries asked for; nil asks for the default
 	Index  uint32       // destroy_mkey, query_mkey
 	QPN    uint32       // local_invalidate, send_with_invalidate
@@ -168,6 +171,44 @@ func (o *Op) FenceMode(c prm.UMRFenceCap, afterRegistration bool) prm.FenceMode 
 		return prm.KernelUMRFence(c)
 	}
 	return prm.KernelNextFence(afterRegistration)
+}
+
+// PagesKind is the page count a query_pages asks for (seed 2.3).
+type PagesKind uint8
+
+// The kinds of query_pages.
+const (
+	PagesBoot PagesKind = iota
+	PagesInit
+	PagesRegular
+)
+
+var pagesKindNames = []string{"boot", "init", "regular"}
+
+// String is the kind's scenario name.
+func (k PagesKind) String() string {
+	if int(k) < len(pagesKindNames) {
+		return pagesKindNames[k]
+	}
+	return "kind?"
+}
+
+// Pages is a query_pages or manage_pages operation: the kind a query
+// asks for; a MANAGE_PAGES give (Take false) or take of Count pages the
+// host picks (List nil) or of the 4 KiB pages at the addresses in List.
+type Pages struct {
+	Kind  PagesKind
+	Take  bool
+	Count uint64
+	List  []uint64
+}
+
+// N is the number of pages a manage_pages moves.
+func (p *Pages) N() uint64 {
+	if p.List != nil {
+		return uint64(len(p.List))
+	}
+	return p.Count
 }
 
 // QP is the QP the operation names: an access's, a UMR's SQ, the QP of a

@@ -537,7 +537,7 @@ func (s *Sweep) runOnce(p Point, cfg config.Config, stop <-chan struct{}) (Row, 
 	}
 	var board *score.Board
 	if s.Check {
-		if board, err = score.NewBoard(sc, ref.Config{MaxIndirection: cfg.Model.KLM.MaxIndirection, ATS: cfg.Model.HCACap.ATS, UMRFence: cfg.Model.HCACap.UMRFenceCap()}); err != nil {
+		if board, err = score.NewBoard(sc, ref.Config{MaxIndirection: cfg.Model.KLM.MaxIndirection, ATS: cfg.Model.HCACap.ATS, UMRFence: cfg.Model.HCACap.UMRFenceCap(), Pages: ref.PagesConfig{Capped: cfg.Model.Host.PagePolicy == "capped", MaxPages: cfg.Model.Host.MaxPages, ICMBase: cfg.Model.MKCCache.ICMBase}}); err != nil {
 			return Row{}, &InputError{Msg: fmt.Sprintf("%s: %s: %v", where, s.Describe(), err)}
 		}
 		board.Overlap = cfg.Model.OverlapInvalidate

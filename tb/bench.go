@@ -164,7 +164,7 @@ func build(cfg rtl.Config, log hclog.Logger, host func(e *sim.Engine, mem *pcie.
 	if b.Host.RC != nil {
 		// Host memory's write latency and the posted-write buffer
 		// (issue 37 part 4; off by default).
-		b.Host.RC.SetHost(cfg.Host)
+		b.Host.RC.SetHost(cfg.Host.HostConfig)
 	}
 	// The CPU's doorbells (the host front) go down through the root
 	// complex.

@@ -38,7 +38,7 @@ kept, and the exit status is 130 (SIGINT) or 143 (SIGTERM).`,
   mkeysim ref examples/klm-nested.json --coverage out/coverage.json`,
 		Args: nArgs(1, 1, "exactly one scenario file"),
 		RunE: func(c *cobra.Command, args []string) error {
-			return refMain(c, ref.Config{MaxIndirection: depth, ATS: caps.Model.HCACap.ATS, UMRFence: caps.Model.HCACap.UMRFenceCap()}, coverPath, args[0])
+			return refMain(c, ref.Config{MaxIndirection: depth, ATS: caps.Model.HCACap.ATS, UMRFence: caps.Model.HCACap.UMRFenceCap(), Pages: ref.PagesConfig{Capped: caps.Model.Host.PagePolicy == "capped", MaxPages: caps.Model.Host.MaxPages, ICMBase: caps.Model.MKCCache.ICMBase}}, coverPath, args[0])
 		},
 	}
 	// The depth limit is run's klm.max_indirection: the same flag, range

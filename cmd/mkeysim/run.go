@@ -252,7 +252,7 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 	}
 	var board *score.Board
 	if rf.check {
-		if board, err = score.NewBoard(sc, ref.Config{MaxIndirection: cfg.Model.KLM.MaxIndirection, ATS: cfg.Model.HCACap.ATS, UMRFence: cfg.Model.HCACap.UMRFenceCap(), Coverage: goldenCov, Stop: c.Context().Done()}); err != nil {
+		if board, err = score.NewBoard(sc, ref.Config{MaxIndirection: cfg.Model.KLM.MaxIndirection, ATS: cfg.Model.HCACap.ATS, UMRFence: cfg.Model.HCACap.UMRFenceCap(), Pages: ref.PagesConfig{Capped: cfg.Model.Host.PagePolicy == "capped", MaxPages: cfg.Model.Host.MaxPages, ICMBase: cfg.Model.MKCCache.ICMBase}, Coverage: goldenCov, Stop: c.Context().Done()}); err != nil {
 			return fail("%s: %v", name, err)
 		}
 		board.Follow(feed)

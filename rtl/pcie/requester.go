@@ -129,14 +129,16 @@ type tagState struct {
 	addr uint64   // first byte asked
 	len  int      // bytes asked
 	got  int      // bytes received
+	off  int      // the span's offset in the read (its address on the link may be translated: SetTranslate)
 }
 
 type client struct {
 	req  *sim.Chan[ReadReq]
 	resp *sim.Chan[ReadResp]
-	tc   uint8    // the TLPs' traffic class: TCData for a data client
-	off  int      // bytes of the head ReadReq already asked for
-	cur  *readCtx // the head ReadReq's context once its first MRd is out
+	tc   uint8               // the TLPs' traffic class: TCData for a data client
+	off  int                 // bytes of the head ReadReq already asked for
+	cur  *readCtx            // the head ReadReq's context once its first MRd is out
+	tr   func(uint64) uint64 // nil, or where an address is on the link (SetTranslate)
 	// backlog holds finished responses waiting for resp to be ready; while
 	// it is not empty the client starts no new ReadReq.
 	backlog []ReadResp
@@ -258,6 +260,12 @@ func (r *Requester) AddClient(req *sim.Chan[ReadReq], resp *sim.Chan[ReadResp]) 
 	r.st.popBack = append(r.st.popBack, false)
 	return len(r.clients) - 1
 }
+
+// SetTranslate makes client i's reads go to f(address) on the link: the
+// ICM clients' addresses through the firmware's page table (rtl.Top), a
+// lookup fused into the issue of the read. f must map each 4 KiB page
+// to one 4 KiB page (a span never crosses one).
+func (r *Requester) SetTranslate(i int, f func(uint64) uint64) { r.clients[i].tr = f }
 
 // AddDataClient attaches a client of data movement: its TLPs carry
 // TCData, and it may ask for writes (ReadReq.Write).
@@ -495,7 +503,7 @@ func (r *Requester) receive(now uint64, t *TLP) {
 		}
 		s.cStatus = SC
 		s.cSrc = t.Data[off : off+n]
-		s.cDst = int(next - ts.rd.addr)
+		s.cDst = ts.off + ts.got
 	}
 	s.cOK, s.cTag = true, t.Tag
 	if !s.cFinal {
@@ -560,6 +568,9 @@ func (r *Requester) issue(now uint64) {
 		}
 		addr := q.Addr + uint64(c.off)
 		l := FirstSpan(addr, q.Len-c.off, r.cfg.MaxReadRequest)
+		if c.tr != nil {
+			addr = c.tr(addr)
+		}
 		tag := r.free[r.fHead]
 		tlp := NewRead(r.cfg.RequesterID, tag, addr, l)
 		tlp.TC, tlp.Prefix, tlp.AT, tlp.RO, tlp.Origin = c.tc, q.Prefix, q.AT, q.RO, q.Origin.At(uint64(c.off))
@@ -637,7 +648,7 @@ func (r *Requester) Commit() {
 		}
 		r.fHead = sim.Wrap(r.fHead+1, len(r.free))
 		r.fLen--
-		r.tags[int(s.iTag)-int(r.cfg.tagBase())] = tagState{rd: c.cur, addr: s.iSpan.Addr, len: s.iSpan.Len}
+		r.tags[int(s.iTag)-int(r.cfg.tagBase())] = tagState{rd: c.cur, addr: s.iSpan.Addr, len: s.iSpan.Len, off: c.off}
 		c.cur.outstanding++
 		c.off += s.iSpan.Len
 		if s.iLast {

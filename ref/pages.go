@@ -1,0 +1,172 @@
+package ref
+
+import (
+	"fmt"
+
+	"mkeysim/prm"
+	"mkeysim/scenario"
+)
+
+// PagesConfig is the host's side of the firmware's pages (issue 37) as far
+// as results depend on it: whether the host caps the pages it gives, and
+// where the MKC table lies (a page a MANAGE_PAGES list gives must lie
+// outside it). The zero value is the default host: eager, no cap, the
+// table at 0.
+type PagesConfig struct {
+	Capped   bool   // host.page_policy = capped
+	MaxPages uint64 // host.max_pages: the most pages given in all, boot and init included
+	ICMBase  uint64 // mkc_cache.icm_base
+}
+
+// pageBook is the golden model's account of the firmware's pages (the
+// rule of docs/formats.md, "Firmware pages"): which ICM pages are backed,
+// the pages given by list (bound or free, in the order given), and the
+// pages given by count not yet bound.
+type pageBook struct {
+	started  bool
+	backed   map[uint64]bool // ICM pages backed (prm.ICMPagesOf)
+	listed   map[uint64]bool // pages given by list: true when bound
+	free     []uint64        // pages given by list, free, in the order given
+	anon     uint64          // pages given by count, free
+	given    uint64          // pages given in all, boot and init included
+	held     uint64          // pages given past boot and init (bound or free)
+	refusals uint64
+}
+
+func (b *pageBook) start() {
+	if !b.started {
+		b.started = true
+		b.backed, b.listed = map[uint64]bool{}, map[uint64]bool{}
+		b.given = prm.BootPages + prm.InitPages
+	}
+}
+
+// need backs the pages of a new object: nil, or NO_RESOURCES when the
+// host refuses the pages the HCA asks.
+func (m *Model) needPages(index uint32, handle uint64, octwords uint32) *Refusal {
+	b := &m.pages
+	b.start()
+	var need []uint64
+	for _, p := range prm.ICMPagesOf(index, handle, octwords) {
+		if !b.backed[p] {
+			need = append(need, p)
+		}
+	}
+	free := uint64(len(b.free)) + b.anon
+	if n := uint64(len(need)); n > free {
+		ask := n - free
+		if m.cfg.Pages.Capped && b.given+ask > m.cfg.Pages.MaxPages {
+			b.refusals++
+			return &Refusal{Status: prm.NoResources, Reason: fmt.Sprintf("the host refuses %d more pages (host.max_pages %d, %d given)", ask, m.cfg.Pages.MaxPages, b.given)}
+		}
+		b.given += ask
+		b.held += ask
+		b.anon += ask
+	}
+	for _, p := range need {
+		if len(b.free) > 0 {
+			b.listed[b.free[0]] = true
+			b.free = b.free[1:]
+		} else {
+			b.anon--
+		}
+		b.backed[p] = true
+	}
+	return nil
+}
+
+// QueryPages runs QUERY_PAGES: boot and init are the device's constants,
+// regular minus the pages given and not bound (the HCA could give them
+// back).
+func (m *Model) QueryPages(k scenario.PagesKind) int64 {
+	b := &m.pages
+	b.start()
+	switch k {
+	case scenario.PagesBoot:
+		return prm.BootPages
+	case scenario.PagesInit:
+		return prm.InitPages
+	}
+	return -int64(uint64(len(b.free)) + b.anon)
+}
+
+// ManagePages runs MANAGE_PAGES (give or take, by count or list).
+func (m *Model) ManagePages(pg *scenario.Pages) *Refusal {
+	b := &m.pages
+	b.start()
+	seen := map[uint64]bool{}
+	if !pg.Take {
+		for _, a := range pg.List {
+			switch {
+			case a > prm.PagePoolLimit-prm.PageBytes:
+				return badParam("page %#x: a page given by list must end by %#x", a, uint64(prm.PagePoolLimit))
+			case a+prm.PageBytes > m.cfg.Pages.ICMBase && a < m.cfg.Pages.ICMBase+prm.MKCSize*(prm.MaxIndex+1):
+				return badParam("page %#x lies in the MKC table", a)
+			case b.given0(a) || seen[a]:
+				return badParam("page %#x given twice", a)
+			}
+			seen[a] = true
+		}
+		b.free = append(b.free, pg.List...)
+		for _, a := range pg.List {
+			b.listed[a] = false
+		}
+		if pg.List == nil {
+			b.anon += pg.Count
+		}
+		n := pg.N()
+		b.given += n
+		b.held += n
+		return nil
+	}
+	if pg.List == nil {
+		n := pg.Count
+		free := uint64(len(b.free)) + b.anon
+		switch {
+		case n > b.held:
+			return badParam("take of %d pages: %d given", n, b.held)
+		case n > free:
+			return &Refusal{Status: prm.BadResState, Reason: fmt.Sprintf("take of %d pages: %d free, the others hold ICM", n, free)}
+		}
+		a := min(n, b.anon)
+		b.anon -= a
+		for i := a; i < n; i++ {
+			last := b.free[len(b.free)-1]
+			b.free = b.free[:len(b.free)-1]
+			delete(b.listed, last)
+		}
+		b.given -= n
+		b.held -= n
+		return nil
+	}
+	for _, a := range pg.List {
+		bound, ok := b.listed[a]
+		switch {
+		case !ok || seen[a]:
+			return badParam("page %#x not given", a)
+		case bound:
+			return &Refusal{Status: prm.BadResState, Reason: fmt.Sprintf("page %#x holds ICM", a)}
+		}
+		seen[a] = true
+	}
+	kept := b.free[:0]
+	for _, a := range b.free {
+		if !seen[a] {
+			kept = append(kept, a)
+		}
+	}
+	b.free = kept
+	for _, a := range pg.List {
+		delete(b.listed, a)
+	}
+	n := uint64(len(pg.List))
+	b.given -= n
+	b.held -= n
+	return nil
+}
+
+// given0 reports whether a is a page given by list (bound or free).
+func (b *pageBook) given0(a uint64) bool {
+	_, ok := b.listed[a]
+	return ok
+}

@@ -1,0 +1,341 @@
+package rtl
+
+import (
+	"fmt"
+
+	"mkeysim/cover"
+	"mkeysim/prm"
+	"mkeysim/rtl/pcie"
+	"mkeysim/scenario"
+)
+
+// This file is the firmware's pages (issue 37, seed 2.3): the host gives
+// the HCA 4 KiB pages (MANAGE_PAGES); the firmware's own page table maps
+// each 4 KiB page of its ICM (a page of 64 MKCs, a page of a translation
+// list) to the host page that backs it, and the clocked units' ICM reads
+// go to the host page (the requester looks the table up as it issues an
+// ICM read: Top.icmHost). A CREATE_MKEY whose ICM pages outrun the pages
+// given raises a Pages Request Event; the host answers after
+// host.page_event_latency_cycles (eager: at once) and the command
+// completes only then, or fails with NO_RESOURCES when the host refuses
+// (capped).
+
+// The host's page policies (host.page_policy) and ICM page orders
+// (host.icm_page_order).
+const (
+	PolicyEager      = "eager"
+	PolicyOnEvent    = "on_event"
+	PolicyCapped     = "capped"
+	OrderContiguous  = "contiguous"
+	OrderScattered   = "scattered"
+	scatterBits      = 18                 // scattered pages move within aligned blocks of 2^18 pages (1 GiB)
+	scatterMask      = 1<<scatterBits - 1 // a page number's place in its block
+	zeroPage         = prm.PagePoolLimit  // the page an ICM page not backed reads (scattered): zeros
+	mkcTablePages    = MKCTableSize / prm.PageBytes
+	maxHostPagesBits = 52
+)
+
+// HostConfig is the [host] table: host memory's acceptance of posted
+// writes (pcie.HostConfig, issue 37 part 4; its keys in the table itself)
+// and the host driver's side of the firmware's pages.
+type HostConfig struct {
+	pcie.HostConfig        `toml:"memory,flat"`
+	PagePolicy             string `toml:"page_policy" json:"page_policy" range:"eager, on_event or capped" help:"how the driver answers the HCA's Pages Request Events: eager gives every page asked at once (no wait), on_event after host.page_event_latency_cycles, capped likewise but refuses past host.max_pages (the command then fails NO_RESOURCES)"`
+	ICMPageOrder           string `toml:"icm_page_order" json:"icm_page_order" range:"contiguous or scattered" help:"the host pages backing the ICM: contiguous (each ICM page at the host page of the same address, the layout before issue 37) or scattered (a seeded permutation within each 1 GiB block: neighbouring ICM pages in unrelated host pages)"`
+	ICMPageSeed            uint64 `toml:"icm_page_seed" json:"icm_page_seed" range:"0..2^64-1" help:"seed of the scattered order's permutation"`
+	MaxPages               uint64 `toml:"max_pages" json:"max_pages" range:"0..2^40" help:"capped: the most pages the host gives in all, boot and init pages included (the device asks 2 at initialisation)"`
+	PageEventLatencyCycles int    `toml:"page_event_latency_cycles" json:"page_event_latency_cycles" range:"0..2^24" help:"cycles from a Pages Request Event to the host's MANAGE_PAGES answer (on_event, capped; eager answers at once)"`
+}
+
+// DefaultHostConfig: a memory that accepts writes at once
+// (pcie.DefaultHostConfig); pages eager, contiguous.
+func DefaultHostConfig() HostConfig {
+	return HostConfig{HostConfig: pcie.DefaultHostConfig(), PagePolicy: PolicyEager, ICMPageOrder: OrderContiguous, ICMPageSeed: 1, MaxPages: 1 << 20, PageEventLatencyCycles: 2000}
+}
+
+// Validate names a bad value.
+func (h HostConfig) Validate() error {
+	if err := h.HostConfig.Validate(); err != nil {
+		return err
+	}
+	switch h.PagePolicy {
+	case PolicyEager, PolicyOnEvent, PolicyCapped:
+	default:
+		return fmt.Errorf("host.page_policy = %q: want eager, on_event or capped", h.PagePolicy)
+	}
+	switch h.ICMPageOrder {
+	case OrderContiguous, OrderScattered:
+	default:
+		return fmt.Errorf("host.icm_page_order = %q: want contiguous or scattered", h.ICMPageOrder)
+	}
+	return nil
+}
+
+// PageStats are the firmware's page counters (group pages).
+type PageStats struct {
+	Given     uint64 `counter:"given" unit:"pages" help:"pages the host gave (MANAGE_PAGES give: boot and init pages at initialisation, the answers to Pages Request Events, scenario gives)"`
+	Asked     uint64 `counter:"asked" unit:"pages" help:"pages the HCA asked in Pages Request Events (num_pages > 0)"`
+	Returned  uint64 `counter:"returned" unit:"pages" help:"pages the host took back (MANAGE_PAGES take)"`
+	Events    uint64 `counter:"events" unit:"events" help:"Pages Request Events: CREATE_MKEYs whose new ICM pages outran the free pages given"`
+	Refused   uint64 `counter:"refused" unit:"events" help:"Pages Request Events the host refused (host.page_policy = capped, past host.max_pages): the command failed NO_RESOURCES"`
+	EventWait uint64 `counter:"event_wait_cycles" unit:"cycles" help:"cycles commands waited for the host's answer to a Pages Request Event"`
+}
+
+// fwPages is the firmware's page table and the pages given.
+type fwPages struct {
+	cfg    HostConfig
+	base   uint64            // mkc_cache.icm_base
+	host   map[uint64]uint64 // ICM page (prm.ICMPagesOf) -> host address of its page
+	listed map[uint64]bool   // pages given by list: true when bound
+	free   []uint64          // pages given by list, free, in the order given
+	anon   uint64            // pages given by count, free
+	given  uint64            // pages given in all, boot and init included
+	held   uint64            // pages given past boot and init
+	stats  PageStats
+	cov    *cover.Collector
+	// onBind, if set, is told of every host page the firmware binds (the
+	// bench maps it in the IOMMU's ICM space).
+	onBind func(host uint64)
+}
+
+func newPages(cfg HostConfig, base uint64) *fwPages {
+	p := &fwPages{cfg: cfg, base: base, host: map[uint64]uint64{}, listed: map[uint64]bool{}, given: prm.BootPages + prm.InitPages}
+	p.stats.Given = p.given
+	return p
+}
+
+// scatter is the seeded permutation of a page's place in its block: an
+// odd multiplier, a xor and a rotation of 18 bits, each a bijection.
+func (p *fwPages) scatter(v uint64) uint64 {
+	s := p.cfg.ICMPageSeed
+	v = (v*(2*(s|1)+0x9e37) ^ s>>7) & scatterMask
+	v = (v<<7 | v>>(scatterBits-7)) & scatterMask
+	return (v*0x2f5 + s) & scatterMask
+}
+
+// hostPage is the host page the host's order puts ICM page k at.
+func (p *fwPages) hostPage(k uint64) uint64 {
+	if k&(1<<63) != 0 {
+		j := k &^ (1 << 63)
+		if p.cfg.ICMPageOrder == OrderScattered {
+			j = p.scatter(j)
+		}
+		return p.base + j*prm.PageBytes
+	}
+	if p.cfg.ICMPageOrder == OrderScattered {
+		k = k&^scatterMask | p.scatter(k&scatterMask)
+	}
+	return k * prm.PageBytes
+}
+
+// icmHost is where ICM address a is in host memory: through the page
+// table, or for a page not backed, where it was before issue 37
+// (contiguous) or the zero page (scattered: a page not backed must not
+// read another's).
+func (p *fwPages) icmHost(a uint64) uint64 {
+	var k, off uint64
+	if a-p.base < MKCTableSize && a >= p.base {
+		k, off = prm.MKCPageKey(uint32((a-p.base)/prm.MKCSize)), (a-p.base)%prm.PageBytes
+	} else {
+		k, off = a/prm.PageBytes, a%prm.PageBytes
+	}
+	if h, ok := p.host[k]; ok {
+		return h + off
+	}
+	if p.cfg.ICMPageOrder == OrderContiguous {
+		return a
+	}
+	return zeroPage + off
+}
+
+// need backs the ICM pages of a new object. It returns whether the
+// firmware raised a Pages Request Event, and NO_RESOURCES if the host
+// refused it.
+func (p *fwPages) need(index uint32, handle uint64, octwords uint32) (event bool, r *refusal) {
+	var need []uint64
+	for _, k := range prm.ICMPagesOf(index, handle, octwords) {
+		if _, ok := p.host[k]; !ok {
+			need = append(need, k)
+		}
+	}
+	free := uint64(len(p.free)) + p.anon
+	if n := uint64(len(need)); n > free {
+		ask := n - free
+		p.stats.Events++
+		p.stats.Asked += ask
+		p.cov.Hit(cover.PagesEvent)
+		if p.cfg.PagePolicy == PolicyCapped && p.given+ask > p.cfg.MaxPages {
+			p.stats.Refused++
+			return true, &refusal{st: prm.NoResources, reason: fmt.Sprintf("the host refuses %d more pages (host.max_pages %d, %d given)", ask, p.cfg.MaxPages, p.given)}
+		}
+		p.given += ask
+		p.held += ask
+		p.anon += ask
+		p.stats.Given += ask
+		event = true
+	}
+	for _, k := range need {
+		var h uint64
+		if len(p.free) > 0 {
+			h = p.free[0]
+			p.listed[h] = true
+			p.free = p.free[1:]
+		} else {
+			h = p.hostPage(k)
+			p.anon--
+		}
+		p.host[k] = h
+		if p.onBind != nil {
+			p.onBind(h)
+		}
+	}
+	return event, nil
+}
+
+// query runs QUERY_PAGES.
+func (p *fwPages) query(k scenario.PagesKind) int64 {
+	switch k {
+	case scenario.PagesBoot:
+		return prm.BootPages
+	case scenario.PagesInit:
+		return prm.InitPages
+	}
+	return -int64(uint64(len(p.free)) + p.anon)
+}
+
+// manage runs MANAGE_PAGES.
+func (p *fwPages) manage(pg *scenario.Pages) *refusal {
+	seen := map[uint64]bool{}
+	if !pg.Take {
+		for _, a := range pg.List {
+			_, listed := p.listed[a]
+			switch {
+			case a > prm.PagePoolLimit-prm.PageBytes:
+				return bad("page %#x: a page given by list must end by %#x", a, uint64(prm.PagePoolLimit))
+			case a+prm.PageBytes > p.base && a < p.base+MKCTableSize:
+				return bad("page %#x lies in the MKC table", a)
+			case listed || seen[a]:
+				return bad("page %#x given twice", a)
+			}
+			seen[a] = true
+		}
+		p.free = append(p.free, pg.List...)
+		for _, a := range pg.List {
+			p.listed[a] = false
+		}
+		if pg.List == nil {
+			p.anon += pg.Count
+		}
+		n := pg.N()
+		p.given += n
+		p.held += n
+		p.stats.Given += n
+		return nil
+	}
+	if pg.List == nil {
+		n := pg.Count
+		free := uint64(len(p.free)) + p.anon
+		switch {
+		case n > p.held:
+			return bad("take of %d pages: %d given", n, p.held)
+		case n > free:
+			return &refusal{st: prm.BadResState, reason: fmt.Sprintf("take of %d pages: %d free, the others hold ICM", n, free)}
+		}
+		a := min(n, p.anon)
+		p.anon -= a
+		for i := a; i < n; i++ {
+			last := p.free[len(p.free)-1]
+			p.free = p.free[:len(p.free)-1]
+			delete(p.listed, last)
+		}
+		p.given -= n
+		p.held -= n
+		p.stats.Returned += n
+		return nil
+	}
+	for _, a := range pg.List {
+		bound, ok := p.listed[a]
+		switch {
+		case !ok || seen[a]:
+			return bad("page %#x not given", a)
+		case bound:
+			return &refusal{st: prm.BadResState, reason: fmt.Sprintf("page %#x holds ICM", a)}
+		}
+		seen[a] = true
+	}
+	kept := p.free[:0]
+	for _, a := range p.free {
+		if !seen[a] {
+			kept = append(kept, a)
+		}
+	}
+	p.free = kept
+	for _, a := range pg.List {
+		delete(p.listed, a)
+	}
+	n := uint64(len(pg.List))
+	p.given -= n
+	p.held -= n
+	p.stats.Returned += n
+	return nil
+}
+
+// icmView is the ICM as the firmware reads and writes it: through its
+// page table to host memory, a page at a time.
+type icmView struct {
+	mem ICM
+	p   *fwPages
+}
+
+func (v icmView) split(addr uint64, n int, f func(host uint64, lo, hi int)) {
+	for i := 0; i < n; {
+		a := addr + uint64(i)
+		step := int(min(uint64(n-i), prm.PageBytes-a%prm.PageBytes))
+		if a >= v.p.base && a-v.p.base < MKCTableSize {
+			step = int(min(uint64(n-i), prm.PageBytes-(a-v.p.base)%prm.PageBytes))
+		}
+		f(v.p.icmHost(a), i, i+step)
+		i += step
+	}
+}
+
+// Read reads len(b) bytes of ICM at addr.
+func (v icmView) Read(addr uint64, b []byte) {
+	v.split(addr, len(b), func(h uint64, lo, hi int) { v.mem.Read(h, b[lo:hi]) })
+}
+
+// Write writes b to ICM at addr.
+func (v icmView) Write(addr uint64, b []byte) {
+	v.split(addr, len(b), func(h uint64, lo, hi int) { v.mem.Write(h, b[lo:hi]) })
+}
+
+// PresentPages lists the ICM pages of [lo, hi) (scenario.SnapshotPageSize
+// pages of list addresses) whose host page holds data.
+func (v icmView) PresentPages(lo, hi uint64) []uint64 {
+	sp, sparse := v.mem.(scenario.SparseMemory)
+	if sparse && v.p.cfg.ICMPageOrder == OrderContiguous && len(v.p.listed) == 0 {
+		return sp.PresentPages(lo, hi) // identity: the host's pages are the ICM's
+	}
+	var out []uint64
+	var page [scenario.SnapshotPageSize]byte
+	for pn := lo; pn < hi; pn++ {
+		if _, ok := v.p.host[pn]; !ok {
+			continue
+		}
+		h := v.p.host[pn]
+		if sparse {
+			if len(sp.PresentPages(h/prm.PageBytes, h/prm.PageBytes+1)) > 0 {
+				out = append(out, pn)
+			}
+			continue
+		}
+		v.mem.Read(h, page[:])
+		for _, c := range page {
+			if c != 0 {
+				out = append(out, pn)
+				break
+			}
+		}
+	}
+	return out
+}

@@ -97,8 +97,8 @@ func TestCommandNumbers(t *testing.T) {
 			t.Errorf("op kind %d is %s, cover.Command(%d) is %s", k, name, k, got)
 		}
 	}
-	if n != 8 {
-		t.Errorf("%d commands, want 8", n)
+	if n != 10 {
+		t.Errorf("%d commands, want 10", n)
 	}
 }
 

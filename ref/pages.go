@@ -24,7 +24,7 @@ type PagesConfig struct {
 // pages given by count not yet bound.
 type pageBook struct {
 	started  bool
-	backed   map[uint64]bool // ICM pages backed (prm.ICMPagesOf)
+	backed   prm.PageSet     // ICM pages backed (prm.ICMPagesOf)
 	listed   map[uint64]bool // pages given by list: true when bound
 	free     []uint64        // pages given by list, free, in the order given
 	anon     uint64          // pages given by count, free
@@ -36,7 +36,7 @@ type pageBook struct {
 func (b *pageBook) start() {
 	if !b.started {
 		b.started = true
-		b.backed, b.listed = map[uint64]bool{}, map[uint64]bool{}
+		b.listed = map[uint64]bool{}
 		b.given = prm.BootPages + prm.InitPages
 	}
 }
@@ -46,14 +46,15 @@ func (b *pageBook) start() {
 func (m *Model) needPages(index uint32, handle uint64, octwords uint32) *Refusal {
 	b := &m.pages
 	b.start()
-	var need []uint64
-	for _, p := range prm.ICMPagesOf(index, handle, octwords) {
-		if !b.backed[p] {
-			need = append(need, p)
+	var need []prm.PageRange
+	n := uint64(0)
+	for _, r := range prm.ICMPagesOf(index, handle, octwords) {
+		for _, g := range b.backed.Missing(r) {
+			need, n = append(need, g), n+g.Len()
 		}
 	}
 	free := uint64(len(b.free)) + b.anon
-	if n := uint64(len(need)); n > free {
+	if n > free {
 		ask := n - free
 		if m.cfg.Pages.Capped && b.given+ask > m.cfg.Pages.MaxPages {
 			b.refusals++
@@ -63,14 +64,16 @@ func (m *Model) needPages(index uint32, handle uint64, octwords uint32) *Refusal
 		b.held += ask
 		b.anon += ask
 	}
-	for _, p := range need {
-		if len(b.free) > 0 {
-			b.listed[b.free[0]] = true
-			b.free = b.free[1:]
-		} else {
-			b.anon--
-		}
-		b.backed[p] = true
+	// The pages given by list are bound first, in the order given; the
+	// rest are pages given by count.
+	l := min(n, uint64(len(b.free)))
+	for _, p := range b.free[:l] {
+		b.listed[p] = true
+	}
+	b.free = b.free[l:]
+	b.anon -= n - l
+	for _, g := range need {
+		b.backed.Add(g)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package rtl
 
 import (
 	"fmt"
+	"slices"
 
 	"mkeysim/cover"
 	"mkeysim/prm"
@@ -85,7 +86,8 @@ type PageStats struct {
 type fwPages struct {
 	cfg    HostConfig
 	base   uint64            // mkc_cache.icm_base
-	host   map[uint64]uint64 // ICM page (prm.ICMPagesOf) -> host address of its page
+	backed prm.PageSet       // ICM pages backed (prm.ICMPagesOf)
+	bound  map[uint64]uint64 // ICM page -> host address of its page, for the pages given by list (the others: hostPage)
 	listed map[uint64]bool   // pages given by list: true when bound
 	free   []uint64          // pages given by list, free, in the order given
 	anon   uint64            // pages given by count, free
@@ -93,13 +95,14 @@ type fwPages struct {
 	held   uint64            // pages given past boot and init
 	stats  PageStats
 	cov    *cover.Collector
-	// onBind, if set, is told of every host page the firmware binds (the
-	// bench maps it in the IOMMU's ICM space).
-	onBind func(host uint64)
+	// onBind, if set, is told of every range of ICM pages the firmware
+	// backs (the bench maps their host pages, HostPage, in the IOMMU).
+	onBind func(r prm.PageRange)
+	inv    []uint32 // scattered: the inverse of scatter (PresentPages)
 }
 
 func newPages(cfg HostConfig, base uint64) *fwPages {
-	p := &fwPages{cfg: cfg, base: base, host: map[uint64]uint64{}, listed: map[uint64]bool{}, given: prm.BootPages + prm.InitPages}
+	p := &fwPages{cfg: cfg, base: base, bound: map[uint64]uint64{}, listed: map[uint64]bool{}, given: prm.BootPages + prm.InitPages}
 	p.stats.Given = p.given
 	return p
 }
@@ -133,13 +136,16 @@ func (p *fwPages) hostPage(k uint64) uint64 {
 // (contiguous) or the zero page (scattered: a page not backed must not
 // read another's).
 func (p *fwPages) icmHost(a uint64) uint64 {
+	if p.cfg.ICMPageOrder == OrderContiguous && len(p.bound) == 0 {
+		return a // identity, backed or not
+	}
 	var k, off uint64
 	if a-p.base < MKCTableSize && a >= p.base {
 		k, off = prm.MKCPageKey(uint32((a-p.base)/prm.MKCSize)), (a-p.base)%prm.PageBytes
 	} else {
 		k, off = a/prm.PageBytes, a%prm.PageBytes
 	}
-	if h, ok := p.host[k]; ok {
+	if h, ok := p.HostPage(k); ok {
 		return h + off
 	}
 	if p.cfg.ICMPageOrder == OrderContiguous {
@@ -148,18 +154,33 @@ func (p *fwPages) icmHost(a uint64) uint64 {
 	return zeroPage + off
 }
 
+// HostPage is the host address of the page that backs ICM page k, and
+// whether one does.
+func (p *fwPages) HostPage(k uint64) (uint64, bool) {
+	if len(p.bound) > 0 {
+		if h, ok := p.bound[k]; ok {
+			return h, true
+		}
+	}
+	if !p.backed.Has(k) {
+		return 0, false
+	}
+	return p.hostPage(k), true
+}
+
 // need backs the ICM pages of a new object. It returns whether the
 // firmware raised a Pages Request Event, and NO_RESOURCES if the host
 // refused it.
 func (p *fwPages) need(index uint32, handle uint64, octwords uint32) (event bool, r *refusal) {
-	var need []uint64
-	for _, k := range prm.ICMPagesOf(index, handle, octwords) {
-		if _, ok := p.host[k]; !ok {
-			need = append(need, k)
+	var need []prm.PageRange
+	n := uint64(0)
+	for _, r := range prm.ICMPagesOf(index, handle, octwords) {
+		for _, g := range p.backed.Missing(r) {
+			need, n = append(need, g), n+g.Len()
 		}
 	}
 	free := uint64(len(p.free)) + p.anon
-	if n := uint64(len(need)); n > free {
+	if n > free {
 		ask := n - free
 		p.stats.Events++
 		p.stats.Asked += ask
@@ -174,19 +195,23 @@ func (p *fwPages) need(index uint32, handle uint64, octwords uint32) (event bool
 		p.stats.Given += ask
 		event = true
 	}
-	for _, k := range need {
-		var h uint64
-		if len(p.free) > 0 {
-			h = p.free[0]
-			p.listed[h] = true
-			p.free = p.free[1:]
-		} else {
-			h = p.hostPage(k)
-			p.anon--
+	// The pages given by list are bound first, in the order given, to the
+	// first pages needed; the rest are pages given by count (hostPage).
+	l := min(n, uint64(len(p.free)))
+	i := uint64(0)
+	for _, g := range need {
+		for k := g.Lo; k < g.Hi && i < l; k++ {
+			h := p.free[i]
+			p.listed[h], p.bound[k] = true, h
+			i++
 		}
-		p.host[k] = h
+	}
+	p.free = p.free[l:]
+	p.anon -= n - l
+	for _, g := range need {
+		p.backed.Add(g)
 		if p.onBind != nil {
-			p.onBind(h)
+			p.onBind(g)
 		}
 	}
 	return event, nil
@@ -310,32 +335,54 @@ func (v icmView) Write(addr uint64, b []byte) {
 }
 
 // PresentPages lists the ICM pages of [lo, hi) (scenario.SnapshotPageSize
-// pages of list addresses) whose host page holds data.
+// pages of list addresses) whose host page holds data. Its cost follows
+// the pages present, not the range (a list's capacity may span 2^24
+// pages), when the host memory is sparse; another memory is scanned a
+// page at a time through the page table.
 func (v icmView) PresentPages(lo, hi uint64) []uint64 {
 	sp, sparse := v.mem.(scenario.SparseMemory)
-	if sparse && v.p.cfg.ICMPageOrder == OrderContiguous && len(v.p.listed) == 0 {
-		return sp.PresentPages(lo, hi) // identity: the host's pages are the ICM's
+	if !sparse {
+		return scanICM{v}.PresentPages(lo, hi)
 	}
+	present := func(h uint64) bool { return len(sp.PresentPages(h/prm.PageBytes, h/prm.PageBytes+1)) > 0 }
 	var out []uint64
-	var page [scenario.SnapshotPageSize]byte
-	for pn := lo; pn < hi; pn++ {
-		if _, ok := v.p.host[pn]; !ok {
-			continue
-		}
-		h := v.p.host[pn]
-		if sparse {
-			if len(sp.PresentPages(h/prm.PageBytes, h/prm.PageBytes+1)) > 0 {
-				out = append(out, pn)
+	if v.p.cfg.ICMPageOrder == OrderContiguous {
+		// Identity, but for the pages given by list.
+		for _, k := range sp.PresentPages(lo, hi) {
+			if _, moved := v.p.bound[k]; !moved {
+				out = append(out, k)
 			}
-			continue
 		}
-		v.mem.Read(h, page[:])
-		for _, c := range page {
-			if c != 0 {
-				out = append(out, pn)
-				break
+	} else {
+		// Scattered: the host pages present in the blocks of the range,
+		// back through the inverse permutation; a page not backed reads
+		// the zero page.
+		inv := v.p.inverse()
+		for blk := lo >> scatterBits; blk<<scatterBits < hi; blk++ {
+			for _, h := range sp.PresentPages(blk<<scatterBits, (blk+1)<<scatterBits) {
+				k := blk<<scatterBits | uint64(inv[h&scatterMask])
+				if _, moved := v.p.bound[k]; k >= lo && k < hi && !moved && v.p.backed.Has(k) {
+					out = append(out, k)
+				}
 			}
 		}
 	}
+	for k, h := range v.p.bound {
+		if k >= lo && k < hi && present(h) {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
 	return out
+}
+
+// inverse is the inverse of scatter, built once (2^18 entries).
+func (p *fwPages) inverse() []uint32 {
+	if p.inv == nil {
+		p.inv = make([]uint32, 1<<scatterBits)
+		for v := uint64(0); v < 1<<scatterBits; v++ {
+			p.inv[p.scatter(v)] = uint32(v)
+		}
+	}
+	return p.inv
 }

@@ -168,11 +168,12 @@ type core Top
 
 // Covers lists the top's points: each access result (at retirement, or
 // inside page_fault_resume), what a resume did to each stalled access,
-// each command's status and the command corners its firmware sees.
+// each command's status and the command corners its firmware sees,
+// with the firmware's pages (pages.go).
 func (c *core) Covers() []cover.ID {
 	out := slices.Concat(cover.ResultIDs(), cover.ResumeIDs(), cover.CommandIDs(), cover.CreateRefusalIDs())
 	return append(out, cover.InvalAlreadyFree, cover.UMRList, cover.UMRRegUMRPD, cover.UMRTranslationMode,
-		cover.FencePass, cover.FenceHeld, cover.FenceUnordered)
+		cover.FencePass, cover.FenceHeld, cover.FenceUnordered, cover.CreateNoPages, cover.PagesEvent, cover.PagesEventWait)
 }
 
 // SetCoverage makes the top and its firmware hit their points in cv.

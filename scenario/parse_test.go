@@ -33,7 +33,7 @@ var errorCases = []struct{ name, doc, want string }{
 	{"op not object", `{` + qps + `, "ops": [null]}`, `ops[0]: want an object, got null`},
 	{"op missing", `{` + qps + `, "ops": [{"qpn": 1}]}`, `ops[0].op: missing required field`},
 	{"op kind", `{` + qps + `, "ops": [{"op": true}]}`, `ops[0].op: want a name, got a boolean`},
-	{"op unknown", `{` + qps + `, "ops": [{"op": "Access"}]}`, `ops[0].op: unknown op "Access" (want one of access, create_mkey, destroy_mkey, query_mkey, umr, local_invalidate, send_with_invalidate, page_fault_resume, iommu_unmap)`},
+	{"op unknown", `{` + qps + `, "ops": [{"op": "Access"}]}`, `ops[0].op: unknown op "Access" (want one of access, create_mkey, destroy_mkey, query_mkey, umr, local_invalidate, send_with_invalidate, page_fault_resume, iommu_unmap, query_pages, manage_pages)`},
 	{"op field", `{` + qps + `, "ops": [{"op": "destroy_mkey", "index": 1, "qpn": 1, "key": 2}]}`, `ops[0].key: unknown field "key"`},
 	{"missing len", `{` + qps + `, "ops": [{"op": "access", "qpn": 1, "key": 1, "addr": 0, "type": "LOCAL_READ"}]}`, `ops[0].len: missing required field`},
 	{"negative", `{` + qps + `, "ops": [{"op": "access", "qpn": 1, "key": 1, "addr": -1, "len": 1, "type": "LOCAL_READ"}]}`, `ops[0].addr: bad number "-1": want unsigned decimal digits or 0x and hex digits`},

@@ -126,7 +126,7 @@ type Op struct {
 	Create *MKey        // create_mkey
 	UMR    *UMR         // umr
 	Unmap  *IOMMUUnmap  // iommu_unmap
-	Pages  *Pages       // query_pages, manage_pages
+	Pages  *Pages       `json:",omitempty"` // query_pages, manage_pages (omitempty: a generated scenario's digest is that of before them)
 	Query  *QueryWindow // query_mkey: the entries asked for; nil asks for the default
 	Index  uint32       // destroy_mkey, query_mkey
 	QPN    uint32       // local_invalidate, send_with_invalidate

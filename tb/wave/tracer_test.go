@@ -567,7 +567,7 @@ func TestTraceScopeCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"top", "top.tb", "top.core", "top.mptcache", "top.protcheck", "top.mttwalk", "top.klmwalk", "top.pcie", "top.dma", "top.sq", "top.host",
-		"top.counters.core", "top.counters.sq", "top.counters.mkc_cache", "top.counters.protcheck", "top.counters.mttwalk", "top.counters.mtt_cache",
+		"top.counters.core", "top.counters.sq", "top.counters.pages", "top.counters.mkc_cache", "top.counters.protcheck", "top.counters.mttwalk", "top.counters.mtt_cache",
 		"top.counters.klmwalk", "top.counters.klm_cache", "top.counters.pcie.requester", "top.counters.data", "top.counters.pcie.up", "top.counters.pcie",
 		"top.counters.pcie.down"}
 	if strings.Join(scopes, ",") != strings.Join(want, ",") {

@@ -14,6 +14,7 @@ import (
 // compared field by field on the fields that script compares (seq, op,
 // status; segments of a successful access; level and offset of a failed one;
 // fault_key and fault_addr of a PAGE_FAULT; index and key of a create;
+// num_pages of a query_pages;
 // mkc_hex and the mtt/klm list of a query; resumed entries the same way),
 // and on the fields of issue 36 that it does not compare yet: a segment's
 // pa (absent on one side and present on the other differs), fault_key and
@@ -134,6 +135,9 @@ func key(l line) map[string]any {
 	}
 	if op == "create_mkey" && status == "OK" {
 		d["index"], d["key"] = num(l["index"]), num(l["key"])
+	}
+	if op == "query_pages" && status == "OK" {
+		d["num_pages"] = fmt.Sprint(l["num_pages"]) // signed: regular may be negative
 	}
 	if status == "PAGE_FAULT" || status == "IOMMU_FAULT" {
 		d["fault_key"], d["fault_addr"] = num(l["fault_key"]), num(l["fault_addr"])

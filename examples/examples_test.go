@@ -65,11 +65,17 @@ func TestExamples(t *testing.T) {
 }
 
 // TestStatusCoverage checks that the expected files together produce every
-// status name of prm.Statuses(), counting resumed entries, and no other name.
+// status name of prm.Statuses(), counting resumed entries, and no other name
+// (the firmware pages' examples, examples/pages, with their variants).
 func TestStatusCoverage(t *testing.T) {
 	seen := map[string]bool{}
+	expected := []string{}
 	for _, path := range scenarios(t, ".") {
-		lines, err := readLines(strings.TrimSuffix(path, ".json") + ".expected.jsonl")
+		expected = append(expected, strings.TrimSuffix(path, ".json")+".expected.jsonl")
+	}
+	pages, _ := filepath.Glob(filepath.Join("pages", "*.expected.jsonl"))
+	for _, path := range append(expected, pages...) {
+		lines, err := readLines(path)
 		if err != nil {
 			t.Fatal(err)
 		}

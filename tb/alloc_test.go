@@ -5,7 +5,6 @@ import (
 	"runtime"
 	"testing"
 
-	"mkeysim/ref"
 	"mkeysim/rtl"
 	"mkeysim/scenario"
 	"mkeysim/tb/score"
@@ -51,7 +50,7 @@ func TestSteadyStateAllocations(t *testing.T) {
 		var board *score.Board
 		if c.check {
 			var err error
-			if board, err = score.NewBoard(setup, ref.Config{MaxIndirection: cfg.KLM.MaxIndirection, ATS: cfg.HCACap.ATS}); err != nil {
+			if board, err = score.NewBoard(setup, refConfig(cfg)); err != nil {
 				t.Fatal(err)
 			}
 			board.Follow(f)

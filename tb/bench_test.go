@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"mkeysim/ref"
 	"mkeysim/rtl"
 	"mkeysim/scenario"
 	"mkeysim/tb/score"
@@ -20,7 +19,7 @@ import (
 // difference or a missing result.
 func runBoth(t testing.TB, name string, sc *scenario.Scenario, cfg rtl.Config, tweak func(*Bench)) []scenario.Result {
 	t.Helper()
-	board, err := score.NewBoard(sc, ref.Config{MaxIndirection: cfg.KLM.MaxIndirection, ATS: cfg.HCACap.ATS})
+	board, err := score.NewBoard(sc, refConfig(cfg))
 	if err != nil {
 		t.Fatalf("%s: golden model: %v", name, err)
 	}

@@ -227,7 +227,9 @@ func suiteCoverage(t *testing.T) (golden, clocked *cover.Collector) {
 				runClockedOnly(t, r, collect)
 			default:
 				runBoth(t, r.name, r.sc, r.cfg, collect)
-				if _, err := ref.Run(r.sc, ref.Config{MaxIndirection: r.cfg.KLM.MaxIndirection, ATS: r.cfg.HCACap.ATS, Coverage: g}); err != nil {
+				rc := refConfig(r.cfg)
+				rc.Coverage = g
+				if _, err := ref.Run(r.sc, rc); err != nil {
 					t.Fatal(err)
 				}
 			}

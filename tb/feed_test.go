@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"mkeysim/prm"
-	"mkeysim/ref"
 	"mkeysim/rtl"
 	"mkeysim/scenario"
 	"mkeysim/tb/score"
@@ -49,7 +48,7 @@ func TestStreamFeed(t *testing.T) {
 		setup, f := g.Setup(), g.Feed()
 		fed := loadedBench(t, cfg, setup)
 		fed.InterArrival(c.gap)
-		board, err := score.NewBoard(setup, ref.Config{MaxIndirection: cfg.KLM.MaxIndirection, ATS: cfg.HCACap.ATS})
+		board, err := score.NewBoard(setup, refConfig(cfg))
 		if err != nil {
 			t.Fatal(err)
 		}

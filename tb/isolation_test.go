@@ -900,7 +900,7 @@ var isoMustSee = []string{
 // scoreboard, and returns its results by seq and the scoreboard's
 // differences by seq.
 func isoClocked(sc *scenario.Scenario, c isoConfig) ([]scenario.Result, map[int]string, error) {
-	board, err := score.NewBoard(sc, ref.Config{MaxIndirection: c.cfg.KLM.MaxIndirection, ATS: c.cfg.HCACap.ATS})
+	board, err := score.NewBoard(sc, refConfig(c.cfg))
 	if err != nil {
 		return nil, nil, err
 	}

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"mkeysim/ref"
 	"mkeysim/rtl"
 	"mkeysim/scenario"
 	"mkeysim/tb/score"
@@ -90,7 +89,7 @@ func soak(t *testing.T, cfg rtl.Config, mode string, fences int) {
 	if err := b.Load(setup); err != nil {
 		t.Fatal(err)
 	}
-	board, err := score.NewBoard(setup, ref.Config{MaxIndirection: cfg.KLM.MaxIndirection, ATS: cfg.HCACap.ATS, UMRFence: cfg.HCACap.UMRFenceCap()})
+	board, err := score.NewBoard(setup, refConfig(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,6 @@ import (
 	"mkeysim/config"
 	"mkeysim/internal/bounded"
 	"mkeysim/internal/tooltest"
-	"mkeysim/ref"
 	"mkeysim/scenario"
 	"mkeysim/tb/score"
 	"mkeysim/tb/stimulus"
@@ -218,7 +217,7 @@ func TestInterrupt(t *testing.T) {
 			cfg := config.Default()
 			cfg.Workload.Accesses = accesses
 			sc := stimulus.Generate(cfg.Workload)
-			board, err := score.NewBoard(sc, ref.Config{MaxIndirection: cfg.Model.KLM.MaxIndirection, ATS: cfg.Model.HCACap.ATS, UMRFence: cfg.Model.HCACap.UMRFenceCap()})
+			board, err := score.NewBoard(sc, refConfig(cfg.Model))
 			if err != nil {
 				t.Fatal(err)
 			}

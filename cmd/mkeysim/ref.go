@@ -10,6 +10,7 @@ import (
 	"mkeysim/config"
 	"mkeysim/cover"
 	"mkeysim/ref"
+	"mkeysim/rtl"
 	"mkeysim/scenario"
 )
 
@@ -38,7 +39,15 @@ kept, and the exit status is 130 (SIGINT) or 143 (SIGTERM).`,
   mkeysim ref examples/klm-nested.json --coverage out/coverage.json`,
 		Args: nArgs(1, 1, "exactly one scenario file"),
 		RunE: func(c *cobra.Command, args []string) error {
-			return refMain(c, ref.Config{MaxIndirection: depth, ATS: caps.Model.HCACap.ATS, UMRFence: caps.Model.HCACap.UMRFenceCap(), Pages: ref.PagesConfig{Capped: caps.Model.Host.PagePolicy == "capped", MaxPages: caps.Model.Host.MaxPages, ICMBase: caps.Model.MKCCache.ICMBase}}, coverPath, args[0])
+			// The flags of run it takes are checked as run checks them
+			// (host.page_policy bogus is an error, not eager).
+			if err := caps.Validate(); err != nil {
+				fmt.Fprintf(c.ErrOrStderr(), "mkeysim ref: %v\n", err)
+				return status(exitUsage)
+			}
+			cfg := refConfig(caps.Model)
+			cfg.MaxIndirection = depth
+			return refMain(c, cfg, coverPath, args[0])
 		},
 	}
 	// The depth limit is run's klm.max_indirection: the same flag, range
@@ -53,9 +62,25 @@ kept, and the exit status is 130 (SIGINT) or 143 (SIGTERM).`,
 	f.VarPF(p, config.FlagName(p.Name), "", p.Help).NoOptDefVal = "true"
 	p, _ = caps.Param("hca_cap.umr_fence")
 	f.Var(p, config.FlagName(p.Name), p.Help)
+	// The host's side of the firmware's pages: the same flags as run's
+	// (those of the timing only accepted, for the same command lines),
+	// and where the MKC table lies (a page given by list must lie outside
+	// it).
+	for _, k := range []string{"host.page_policy", "host.max_pages", "host.icm_page_order", "host.icm_page_seed", "host.page_event_latency_cycles", "mkc_cache.icm_base"} {
+		p, _ = caps.Param(k)
+		f.Var(p, config.FlagName(p.Name), p.Help)
+	}
 	f.Bool("quiet", false, "accepted for the same command lines as run and sweep: ref shows no progress bar")
 	f.StringVar(&coverPath, "coverage", "", "write the coverage points the golden model reached as JSON to `FILE` (docs/coverage.md)")
 	return c
+}
+
+// refConfig is the golden model's configuration for the clocked model's
+// m: the parameters its results depend on (run --check, ref, and the
+// tests that compare the two).
+func refConfig(m rtl.Config) ref.Config {
+	return ref.Config{MaxIndirection: m.KLM.MaxIndirection, ATS: m.HCACap.ATS, UMRFence: m.HCACap.UMRFenceCap(),
+		Pages: ref.PagesConfig{Capped: m.Host.PagePolicy == rtl.PolicyCapped, MaxPages: m.Host.MaxPages, ICMBase: m.MKCCache.ICMBase}}
 }
 
 func refMain(c *cobra.Command, cfg ref.Config, coverPath, file string) error {

@@ -16,7 +16,6 @@ import (
 
 	"mkeysim/config"
 	"mkeysim/cover"
-	"mkeysim/ref"
 	"mkeysim/scenario"
 	"mkeysim/tb"
 	"mkeysim/tb/score"
@@ -252,7 +251,9 @@ func runMain(c *cobra.Command, rf *runFlags, cfg config.Config, args []string) e
 	}
 	var board *score.Board
 	if rf.check {
-		if board, err = score.NewBoard(sc, ref.Config{MaxIndirection: cfg.Model.KLM.MaxIndirection, ATS: cfg.Model.HCACap.ATS, UMRFence: cfg.Model.HCACap.UMRFenceCap(), Pages: ref.PagesConfig{Capped: cfg.Model.Host.PagePolicy == "capped", MaxPages: cfg.Model.Host.MaxPages, ICMBase: cfg.Model.MKCCache.ICMBase}, Coverage: goldenCov, Stop: c.Context().Done()}); err != nil {
+		rc := refConfig(cfg.Model)
+		rc.Coverage, rc.Stop = goldenCov, c.Context().Done()
+		if board, err = score.NewBoard(sc, rc); err != nil {
 			return fail("%s: %v", name, err)
 		}
 		board.Follow(feed)

@@ -1,0 +1,128 @@
+package tb
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"mkeysim/prm"
+	"mkeysim/ref"
+	"mkeysim/rtl"
+	"mkeysim/scenario"
+)
+
+// refConfig is the golden model's configuration for the clocked model's
+// cfg: the parameters its results depend on (cmd/mkeysim's refConfig).
+func refConfig(cfg rtl.Config) ref.Config {
+	return ref.Config{MaxIndirection: cfg.KLM.MaxIndirection, ATS: cfg.HCACap.ATS, UMRFence: cfg.HCACap.UMRFenceCap(),
+		Pages: ref.PagesConfig{Capped: cfg.Host.PagePolicy == rtl.PolicyCapped, MaxPages: cfg.Host.MaxPages, ICMBase: cfg.MKCCache.ICMBase}}
+}
+
+// TestPagesExamples runs the firmware pages' examples (examples/pages)
+// through both models under every host policy and ICM page order; the
+// capped refusal's example also with host.max_pages 5 (its variant).
+func TestPagesExamples(t *testing.T) {
+	files, _ := filepath.Glob("../examples/pages/*.json")
+	if len(files) < 2 {
+		t.Fatalf("%d page examples", len(files))
+	}
+	for _, f := range files {
+		sc, err := scenario.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, policy := range []string{rtl.PolicyEager, rtl.PolicyOnEvent, rtl.PolicyCapped} {
+			for _, order := range []string{rtl.OrderContiguous, rtl.OrderScattered} {
+				cfg := rtl.DefaultConfig()
+				cfg.Host.PagePolicy, cfg.Host.ICMPageOrder = policy, order
+				if policy == rtl.PolicyCapped {
+					cfg.Host.MaxPages = 6
+				}
+				runBoth(t, fmt.Sprintf("%s %s %s", f, policy, order), sc, cfg, nil)
+			}
+		}
+	}
+	sc, err := scenario.ReadFile("../examples/pages/capped.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := rtl.DefaultConfig()
+	cfg.Host.PagePolicy, cfg.Host.MaxPages = rtl.PolicyCapped, 5
+	got := runBoth(t, "capped.json max_pages 5", sc, cfg, nil)
+	if got[3].Status != prm.NoResources {
+		t.Errorf("seq 3: %s, want NO_RESOURCES", got[3].Status)
+	}
+}
+
+// TestPagesCounters counts the pages group by hand on a small trace,
+// with the host answering Pages Request Events after 2000 cycles
+// (on_event), then capped at 5 pages:
+//
+//	seq op                              on_event                     capped 5
+//	    initialisation                  given 2 (boot, init)         given 2
+//	0   create 0 (PA)                   MKC page 0: 0 free: event,   the same (3 given)
+//	                                    asked 1, given 1, wait 2000
+//	1   create 1 (PA)                   MKC page 0 backed: nothing   nothing
+//	2   give 2                          given 2 (2 free)             given 2 (5 given)
+//	3   create 64 (MTT, 1 entry)        MKC page 1 and a list page:  the same
+//	                                    2 free, no event
+//	4   create 128 (PA)                 MKC page 2: event, asked 1,  event, asked 1: 6 > 5:
+//	                                    given 1, wait 2000           refused, wait 2000
+//	5   give 1                          given 1                      given 1
+//	6   take 1                          returned 1                   returned 1
+//
+// on_event: given 2+1+2+1+1 = 7, asked 2, returned 1, events 2, refused
+// 0, event_wait_cycles 2 × 2000 = 4000. capped: given 2+1+2+1 = 6, asked
+// 2, returned 1, events 2, refused 1, event_wait_cycles 4000 (the host
+// answers the refusal after its latency too). Each create with an event
+// completes at least 2000 cycles after the operation before it.
+func TestPagesCounters(t *testing.T) {
+	pa := func(i int) string {
+		return fmt.Sprintf(`{"op": "create_mkey", "index": %d, "mkc": {"access_mode": "PA", "pd": 5, "start_addr": "0x0", "len": "0x1000", "lr": 1}}`, i)
+	}
+	doc := `{"qps": [{"qpn": 1, "pd": 5}], "ops": [` + pa(0) + `, ` + pa(1) + `, {"op": "manage_pages", "give": 2},
+		{"op": "create_mkey", "index": 64, "mkc": {"access_mode": "MTT", "pd": 5, "start_addr": "0x0", "len": "0x1000", "log_entity_size": 12, "lr": 1}, "mtt": [{"ptag": "0x9000"}]},
+		` + pa(128) + `, {"op": "manage_pages", "give": 1}, {"op": "manage_pages", "take": 1}]}`
+	sc, err := scenario.Parse([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		policy string
+		max    uint64
+		want   map[string]uint64
+	}{
+		{rtl.PolicyOnEvent, 1 << 20, map[string]uint64{"given": 7, "asked": 2, "returned": 1, "events": 2, "refused": 0, "event_wait_cycles": 4000}},
+		{rtl.PolicyCapped, 5, map[string]uint64{"given": 6, "asked": 2, "returned": 1, "events": 2, "refused": 1, "event_wait_cycles": 4000}},
+	} {
+		cfg := rtl.DefaultConfig()
+		cfg.Host.PagePolicy, cfg.Host.MaxPages, cfg.Host.PageEventLatencyCycles = c.policy, c.max, 2000
+		var b *Bench
+		got := runBoth(t, c.policy, sc, cfg, func(x *Bench) { b = x })
+		n := 0
+		for _, x := range b.Eng.Counters() {
+			if g, ok := strings.CutPrefix(x.Name, "pages."); ok {
+				n++
+				if x.Value != c.want[g] {
+					t.Errorf("%s: pages.%s = %d, want %d", c.policy, g, x.Value, c.want[g])
+				}
+			}
+		}
+		if n != len(c.want) {
+			t.Errorf("%s: %d pages counters, want %d", c.policy, n, len(c.want))
+		}
+		for _, i := range []int{0, 4} {
+			var before uint64
+			if i > 0 {
+				before = got[i-1].Cycle
+			}
+			if got[i].Cycle < before+2000 {
+				t.Errorf("%s: seq %d completes at %d, %d before 2000 cycles after seq %d", c.policy, i, got[i].Cycle, before+2000-got[i].Cycle, i-1)
+			}
+		}
+		if want := map[string]prm.Status{rtl.PolicyOnEvent: prm.OK, rtl.PolicyCapped: prm.NoResources}[c.policy]; got[4].Status != want {
+			t.Errorf("%s: seq 4 %s, want %s", c.policy, got[4].Status, want)
+		}
+	}
+}

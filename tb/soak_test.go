@@ -25,7 +25,7 @@ var (
 // model with back-pressure on every channel (each stalled in 10% of the
 // cycles, at random) and checks every result against the golden model,
 // fed a chunk at a time so that memory holds a few chunks (Feed). It runs
-// three times: on the default device; on a platform with the host IOMMU
+// four times: on the default device; on a platform with the host IOMMU
 // (issue 36), whose keys mix none, ATS and CAPI translation and whose
 // workload unmaps a page every few hundred operations, with host memory
 // slow to accept writes and every key's data under Relaxed Ordering
@@ -34,8 +34,13 @@ var (
 // half of the WQEs and the accesses after each UMR reading its key (issue
 // 37 part 2): those that overtake it may see the old mapping, which the
 // golden model allows (the run asserts that some did, and that
-// sq.overtaken counted them). Each reports zero differences or fails with
-// the first ones and the seed.
+// sq.overtaken counted them); and (issue 37 part 1) with the firmware's
+// pages: a host that answers Pages Request Events after its latency
+// (on_event), the ICM in scattered host pages, and 20 page commands a
+// thousand operations (query_pages, manage_pages, creates and destroys of
+// keys in new ICM pages; the run asserts that events were raised and
+// waited for). Each reports zero differences or fails with the first ones
+// and the seed.
 func TestSoak(t *testing.T) {
 	platform := rtl.DefaultConfig()
 	platform.HCACap.ATS, platform.IOMMU.Enabled, platform.Data.Enabled = true, true, true
@@ -45,24 +50,28 @@ func TestSoak(t *testing.T) {
 	platform.Host.WriteLatencyCycles, platform.Host.WriteLatencySpreadCycles, platform.Host.WriteBufferEntries = 40, 200, 8
 	fences := rtl.DefaultConfig()
 	fences.HCACap.UMRFence = "none"
+	pages := rtl.DefaultConfig()
+	pages.Host.PagePolicy, pages.Host.ICMPageOrder = rtl.PolicyOnEvent, rtl.OrderScattered
 	for _, c := range []struct {
-		name   string
-		cfg    rtl.Config
-		mode   string
-		fences int
+		name          string
+		cfg           rtl.Config
+		mode          string
+		fences, pages int
 	}{
-		{"default", rtl.DefaultConfig(), stimulus.TranslationNone, 0},
-		{"host IOMMU, ATS and CAPI keys", platform, stimulus.TranslationMixed, 0},
-		{"UMR fences, umr_fence none", fences, stimulus.TranslationNone, 500},
+		{"default", rtl.DefaultConfig(), stimulus.TranslationNone, 0, 0},
+		{"host IOMMU, ATS and CAPI keys", platform, stimulus.TranslationMixed, 0, 0},
+		{"UMR fences, umr_fence none", fences, stimulus.TranslationNone, 500, 0},
+		{"firmware pages, on_event, scattered", pages, stimulus.TranslationNone, 0, 20},
 	} {
-		t.Run(c.name, func(t *testing.T) { soak(t, c.cfg, c.mode, c.fences) })
+		t.Run(c.name, func(t *testing.T) { soak(t, c.cfg, c.mode, c.fences, c.pages) })
 	}
 }
 
 // soak is one TestSoak run on cfg, with the workload's keys in
 // translation mode mode (and iommu_unmap 3 per mille with the IOMMU), and
-// fences WQEs a thousand with a fence mode of their own.
-func soak(t *testing.T, cfg rtl.Config, mode string, fences int) {
+// fences WQEs a thousand with a fence mode of their own, and pages page
+// commands a thousand operations.
+func soak(t *testing.T, cfg rtl.Config, mode string, fences, pages int) {
 	ops, keys := *soakOps, *soakKeys
 	if testing.Short() {
 		ops, keys = min(ops, 100_000), min(keys, 10_000)
@@ -70,7 +79,7 @@ func soak(t *testing.T, cfg rtl.Config, mode string, fences int) {
 	w := stimulus.DefaultWorkload()
 	w.Seed, w.Keys, w.Accesses = *soakSeed, keys, ops
 	w.HotKeys = keys / 8
-	w.FencePerMille = fences
+	w.FencePerMille, w.PagesPerMille = fences, pages
 	if cfg.IOMMU.Enabled {
 		w.IOMMU, w.TranslationMode, w.IOMMUUnmapPerMille = true, mode, 3
 	}
@@ -136,6 +145,17 @@ func soak(t *testing.T, cfg rtl.Config, mode string, fences int) {
 			t.Errorf("seed %d: sq.overtaken %d, %d results the old mapping's: the fences did not let WQEs overtake UMRs", *soakSeed, n, board.Passed)
 		}
 		t.Logf("sq.overtaken = %d, %d results of the old mapping", n, board.Passed)
+	}
+	if pages > 0 {
+		// The page commands made the firmware ask for pages at run time,
+		// and the commands waited for the host's answers.
+		for _, name := range []string{"pages.events", "pages.event_wait_cycles", "pages.returned"} {
+			if n, _ := st.Count(name); n == 0 {
+				t.Errorf("seed %d: %s = 0: the page commands did not exercise the firmware's pages", *soakSeed, name)
+			}
+		}
+		ev, _ := st.Count("pages.events")
+		t.Logf("pages.events = %d", ev)
 	}
 	t.Logf("%d operations (%d accesses) over %d keys, back-pressure %d/1000: %s; %d cycles in %v",
 		total, ops, keys, *soakPress, board.Summary(), st.Cycles, time.Since(start).Round(time.Millisecond))

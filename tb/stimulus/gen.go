@@ -47,6 +47,9 @@ type Workload struct {
 	// FencePerMille: the mixed workload's WQEs with a fence mode of their
 	// own (fence.go).
 	FencePerMille int `toml:"fence_per_mille" json:"fence_per_mille" range:"0..1000" help:"WQEs per thousand of the mixed workload (local accesses, UMRs, local invalidates) given a fence mode drawn at random (0..4; the others get the Linux driver's for hca_cap.umr_fence), and, when not 0, the two accesses after each UMR or local invalidate read its key from its QP, so that those whose modes let them overtake it may see the old mapping (sq.overtaken)"`
+	// PagesPerMille: the mixed workload's firmware page operations
+	// (pages.go).
+	PagesPerMille int `toml:"pages_per_mille" json:"pages_per_mille" range:"0..1000" help:"operations per thousand of the mixed workload that are firmware page commands (issue 37): query_pages, manage_pages gives and takes by count or of pages of a small pool (some refused), and CREATE_MKEYs of keys no access uses, each in a new ICM page (a Pages Request Event unless pages given before are free), now and then destroyed"`
 	// RelaxedOrdering sets the keys' Relaxed Ordering bits (issue 37
 	// part 4).
 	RelaxedOrdering string `toml:"relaxed_ordering" json:"relaxed_ordering" range:"none, write, read or both" help:"the keys made have relaxed_ordering_write (write: MKC 00h bit 18), relaxed_ordering_read (read: 38h bit 6), both or none: their data TLPs carry the Relaxed Ordering attribute, which lets host memory accept a posted write before earlier ones (host.write_latency_cycles); results never change, only timing. The random stream is the same whatever it is"`
@@ -211,6 +214,7 @@ func NewGenerator(w Workload) *Generator {
 	g.g.sc = &scenario.Scenario{QPs: genQPs}
 	g.g.startIOMMU()
 	g.g.startFences()
+	g.g.startPages()
 	if w.Kind == KindTrace {
 		if g.err = rtl.CheckRanges(&w, "workload."); g.err == nil {
 			g.err = w.Check() // reads the file only if no copy of w has
@@ -299,6 +303,7 @@ type gen struct {
 	fr      *rand.Rand
 	follow  *genKey
 	followN int
+	pg      *genPages // the firmware pages' operations (pages.go; nil without them)
 }
 
 var genQPs = []scenario.QP{
@@ -329,7 +334,7 @@ func (g *gen) ops(n int) {
 		return
 	}
 	for a := 0; a < n; {
-		if g.unmap() {
+		if g.unmap() || g.pages() {
 			continue
 		}
 		x := g.r.Intn(1000)

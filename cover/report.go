@@ -225,6 +225,8 @@ func groupTitle(p *ReportPoint) string {
 		return "Commands"
 	case "inval", "umr", "create":
 		return "Command corners and CREATE_MKEY refusals"
+	case "pages":
+		return "Firmware pages"
 	default:
 		return g
 	}

@@ -100,6 +100,30 @@ func coverageSuite(t testing.TB) []suiteRun {
 	roCfg.Data.Enabled = true
 	roCfg.Host.WriteLatencyCycles, roCfg.Host.WriteLatencySpreadCycles = 100, 400
 	runs = append(runs, suiteRun{name: "measurement: RDMA WRITEs, half with relaxed ordering, host memory slow to accept writes", sc: roSc, cfg: roCfg})
+	// The firmware's pages (issue 37): the examples of examples/pages on
+	// a host that answers after its latency, in scattered pages, and the
+	// capped refusal; random page commands on a capped host.
+	pagesCfg := rtl.DefaultConfig()
+	pagesCfg.Host.PagePolicy, pagesCfg.Host.ICMPageOrder = rtl.PolicyOnEvent, rtl.OrderScattered
+	pageFiles, _ := filepath.Glob("../examples/pages/*.json")
+	for _, f := range pageFiles {
+		sc, err := scenario.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, suiteRun{name: f + ", on_event, scattered", sc: sc, cfg: pagesCfg})
+	}
+	cappedSc, err := scenario.ReadFile("../examples/pages/capped.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	capped := rtl.DefaultConfig()
+	capped.Host.PagePolicy, capped.Host.MaxPages = rtl.PolicyCapped, 5
+	runs = append(runs, suiteRun{name: "../examples/pages/capped.json, capped at 5 pages", sc: cappedSc, cfg: capped})
+	pw := stimulus.DefaultWorkload()
+	pw.Seed, pw.Keys, pw.Accesses, pw.PagesPerMille = 14, 200, 5000, 50
+	capped.Host.MaxPages = 200
+	runs = append(runs, suiteRun{name: "random: page commands on a host capped at 200 pages", sc: stimulus.Generate(pw), cfg: capped})
 	overlap := rtl.DefaultConfig()
 	overlap.OverlapInvalidate = true
 	runs = append(runs, suiteRun{name: "directed: an invalidation reaches an MKC read in flight", sc: invalidateInFlightScenario(), cfg: overlap, clockedOnly: true})

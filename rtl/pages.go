@@ -386,3 +386,18 @@ func (p *fwPages) inverse() []uint32 {
 	}
 	return p.inv
 }
+
+// OnICMBind makes the firmware tell f of every range of ICM pages it
+// backs, as it backs them (before any read of them): the bench's host
+// driver maps their host pages (ICMHostPage) in the IOMMU
+// (iommu.translate_icm). Setting it again replaces f.
+func (t *Top) OnICMBind(f func(r prm.PageRange)) { t.fw.pg.onBind = f }
+
+// ICMHostPage is the host address of the page backing ICM page k (a page
+// number of a list address, or prm.MKCPageKey of an MKC index), and
+// whether one does.
+func (t *Top) ICMHostPage(k uint64) (uint64, bool) { return t.fw.pg.HostPage(k) }
+
+// ICMZeroPage is the host page an ICM page not backed reads in the
+// scattered order (zeros).
+const ICMZeroPage = zeroPage

@@ -159,6 +159,9 @@ func build(cfg rtl.Config, log hclog.Logger, host func(e *sim.Engine, mem *pcie.
 		if b.plat.ats {
 			opt.Side = func() *sim.Chan[pcie.TLP] { return b.plat.down }
 		}
+		if b.plat.icmMapped != nil {
+			top.OnICMBind(b.plat.bindICM(top))
+		}
 	}
 	b.Host = pcie.NewHost(e, cfg.PCIe, mem, top.Tx, top.Rx, opt)
 	if b.Host.RC != nil {
@@ -186,6 +189,9 @@ func (b *Bench) Load(sc *scenario.Scenario) error {
 	for i := range sc.MKeys {
 		if _, err := b.Top.Create(&sc.MKeys[i]); err != nil {
 			return &scenario.Error{Path: fmt.Sprintf("mkeys[%d]", i), Msg: err.Error()}
+		}
+		if b.plat != nil && b.plat.bindErr != nil {
+			return &scenario.Error{Path: fmt.Sprintf("mkeys[%d]", i), Msg: b.plat.bindErr.Error()}
 		}
 	}
 	return nil
@@ -291,6 +297,9 @@ func (b *Bench) StreamFeed(f *stimulus.Feed, opt RunOptions) error {
 		}
 		if b.src.err != nil {
 			return b.src.err
+		}
+		if b.plat != nil && b.plat.bindErr != nil {
+			return b.plat.bindErr
 		}
 		if opt.Stop != nil && step&(stopEvery-1) == 0 {
 			select {

@@ -10,6 +10,7 @@ import (
 	"mkeysim/ref"
 	"mkeysim/rtl"
 	"mkeysim/scenario"
+	"mkeysim/tb/stimulus"
 )
 
 // refConfig is the golden model's configuration for the clocked model's
@@ -125,4 +126,39 @@ func TestPagesCounters(t *testing.T) {
 			t.Errorf("%s: seq 4 %s, want %s", c.policy, got[4].Status, want)
 		}
 	}
+}
+
+// TestPagesThroughIOMMU: with the IOMMU translating the ICM reads, the
+// ICM in contiguous pages (the ICM regions mapped whole) and in
+// scattered pages (each page the firmware backs mapped on its own by the
+// driver, a 4 KiB leaf) gives the golden model's results, random page
+// commands included (pages given by list lie outside the ICM regions:
+// mapped one by one in both orders); and the scattered ICM costs the
+// IOMMU more walks, the same ICM reads needing an IOTLB entry a page
+// instead of one a GiB.
+func TestPagesThroughIOMMU(t *testing.T) {
+	walks := map[string]uint64{}
+	for _, order := range []string{rtl.OrderContiguous, rtl.OrderScattered} {
+		for _, pagesPerMille := range []int{0, 50} {
+			w := stimulus.DefaultWorkload()
+			w.Seed, w.Keys, w.Accesses, w.IOMMU, w.PagesPerMille = 5, 300, 3000, true, pagesPerMille
+			sc := stimulus.Generate(w)
+			cfg := rtl.DefaultConfig()
+			cfg.Host.ICMPageOrder, cfg.Host.PagePolicy = order, rtl.PolicyOnEvent
+			cfg, _ = ConfigFor(cfg, sc)
+			var b *Bench
+			runBoth(t, fmt.Sprintf("%s, %d page commands a thousand", order, pagesPerMille), sc, cfg, func(x *Bench) { b = x })
+			st := b.Stats(0)
+			if n, _ := st.Count("iommu.gate.faulted_reads"); n != 0 {
+				t.Errorf("%s: %d reads faulted", order, n)
+			}
+			if pagesPerMille == 0 {
+				walks[order], _ = st.Count("iommu.walks")
+			}
+		}
+	}
+	if walks[rtl.OrderScattered] <= walks[rtl.OrderContiguous] {
+		t.Errorf("iommu.walks: scattered %d, contiguous %d: want more scattered", walks[rtl.OrderScattered], walks[rtl.OrderContiguous])
+	}
+	t.Logf("iommu.walks: contiguous %d, scattered %d", walks[rtl.OrderContiguous], walks[rtl.OrderScattered])
 }

@@ -50,6 +50,46 @@ type platform struct {
 	obs map[int][]iommu.Observation
 	// loaded: the scenario's mappings are in the tables (Bench.Load).
 	loaded bool
+	// The ICM's host pages the driver mapped one by one (iommu.translate_icm;
+	// nil without): all of them in the scattered order, else the pages
+	// given by list (outside the ICM regions mapped whole); bindErr is the
+	// first mapping that failed (Bench.StreamFeed reports it).
+	icmMapped map[uint64]bool
+	scattered bool
+	regions   []rtl.Region
+	bindErr   error
+}
+
+// bindICM is the firmware's OnICMBind: each host page newly backing ICM
+// is mapped one to one with a 4 KiB leaf unless the ICM regions' mapping
+// already holds it, as a driver maps each page before it gives it
+// (MANAGE_PAGES). A list's capacity of many pages in the scattered order
+// may exhaust the I/O page tables' room: the run then fails, naming it.
+func (p *platform) bindICM(top *rtl.Top) func(prm.PageRange) {
+	return func(r prm.PageRange) {
+		for k := r.Lo; k < r.Hi && p.bindErr == nil; k++ {
+			h, ok := top.ICMHostPage(k)
+			if !ok || p.icmMapped[h] || !p.scattered && p.inRegions(h) {
+				continue
+			}
+			if err := p.tables.Map(pagetable.ICM, h, h, pagetable.PageBytes, true, false); err != nil {
+				p.bindErr = fmt.Errorf("iommu.translate_icm: mapping the ICM's host page %#x: %v", h, err)
+				return
+			}
+			p.icmMapped[h] = true
+		}
+	}
+}
+
+// inRegions reports whether host address h lies in an ICM region the
+// tables map whole.
+func (p *platform) inRegions(h uint64) bool {
+	for _, r := range p.regions {
+		if h >= r.Start && h-r.Start < r.Size {
+			return true
+		}
+	}
+	return false
 }
 
 // newPlatform makes the IOMMU of cfg over mem, with the ICM mapped one
@@ -58,13 +98,22 @@ type platform struct {
 func newPlatform(cfg rtl.Config, mem *pcie.Memory) (*platform, error) {
 	p := &platform{cfg: cfg.IOMMU, rid: cfg.PCIe.RequesterID, obs: map[int][]iommu.Observation{}, ats: cfg.ATSActive(), cid: cfg.PCIe.CompleterID}
 	p.tables = pagetable.New(mem, scenario.IOMMUTableBase, scenario.IOMMUTableSize)
-	if cfg.IOMMU.TranslateICM {
+	if cfg.IOMMU.TranslateICM && cfg.Host.ICMPageOrder == rtl.OrderScattered {
+		// Scattered: the driver maps each page it gives on its own, a
+		// 4 KiB leaf (bindICM), and the page an ICM page not backed reads.
+		p.scattered, p.icmMapped = true, map[uint64]bool{rtl.ICMZeroPage: true}
+		if err := p.tables.Map(pagetable.ICM, rtl.ICMZeroPage, rtl.ICMZeroPage, pagetable.PageBytes, true, false); err != nil {
+			return nil, fmt.Errorf("iommu.translate_icm: mapping the zero page: %v", err)
+		}
+	} else if cfg.IOMMU.TranslateICM {
+		p.icmMapped = map[uint64]bool{}
 		for _, r := range cfg.ICMRegions() {
 			lo := r.Start &^ (pagetable.PageBytes - 1)
 			hi := min(r.Start+r.Size, 1<<pagetable.IOVABits)
 			if err := p.tables.Map(pagetable.ICM, lo, lo, hi-lo, true, true); err != nil {
 				return nil, fmt.Errorf("iommu.translate_icm: mapping the %s one to one: %v", r.Name, err)
 			}
+			p.regions = append(p.regions, rtl.Region{Name: r.Name, Start: lo, Size: hi - lo})
 		}
 	}
 	return p, nil

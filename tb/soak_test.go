@@ -29,7 +29,7 @@ var (
 // (issue 36), whose keys mix none, ATS and CAPI translation and whose
 // workload unmaps a page every few hundred operations, with host memory
 // slow to accept writes and every key's data under Relaxed Ordering
-// (issue 37 part 4: the run asserts that writes passed others); and on a
+// (issue 37 part 4: the run asserts that writes passed others); on a
 // device whose umr_fence is none with a fence mode drawn at random on
 // half of the WQEs and the accesses after each UMR reading its key (issue
 // 37 part 2): those that overtake it may see the old mapping, which the

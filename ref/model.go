@@ -15,13 +15,6 @@ type Config struct {
 	// CREATE_MKEY and UMR refuse a context whose ma_translation_mode is
 	// ATS (seed 2.2.1).
 	ATS bool
-	// UMRFence is the device's umr_fence capability (hca_cap.umr_fence,
-	// default strong): the mode the WQEs without their own fence get
-	// (prm.KernelUMRFence), so which may overtake a UMR.
-	UMRFence prm.UMRFenceCap
-	// Pages is the host's side of the firmware's pages (issue 37); the
-	// zero value is the default host (eager).
-	Pages PagesConfig
 	// Coverage, if not nil, counts the coverage points the model reaches
 	// (package cover); nil collects nothing and costs a nil check.
 	Coverage *cover.Collector
@@ -30,6 +23,15 @@ type Config struct {
 	// at Stop every 65,536 segments past the line's window. An abandoned
 	// translation's outcome is meaningless; Stopped tells the caller.
 	Stop <-chan struct{}
+	// (The fields below are read by commands, not by a translation: kept
+	// after those a translation reads, so that its offsets stay.)
+	// UMRFence is the device's umr_fence capability (hca_cap.umr_fence,
+	// default strong): the mode the WQEs without their own fence get
+	// (prm.KernelUMRFence), so which may overtake a UMR.
+	UMRFence prm.UMRFenceCap
+	// Pages is the host's side of the firmware's pages (issue 37); the
+	// zero value is the default host (eager).
+	Pages PagesConfig
 }
 
 // DefaultConfig is the configuration of conformance runs.

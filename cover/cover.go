@@ -65,6 +65,13 @@ const (
 	FenceHeld      // fence.held
 	FenceUnordered // fence.umr_unordered
 
+	// A WQE posted with each fence mode (prm.FenceMode order: FenceModeID).
+	FenceModeNone           // fence.mode.none
+	FenceModeInitiatorSmall // fence.mode.initiator_small
+	FenceModeFence          // fence.mode.fence
+	FenceModeStrongOrdering // fence.mode.strong_ordering
+	FenceModeSmallAndFence  // fence.mode.small_and_fence
+
 	CreateOctwords            // create.refused.octword_size
 	CreateCapacity            // create.refused.capacity
 	CreateListType            // create.refused.list_type
@@ -108,6 +115,10 @@ func init() {
 		panic("cover: prm's statuses, access types or modes changed: update the family sizes")
 	}
 }
+
+// FenceModeID is the point fence.mode.M: a WQE posted with fence mode m
+// (0..4).
+func FenceModeID(m prm.FenceMode) ID { return FenceModeNone + ID(m) }
 
 // OKID is the point ok.T: an access of type t translated.
 func OKID(t prm.AccessType) ID { return okBase + ID(t) }

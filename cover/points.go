@@ -97,9 +97,14 @@ var fixed = [numFixed]def{
 	UMRRegUMRPD:        {name: "umr.reg_umr_other_pd", desc: "a UMR from a REG_UMR QP on an object of another PD: the PD check skipped (translation.md 3.2)", models: Both},
 	UMRTranslationMode: {name: "umr.refused.translation_mode", desc: "UMR refused (BAD_PARAM): the context it would write breaks a ma_translation_mode rule (ATS off PA and MTT, CAPI off PA)", models: Both},
 
-	FencePass:      {name: "fence.pass", desc: "a WQE (a local access) whose fence mode lets it overtake the UMR or local invalidate before it on its send queue (prm.MayPass): the golden model allows the old mapping, the clocked model let it enter before the registration took effect", models: Both},
-	FenceHeld:      {name: "fence.held", desc: "a WQE of the send queue of the UMR or local invalidate in progress, which WQEs may pass, waited at the input for it to complete: its own fence mode (with the initiator small fence, or STRONG_ORDERING) holds it", models: Clocked},
-	FenceUnordered: {name: "fence.umr_unordered", desc: "a UMR or local invalidate whose fence mode does not order it after the WQEs before it on this device (prm.UMRFenceCap.Orders): it waits for their translations, not their completions", models: Both},
+	FencePass:               {name: "fence.pass", desc: "a WQE (a local access) whose fence mode lets it overtake the UMR or local invalidate before it on its send queue (prm.MayPass): the golden model allows the old mapping, the clocked model let it enter before the registration took effect", models: Both},
+	FenceHeld:               {name: "fence.held", desc: "a WQE of the send queue of the UMR or local invalidate in progress, which WQEs may pass, waited at the input for it to complete: its own fence mode (with the initiator small fence, or STRONG_ORDERING) holds it", models: Clocked},
+	FenceUnordered:          {name: "fence.umr_unordered", desc: "a UMR or local invalidate whose fence mode does not order it after the WQEs before it on this device (prm.UMRFenceCap.Orders): it waits for their translations, not their completions", models: Both},
+	FenceModeNone:           {name: "fence.mode.none", desc: "a WQE (a local access, UMR or local invalidate) posted with fence mode none (0), its own or the driver's", models: Both},
+	FenceModeInitiatorSmall: {name: "fence.mode.initiator_small", desc: "a WQE posted with fence mode initiator small (1): it waits for the UMRs and local invalidates before it on its queue", models: Both},
+	FenceModeFence:          {name: "fence.mode.fence", desc: "a WQE posted with fence mode fence (2): it waits for earlier RDMA READs and atomics, not for UMRs", models: Both},
+	FenceModeStrongOrdering: {name: "fence.mode.strong_ordering", desc: "a WQE posted with fence mode strong ordering (3): after every earlier WQE, and a UMR so posted holds every later one", models: Both},
+	FenceModeSmallAndFence:  {name: "fence.mode.small_and_fence", desc: "a WQE posted with fence mode small and fence (4): the initiator small fence and the fence", models: Both},
 
 	CreateOctwords:            {name: "create.refused.octword_size", desc: "CREATE_MKEY refused: translations_octword_size not a multiple of 4", models: Both},
 	CreateCapacity:            {name: "create.refused.capacity", desc: "CREATE_MKEY refused: more entries than the capacity holds", models: Both},

@@ -46,6 +46,7 @@ func (m *Model) fenceOf(op *scenario.Op) prm.FenceMode {
 	qpn := op.QP()
 	after := m.afterReg.len() > 0 && m.afterReg.get(qpn) != nil
 	mode := op.FenceMode(m.cfg.UMRFence, after)
+	m.cfg.Coverage.Hit(cover.FenceModeID(mode))
 	// afterReg holds only the queues whose last WQE was a registration:
 	// an access costs no lookup while none is.
 	switch {

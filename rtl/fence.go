@@ -54,6 +54,14 @@ func (t *Top) posted(op *scenario.Op) {
 	}
 }
 
+// coverFence hits the coverage point of WQE op's fence mode, as it
+// enters (before posted notes it).
+func (t *Top) coverFence(op *scenario.Op) {
+	if t.cov != nil && op.IsWQE() {
+		t.cov.Hit(cover.FenceModeID(t.fenceOf(op)))
+	}
+}
+
 // startOrder sets the command path's fence state for command op, which
 // is entering it.
 func (t *Top) startOrder(op *scenario.Op) {

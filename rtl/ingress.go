@@ -65,6 +65,7 @@ func (t *Top) ingress(now uint64) {
 			t.sq.take(sqQP)
 		}
 		t.In.Pop()
+		t.coverFence(op.Op)
 		t.startOrder(op.Op)
 		t.posted(op.Op)
 		t.cmd.cur, t.cmd.state, t.cmd.bad = op, cmdDrain, ""
@@ -76,6 +77,7 @@ func (t *Top) ingress(now uint64) {
 			t.sq.take(sqQP)
 		}
 		t.In.Pop()
+		t.coverFence(op.Op)
 		if len(t.afterReg) > 0 { // else posted has nothing to do for an access
 			t.posted(op.Op)
 		}

@@ -173,7 +173,8 @@ type core Top
 func (c *core) Covers() []cover.ID {
 	out := slices.Concat(cover.ResultIDs(), cover.ResumeIDs(), cover.CommandIDs(), cover.CreateRefusalIDs())
 	return append(out, cover.InvalAlreadyFree, cover.UMRList, cover.UMRRegUMRPD, cover.UMRTranslationMode,
-		cover.FencePass, cover.FenceHeld, cover.FenceUnordered, cover.CreateNoPages, cover.PagesEvent, cover.PagesEventWait)
+		cover.FencePass, cover.FenceHeld, cover.FenceUnordered,
+		cover.FenceModeNone, cover.FenceModeInitiatorSmall, cover.FenceModeFence, cover.FenceModeStrongOrdering, cover.FenceModeSmallAndFence, cover.CreateNoPages, cover.PagesEvent, cover.PagesEventWait)
 }
 
 // SetCoverage makes the top and its firmware hit their points in cv.

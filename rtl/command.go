@@ -46,7 +46,6 @@ type cmdPath struct {
 	mode       prm.FenceMode
 	passQP     uint32
 	passing    bool
-	isReg      bool
 	ordered    bool
 	overtakers int
 	after      cmdState // cmdPages: the state the command goes on in

@@ -66,8 +66,8 @@ func (t *Top) coverFence(op *scenario.Op) {
 // is entering it.
 func (t *Top) startOrder(op *scenario.Op) {
 	c := &t.cmd
-	c.overtakers, c.passing, c.ordered, c.isReg = 0, false, true, op.IsRegistration()
-	if c.isReg {
+	c.overtakers, c.passing, c.ordered = 0, false, true
+	if op.IsRegistration() {
 		c.mode = t.fenceOf(op)
 		c.passQP = op.QP()
 		c.passing = c.mode != prm.FenceStrongOrdering
@@ -87,7 +87,7 @@ func (t *Top) open(now uint64) bool {
 
 // mayPass reports whether op may overtake the registration in progress.
 func (t *Top) mayPass(op *scenario.Op) bool {
-	if op.Kind != scenario.OpAccess || !op.IsWQE() || op.QP() != t.cmd.passQP || !t.cmd.isReg {
+	if op.Kind != scenario.OpAccess || !op.IsWQE() || op.QP() != t.cmd.passQP || !t.cmd.passing {
 		return false
 	}
 	if !prm.MayPass(t.fenceOf(op), t.cmd.mode) {

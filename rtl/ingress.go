@@ -50,7 +50,7 @@ func (t *Top) ingress(now uint64) {
 			t.sq.take(sqQP)
 			t.In.Pop()
 			t.cmd.cur, t.cmd.state, t.cmd.bad = op, cmdDrain, bad
-			t.cmd.passing, t.cmd.isReg, t.cmd.ordered = false, false, true
+			t.cmd.passing, t.cmd.ordered = false, true
 			t.cmd.res = scenario.Result{Seq: op.Seq, Op: op.Op.Kind}
 			t.log.Error("send queue", "seq", op.Seq, "error", bad)
 			return

@@ -170,16 +170,28 @@ func (u *Unit) Eval(now uint64) bool {
 	return len(u.doneQ) > 0 || len(u.readyQ) > 0 || len(u.relQ) > 0 || u.Handshakes() != moves || u.parkedReady()
 }
 
-// parkedReady reports whether a segment set aside may go on: the oldest
-// of its QP, whose fence has cleared.
+// parkedReady reports whether issueParked has work for the next cycle:
+// the segment nextParked names, with a slot for it unless it moves no
+// bytes.
 func (u *Unit) parkedReady() bool {
+	i := u.nextParked()
+	return i >= 0 && (u.parked[i].m.Len == 0 || u.inUse < len(u.slots))
+}
+
+// nextParked is the index of the oldest segment set aside that may go
+// on (the first of its QP, its fence clear), -1 if none.
+func (u *Unit) nextParked() int {
 	for i := range u.parked {
-		if p := &u.parked[i]; u.firstOfQP(i) && !(p.m.Plat.SmallFence && u.fenced[p.m.QPN] > 0) && (p.m.Len == 0 || u.inUse < len(u.slots)) {
-			return true
+		if u.firstOfQP(i) && !u.fenceHolds(&u.parked[i].m) {
+			return i
 		}
 	}
-	return false
+	return -1
 }
+
+// fenceHolds reports whether segment m is under the small fence while a
+// read of its QP under it is in flight.
+func (u *Unit) fenceHolds(m *bus.Move) bool { return m.Plat.SmallFence && u.fenced[m.QPN] > 0 }
 
 // translated takes an ATC result and gives back one entry. An OK result
 // sends its request translated (AT 10b) to the translated address; one
@@ -322,7 +334,7 @@ func (u *Unit) issue() bool {
 // segments of its QP are set aside already (a QP's segments keep their
 // order).
 func (u *Unit) mustPark(m *bus.Move) bool {
-	if m.Plat.SmallFence && u.fenced[m.QPN] > 0 {
+	if u.fenceHolds(m) {
 		return true
 	}
 	for i := range u.parked {
@@ -346,32 +358,30 @@ func (u *Unit) marker(m *bus.Move) {
 // QP's fence has cleared (the first of its QP), and reports whether it
 // did anything.
 func (u *Unit) issueParked() bool {
-	for i := range u.parked {
-		p := &u.parked[i]
-		if !u.firstOfQP(i) || p.m.Plat.SmallFence && u.fenced[p.m.QPN] > 0 {
-			continue
-		}
-		if u.inUse == len(u.slots) && p.m.Len > 0 {
-			return false
-		}
-		if p.m.Len == 0 {
-			u.marker(&p.m)
-			u.parked = slices.Delete(u.parked, i, i+1)
-			return true
-		}
-		n, ok := u.chunk(&p.m, p.off)
-		if !ok {
-			return false
-		}
-		if p.off += n; p.off == p.m.Len {
-			if p.m.Last {
-				u.tags[p.m.Tag].last = true
-			}
-			u.parked = slices.Delete(u.parked, i, i+1)
-		}
+	i := u.nextParked()
+	if i < 0 {
+		return false
+	}
+	p := &u.parked[i]
+	if p.m.Len == 0 {
+		u.marker(&p.m)
+		u.parked = slices.Delete(u.parked, i, i+1)
 		return true
 	}
-	return false
+	if u.inUse == len(u.slots) {
+		return false
+	}
+	n, ok := u.chunk(&p.m, p.off)
+	if !ok {
+		return false
+	}
+	if p.off += n; p.off == p.m.Len {
+		if p.m.Last {
+			u.tags[p.m.Tag].last = true
+		}
+		u.parked = slices.Delete(u.parked, i, i+1)
+	}
+	return true
 }
 
 // firstOfQP reports whether parked[i] is the oldest set aside of its QP.

@@ -314,8 +314,8 @@ func (u *Unit) putCache(c []entry) {
 	u.pool = append(u.pool, c)
 }
 
-// slot is the cache entry of basic block at.
-func (q *qp) slot(at uint16) *entry { return &q.cache[int(at)&(len(q.cache)-1)] }
+// block is the cache entry of basic block at.
+func (q *qp) block(at uint16) *entry { return &q.cache[int(at)&(len(q.cache)-1)] }
 
 // limit is where q's reads stop: its producer counter, or the end of
 // the WQE at its consumer counter if that WQE says it is longer (a WQE
@@ -323,7 +323,7 @@ func (q *qp) slot(at uint16) *entry { return &q.cache[int(at)&(len(q.cache)-1)] 
 // its parse or not as its bytes say).
 func (q *qp) limit() uint16 {
 	lim := q.pi
-	if e := q.slot(q.ci); e.state == filled && e.at == q.ci {
+	if e := q.block(q.ci); e.state == filled && e.at == q.ci {
 		if end := q.ci + uint16(wqeBBs(e.data[:])); ahead(end, lim) > 0 {
 			lim = end
 		}
@@ -434,7 +434,7 @@ func (u *Unit) respond(r *pcie.ReadResp) {
 		if d := ahead(at, q.ci); d < 0 || d >= len(q.cache) {
 			continue // parsed already (a read of it again, after a failure)
 		}
-		e := q.slot(at)
+		e := q.block(at)
 		switch {
 		case r.Status == pcie.SC:
 			*e = entry{state: filled, at: at}
@@ -465,7 +465,7 @@ func (u *Unit) parseReady() *qp {
 // headIn reports whether every basic block of q's next WQE is in its
 // cache (or failed).
 func (q *qp) headIn() bool {
-	e := q.slot(q.ci)
+	e := q.block(q.ci)
 	if e.state == empty || e.at != q.ci {
 		return false
 	}
@@ -475,7 +475,7 @@ func (q *qp) headIn() bool {
 	n := wqeBBs(e.data[:])
 	for k := 1; k < n; k++ {
 		at := q.ci + uint16(k)
-		if f := q.slot(at); f.state == empty || f.at != at {
+		if f := q.block(at); f.state == empty || f.at != at {
 			return false
 		}
 	}
@@ -497,7 +497,7 @@ func (u *Unit) parseOne() {
 			u.rrParse = i + 1
 		}
 	}
-	head := q.slot(q.ci)
+	head := q.block(q.ci)
 	if head.state == failed {
 		q.wqe = bus.WQE{SQ: q.n, Bad: head.bad}
 		*head = entry{}
@@ -509,7 +509,7 @@ func (u *Unit) parseOne() {
 	buf := make([]byte, 0, n*prm.SendWQEBB)
 	bad := ""
 	for k := 0; k < n; k++ {
-		e := q.slot(q.ci + uint16(k))
+		e := q.block(q.ci + uint16(k))
 		if e.state == failed && bad == "" {
 			bad = e.bad
 		}

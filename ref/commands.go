@@ -267,7 +267,7 @@ func (m *Model) UMR(u scenario.UMR) *Refusal {
 		if off%64 != 0 {
 			return refuse(prm.UMRAlignment)
 		}
-		padded := (uint64(len(u.MTT))*prm.MTTEntrySize + uint64(len(u.KLM))*prm.KLMEntrySize + 63) / 64 * 64
+		padded := umrListBytes(&u)
 		if off+padded > uint64(cur.TranslationsOctwordSize)*16 {
 			return refuse(prm.UMRCapacity)
 		}
@@ -279,6 +279,12 @@ func (m *Model) UMR(u scenario.UMR) *Refusal {
 	}
 	*cur = next
 	return nil
+}
+
+// umrListBytes is the bytes u's list takes in the ICM: its entries,
+// padded with zero entries to 64 bytes.
+func umrListBytes(u *scenario.UMR) uint64 {
+	return (uint64(len(u.MTT))*prm.MTTEntrySize + uint64(len(u.KLM))*prm.KLMEntrySize + 63) / 64 * 64
 }
 
 // invalidate runs the shared checks of LOCAL_INVALIDATE and

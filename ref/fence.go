@@ -70,9 +70,8 @@ func (m *Model) saveUndo(op *scenario.Op) (undo, bool) {
 	}
 	u := undo{index: key.Index(), mkc: o.MKC}
 	if op.Kind == scenario.OpUMR && (len(op.UMR.MTT) > 0 || len(op.UMR.KLM) > 0) {
-		n := (uint64(len(op.UMR.MTT))*prm.MTTEntrySize + uint64(len(op.UMR.KLM))*prm.KLMEntrySize + 63) / 64 * 64
 		u.addr = o.MKC.MTTHandle + op.UMR.Offset*16
-		u.list = make([]byte, n)
+		u.list = make([]byte, umrListBytes(op.UMR))
 		m.icm.Read(u.addr, u.list)
 	}
 	return u, true

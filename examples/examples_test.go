@@ -25,6 +25,30 @@ func scenarios(t *testing.T, dir string) []string {
 	return files
 }
 
+// refLines runs scenario file path through the golden model with cfg and
+// returns its results and their lines as the comparator reads them.
+func refLines(t *testing.T, path string, cfg ref.Config) ([]scenario.Result, []line) {
+	t.Helper()
+	sc, err := scenario.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	results, err := ref.Run(sc, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []byte
+	for i := range results {
+		out = results[i].AppendJSON(out)
+		out = append(out, '\n')
+	}
+	got, err := parseLines(out)
+	if err != nil {
+		t.Fatalf("model output: %v", err)
+	}
+	return results, got
+}
+
 // TestExamples runs every examples/*.json through the golden model and
 // compares its lines with NAME.expected.jsonl, derived by hand (README.md).
 func TestExamples(t *testing.T) {
@@ -40,23 +64,7 @@ func TestExamples(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sc, err := scenario.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			results, err := ref.Run(sc, ref.DefaultConfig())
-			if err != nil {
-				t.Fatal(err)
-			}
-			var out []byte
-			for i := range results {
-				out = results[i].AppendJSON(out)
-				out = append(out, '\n')
-			}
-			got, err := parseLines(out)
-			if err != nil {
-				t.Fatalf("model output: %v", err)
-			}
+			_, got := refLines(t, path, ref.DefaultConfig())
 			for _, d := range compareLines(got, want) {
 				t.Error(d)
 			}

@@ -10,7 +10,6 @@ import (
 	"mkeysim/prm"
 	"mkeysim/ref"
 	"mkeysim/rtl"
-	"mkeysim/scenario"
 )
 
 // TestPagesExamples runs the firmware pages' examples (examples/pages,
@@ -47,25 +46,11 @@ func TestPagesExamples(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sc, err := scenario.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			results, err := ref.Run(sc, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var out []byte
+			results, got := refLines(t, path, cfg)
 			for i := range results {
 				if results[i].Status == prm.BadParam && results[i].Reason == "" {
 					t.Errorf("%s seq %d: BAD_PARAM without a reason", expected, i)
 				}
-				out = results[i].AppendJSON(out)
-				out = append(out, '\n')
-			}
-			got, err := parseLines(out)
-			if err != nil {
-				t.Fatalf("model output: %v", err)
 			}
 			for _, d := range compareLines(got, want) {
 				t.Errorf("%s: %s", expected, d)

@@ -90,6 +90,8 @@ const (
 	CreateNoPages             // create.refused.no_pages
 	PagesEvent                // pages.event
 	PagesEventWait            // pages.event_wait
+	PagesGiveBack             // pages.give_back
+	PagesKept                 // pages.kept_shared
 
 	numFixed
 )

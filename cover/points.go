@@ -122,8 +122,10 @@ var fixed = [numFixed]def{
 	CreateHandleReach:         {name: "create.refused.handle_reach", desc: "CREATE_MKEY refused: the list would end past 2^48, the reach of mtt_handle", models: Both},
 	CreateNoIndex:             {name: "create.refused.no_free_index", desc: "CREATE_MKEY refused: no index given and none left to take", models: Both, why: whyNoIndex},
 	CreateNoPages:             {name: "create.refused.no_pages", desc: "CREATE_MKEY refused (NO_RESOURCES): the host refused the pages its ICM needed (host.page_policy = capped, past host.max_pages)", models: Both},
-	PagesEvent:                {name: "pages.event", desc: "a Pages Request Event: a CREATE_MKEY needed more ICM pages than the host had given", models: Clocked},
+	PagesEvent:                {name: "pages.event", desc: "a Pages Request Event asking pages: a CREATE_MKEY needed more ICM pages than the host had given", models: Clocked},
 	PagesEventWait:            {name: "pages.event_wait", desc: "a command waited for the host's answer to a Pages Request Event (host.page_policy on_event or capped)", models: Clocked},
+	PagesGiveBack:             {name: "pages.give_back", desc: "a DESTROY_MKEY freed ICM pages no created object uses any more, and the HCA gave them back (a Pages Request Event with num_pages negative)", models: Both},
+	PagesKept:                 {name: "pages.kept_shared", desc: "a DESTROY_MKEY left ICM pages backed that another created object still uses (the MKC page of another index, a list page of a neighbouring or overlapping list)", models: Both},
 }
 
 // cmdStatuses are the statuses each command can end with (translation.md

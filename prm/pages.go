@@ -1,5 +1,7 @@
 package prm
 
+import "slices"
+
 // The firmware's pages (seed 2.3, issue 37): the host gives the HCA 4 KiB
 // pages with MANAGE_PAGES; the HCA's ICM (MKCs, MTT and KLM lists) lives
 // in them. The model's device asks BootPages at QUERY_PAGES boot and
@@ -36,16 +38,26 @@ func ICMPagesOf(index uint32, handle uint64, octwords uint32) []PageRange {
 	return out
 }
 
-// PageSet is a set of ICM pages kept as sorted disjoint ranges, so that
-// its size is the number of objects created, not of pages backed.
-type PageSet struct{ r []PageRange }
+// PageRefs counts the created objects that use each ICM page, kept as
+// sorted disjoint ranges of pages with a count each (at least 1), so that
+// its size follows the objects created, not the pages they use (a list's
+// capacity may span 2^24 pages). A page is backed while its count is not
+// zero: an MKC page while one of its 64 indexes is created, a list page
+// while a list (its own or an overlapping one) covers it.
+type PageRefs struct{ s []pageRun }
 
-// find is the index of the first range that ends after k.
-func (s *PageSet) find(k uint64) int {
-	lo, hi := 0, len(s.r)
+// pageRun is a run of pages that n objects use.
+type pageRun struct {
+	PageRange
+	n uint32
+}
+
+// find is the index of the first run that ends after k.
+func (c *PageRefs) find(k uint64) int {
+	lo, hi := 0, len(c.s)
 	for lo < hi {
 		m := (lo + hi) / 2
-		if s.r[m].Hi <= k {
+		if c.s[m].Hi <= k {
 			lo = m + 1
 		} else {
 			hi = m
@@ -54,21 +66,29 @@ func (s *PageSet) find(k uint64) int {
 	return lo
 }
 
-// Has reports whether page k is in the set.
-func (s *PageSet) Has(k uint64) bool {
-	i := s.find(k)
-	return i < len(s.r) && s.r[i].Lo <= k
+// Has reports whether page k is backed (used by an object).
+func (c *PageRefs) Has(k uint64) bool {
+	i := c.find(k)
+	return i < len(c.s) && c.s[i].Lo <= k
 }
 
-// Missing lists the parts of r not in the set, in increasing order.
-func (s *PageSet) Missing(r PageRange) []PageRange {
+// Count is how many objects use page k.
+func (c *PageRefs) Count(k uint64) uint32 {
+	if i := c.find(k); i < len(c.s) && c.s[i].Lo <= k {
+		return c.s[i].n
+	}
+	return 0
+}
+
+// Missing lists the parts of r no object uses, in increasing order.
+func (c *PageRefs) Missing(r PageRange) []PageRange {
 	var out []PageRange
 	at := r.Lo
-	for i := s.find(r.Lo); i < len(s.r) && s.r[i].Lo < r.Hi && at < r.Hi; i++ {
-		if s.r[i].Lo > at {
-			out = append(out, PageRange{at, s.r[i].Lo})
+	for i := c.find(r.Lo); i < len(c.s) && c.s[i].Lo < r.Hi && at < r.Hi; i++ {
+		if c.s[i].Lo > at {
+			out = append(out, PageRange{at, c.s[i].Lo})
 		}
-		at = max(at, s.r[i].Hi)
+		at = max(at, c.s[i].Hi)
 	}
 	if at < r.Hi {
 		out = append(out, PageRange{at, r.Hi})
@@ -76,25 +96,110 @@ func (s *PageSet) Missing(r PageRange) []PageRange {
 	return out
 }
 
-// Add puts the pages of r in the set, merging the ranges it touches.
-func (s *PageSet) Add(r PageRange) {
+// Only lists the parts of r that exactly one object uses (the pages a
+// Release of r would free), in increasing order, touching ranges joined.
+func (c *PageRefs) Only(r PageRange) []PageRange {
+	var out []PageRange
+	for i := c.find(r.Lo); i < len(c.s) && c.s[i].Lo < r.Hi; i++ {
+		if c.s[i].n != 1 {
+			continue
+		}
+		g := PageRange{max(c.s[i].Lo, r.Lo), min(c.s[i].Hi, r.Hi)}
+		if n := len(out); n > 0 && out[n-1].Hi == g.Lo {
+			out[n-1].Hi = g.Hi
+		} else {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// split makes k the start of a run, when a run straddles it.
+func (c *PageRefs) split(k uint64) {
+	if i := c.find(k); i < len(c.s) && c.s[i].Lo < k {
+		c.s = slices.Insert(c.s, i+1, pageRun{PageRange{k, c.s[i].Hi}, c.s[i].n})
+		c.s[i].Hi = k
+	}
+}
+
+// Add counts one more object on every page of r.
+func (c *PageRefs) Add(r PageRange) {
 	if r.Lo >= r.Hi {
 		return
 	}
-	i := s.find(r.Lo)
-	if i > 0 && s.r[i-1].Hi == r.Lo {
-		i--
+	c.split(r.Lo)
+	c.split(r.Hi)
+	i := c.find(r.Lo)
+	var out []pageRun
+	at, j := r.Lo, i
+	for ; j < len(c.s) && c.s[j].Lo < r.Hi; j++ {
+		if c.s[j].Lo > at {
+			out = append(out, pageRun{PageRange{at, c.s[j].Lo}, 1})
+		}
+		out = append(out, pageRun{c.s[j].PageRange, c.s[j].n + 1})
+		at = c.s[j].Hi
 	}
-	j := i
-	for j < len(s.r) && s.r[j].Lo <= r.Hi {
-		r.Lo, r.Hi = min(r.Lo, s.r[j].Lo), max(r.Hi, s.r[j].Hi)
-		j++
+	if at < r.Hi {
+		out = append(out, pageRun{PageRange{at, r.Hi}, 1})
 	}
-	s.r = append(s.r[:i], append([]PageRange{r}, s.r[j:]...)...)
+	c.s = slices.Replace(c.s, i, j, out...)
+	c.merge(i-1, i+len(out)+1)
 }
 
-// Ranges is the set's ranges, sorted and disjoint (not to be changed).
-func (s *PageSet) Ranges() []PageRange { return s.r }
+// Release counts one object less on every page of r and returns the
+// pages no object uses any more (in increasing order, touching ranges
+// joined). Pages of r no object used are left as they are.
+func (c *PageRefs) Release(r PageRange) []PageRange {
+	if r.Lo >= r.Hi {
+		return nil
+	}
+	c.split(r.Lo)
+	c.split(r.Hi)
+	i := c.find(r.Lo)
+	var out []pageRun
+	var freed []PageRange
+	j := i
+	for ; j < len(c.s) && c.s[j].Lo < r.Hi; j++ {
+		if c.s[j].n > 1 {
+			out = append(out, pageRun{c.s[j].PageRange, c.s[j].n - 1})
+		} else if n := len(freed); n > 0 && freed[n-1].Hi == c.s[j].Lo {
+			freed[n-1].Hi = c.s[j].Hi
+		} else {
+			freed = append(freed, c.s[j].PageRange)
+		}
+	}
+	c.s = slices.Replace(c.s, i, j, out...)
+	c.merge(i-1, i+len(out)+1)
+	return freed
+}
+
+// merge joins the touching runs of equal count among runs lo..hi.
+func (c *PageRefs) merge(lo, hi int) {
+	lo, hi = max(lo, 0), min(hi, len(c.s)-1)
+	for k := hi; k > lo; k-- {
+		if a, b := c.s[k-1], c.s[k]; a.Hi == b.Lo && a.n == b.n {
+			c.s[k-1].Hi = b.Hi
+			c.s = slices.Delete(c.s, k, k+1)
+		}
+	}
+}
+
+// Backed is the pages some object uses, as sorted disjoint ranges
+// (touching ranges joined).
+func (c *PageRefs) Backed() []PageRange {
+	var out []PageRange
+	for _, s := range c.s {
+		if n := len(out); n > 0 && out[n-1].Hi == s.Lo {
+			out[n-1].Hi = s.Hi
+		} else {
+			out = append(out, s.PageRange)
+		}
+	}
+	return out
+}
+
+// Runs is how many runs of equal count it keeps (its size).
+func (c *PageRefs) Runs() int { return len(c.s) }
 
 // MKCPageKey names the ICM page of MKC index among the list pages (page
 // numbers below 2^36): bit 63 set, the page's number in the MKC table.
@@ -106,3 +211,25 @@ func MKCPageKey(index uint32) uint64 { return 1<<63 | uint64(index/MKCsPerPage) 
 // order) and lie outside the MKC table, so that no page the host picks
 // for the ICM can be one of them.
 const PagePoolLimit = 0xFFFF_F000
+
+// BoundIn lists the ICM pages of r that bound (ICM page -> the page given
+// by list that backs it) holds, in no particular order: by the range when
+// it is the smaller, else by the map (a list's capacity may span 2^24
+// pages; the pages given by list are few).
+func BoundIn(bound map[uint64]uint64, r PageRange) []uint64 {
+	var out []uint64
+	if r.Len() <= uint64(len(bound)) {
+		for k := r.Lo; k < r.Hi; k++ {
+			if _, ok := bound[k]; ok {
+				out = append(out, k)
+			}
+		}
+		return out
+	}
+	for k := range bound {
+		if k >= r.Lo && k < r.Hi {
+			out = append(out, k)
+		}
+	}
+	return out
+}

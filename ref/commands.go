@@ -148,11 +148,13 @@ func (m *Model) writeList(addr uint64, mtt []prm.MTTEntry, klm []prm.KLMEntry, f
 	m.icm.Write(addr, buf)
 }
 
-// Destroy runs DESTROY_MKEY: the index is no longer created.
+// Destroy runs DESTROY_MKEY: the index is no longer created, and the ICM
+// pages no created object uses any more go back to the host.
 func (m *Model) Destroy(index uint32) *Refusal {
 	if !m.objs.del(index) {
 		return refuse(prm.BadKeyIndex)
 	}
+	m.releasePages(index)
 	if index < m.lowFree {
 		m.lowFree = index
 	}

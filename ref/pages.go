@@ -3,6 +3,8 @@ package ref
 import (
 	"fmt"
 
+	"mkeysim/cover"
+
 	"mkeysim/prm"
 	"mkeysim/scenario"
 )
@@ -19,17 +21,20 @@ type PagesConfig struct {
 }
 
 // pageBook is the golden model's account of the firmware's pages (the
-// rule of docs/formats.md, "Firmware pages"): which ICM pages are backed,
-// the pages given by list (bound or free, in the order given), and the
-// pages given by count not yet bound.
+// rule of docs/formats.md, "Firmware pages"): which ICM pages are backed
+// and by how many created objects, the pages given by list (bound or
+// free, in the order given, and which ICM page each bound one backs), and
+// the pages given by count not yet bound.
 type pageBook struct {
 	started  bool
-	backed   prm.PageSet     // ICM pages backed (prm.ICMPagesOf)
-	listed   map[uint64]bool // pages given by list: true when bound
-	free     []uint64        // pages given by list, free, in the order given
-	anon     uint64          // pages given by count, free
-	given    uint64          // pages given in all, boot and init included
-	held     uint64          // pages given past boot and init (bound or free)
+	backed   prm.PageRefs               // ICM pages backed (prm.ICMPagesOf), counted by object
+	uses     map[uint32][]prm.PageRange // the ICM pages of each created index
+	bound    map[uint64]uint64          // ICM page -> the page given by list that backs it
+	listed   map[uint64]bool            // pages given by list: true when bound
+	free     []uint64                   // pages given by list, free, in the order given
+	anon     uint64                     // pages given by count, free
+	given    uint64                     // pages given in all, boot and init included
+	held     uint64                     // pages given past boot and init (bound or free)
 	refusals uint64
 }
 
@@ -37,6 +42,8 @@ func (b *pageBook) start() {
 	if !b.started {
 		b.started = true
 		b.listed = map[uint64]bool{}
+		b.bound = map[uint64]uint64{}
+		b.uses = map[uint32][]prm.PageRange{}
 		b.given = prm.BootPages + prm.InitPages
 	}
 }
@@ -48,7 +55,8 @@ func (m *Model) needPages(index uint32, handle uint64, octwords uint32) *Refusal
 	b.start()
 	var need []prm.PageRange
 	n := uint64(0)
-	for _, r := range prm.ICMPagesOf(index, handle, octwords) {
+	uses := prm.ICMPagesOf(index, handle, octwords)
+	for _, r := range uses {
 		for _, g := range b.backed.Missing(r) {
 			need, n = append(need, g), n+g.Len()
 		}
@@ -64,18 +72,76 @@ func (m *Model) needPages(index uint32, handle uint64, octwords uint32) *Refusal
 		b.held += ask
 		b.anon += ask
 	}
-	// The pages given by list are bound first, in the order given; the
-	// rest are pages given by count.
+	// The pages given by list are bound first, in the order given, to the
+	// first pages needed; the rest are pages given by count.
 	l := min(n, uint64(len(b.free)))
-	for _, p := range b.free[:l] {
-		b.listed[p] = true
+	i := uint64(0)
+	for _, g := range need {
+		for k := g.Lo; k < g.Hi && i < l; k++ {
+			h := b.free[i]
+			b.listed[h], b.bound[k] = true, h
+			i++
+		}
 	}
 	b.free = b.free[l:]
 	b.anon -= n - l
-	for _, g := range need {
-		b.backed.Add(g)
+	for _, r := range uses {
+		b.backed.Add(r)
 	}
+	b.uses[index] = uses
 	return nil
+}
+
+// releasePages runs the firmware's part of DESTROY_MKEY: the index's ICM
+// pages that no created object uses any more are given back to the host
+// (a Pages Request Event with num_pages negative, which the host answers
+// by taking them), and the translation lists' bytes in them are lost (a
+// page backed again reads zeros until written).
+func (m *Model) releasePages(index uint32) {
+	b := &m.pages
+	b.start()
+	uses, ok := b.uses[index]
+	if !ok {
+		return
+	}
+	delete(b.uses, index)
+	kept, n := false, uint64(0)
+	for _, r := range uses {
+		freed := b.backed.Release(r)
+		f := uint64(0)
+		for _, g := range freed {
+			f += g.Len()
+			for _, k := range prm.BoundIn(b.bound, g) {
+				delete(b.listed, b.bound[k])
+				delete(b.bound, k)
+			}
+			if g.Lo&(1<<63) == 0 {
+				m.clearICM(g.Lo*prm.PageBytes, g.Hi*prm.PageBytes)
+			}
+		}
+		kept = kept || f < r.Len()
+		n += f
+	}
+	b.given -= n
+	b.held -= n
+	if kept {
+		m.cfg.Coverage.Hit(cover.PagesKept)
+	}
+	if n > 0 {
+		m.cfg.Coverage.Hit(cover.PagesGiveBack)
+	}
+}
+
+// clearICM zeroes the bytes of the ICM pages of [lo, hi) that were ever
+// written (a range of 2^24 pages costs the pages present, not the range).
+func (m *Model) clearICM(lo, hi uint64) {
+	var zeros [prm.PageBytes]byte
+	for a, ok := m.icm.NextPresent(lo); ok && a < hi; a, ok = m.icm.NextPresent(a + prm.PageBytes) {
+		m.icm.Write(a&^(prm.PageBytes-1), zeros[:])
+		if a+prm.PageBytes < a {
+			break
+		}
+	}
 }
 
 // QueryPages runs QUERY_PAGES: boot and init are the device's constants,

@@ -33,7 +33,7 @@ type firmware struct {
 	cov     *cover.Collector // nil: coverage off
 	ats     bool             // hca_cap.ats: the device does PCIe ATS
 	pg      *fwPages         // the firmware's pages and page table
-	event   bool             // the last create raised a Pages Request Event
+	event   bool             // the last create or destroy raised a Pages Request Event
 }
 
 type stalledAccess struct {
@@ -57,7 +57,7 @@ func bad(format string, a ...any) *refusal {
 func no(st prm.Status) *refusal { return &refusal{st: st} }
 
 func newFirmware(mem ICM, base uint64, host HostConfig) *firmware {
-	pg := newPages(host, base)
+	pg := newPages(host, base, mem)
 	return &firmware{icm: icmView{mem, pg}, pg: pg, base: base, qps: map[uint32]scenario.QP{}, created: map[uint32]bool{}, next: handleBase}
 }
 
@@ -222,7 +222,12 @@ func (f *firmware) destroy(index uint32) (*inval, *refusal) {
 	if index < f.lowFree {
 		f.lowFree = index
 	}
-	return &inval{index: index}, nil
+	// The ICM pages no created object uses any more go back to the host
+	// (a Pages Request Event giving pages); the cached lines of freed list
+	// pages are stale (the pages read zeros now).
+	n, lo, hi := f.pg.release(index)
+	f.event = n > 0
+	return &inval{index: index, lo: lo, hi: hi}, nil
 }
 
 // query runs QUERY_MKEY into res, for the entries w asks for

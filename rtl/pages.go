@@ -76,8 +76,9 @@ func (h HostConfig) Validate() error {
 type PageStats struct {
 	Given     uint64 `counter:"given" unit:"pages" help:"pages the host gave (MANAGE_PAGES give: boot and init pages at initialisation, the answers to Pages Request Events, scenario gives)"`
 	Asked     uint64 `counter:"asked" unit:"pages" help:"pages the HCA asked in Pages Request Events (num_pages > 0)"`
-	Returned  uint64 `counter:"returned" unit:"pages" help:"pages the host took back (MANAGE_PAGES take)"`
-	Events    uint64 `counter:"events" unit:"events" help:"Pages Request Events: CREATE_MKEYs whose new ICM pages outran the free pages given"`
+	Returned  uint64 `counter:"returned" unit:"pages" help:"pages the host took back (MANAGE_PAGES take: the scenario's, and the answers to Pages Request Events giving pages back)"`
+	Offered   uint64 `counter:"offered" unit:"pages" help:"pages the HCA gave back in Pages Request Events (num_pages < 0): ICM pages a DESTROY_MKEY freed (no created object used them any more), which the host took (counted in returned too)"`
+	Events    uint64 `counter:"events" unit:"events" help:"Pages Request Events: CREATE_MKEYs whose new ICM pages outran the free pages given (num_pages > 0), and DESTROY_MKEYs that freed ICM pages (num_pages < 0)"`
 	Refused   uint64 `counter:"refused" unit:"events" help:"Pages Request Events the host refused (host.page_policy = capped, past host.max_pages): the command failed NO_RESOURCES"`
 	EventWait uint64 `counter:"event_wait_cycles" unit:"cycles" help:"cycles commands waited for the host's answer to a Pages Request Event"`
 }
@@ -86,8 +87,10 @@ type PageStats struct {
 type fwPages struct {
 	cfg    HostConfig
 	base   uint64            // mkc_cache.icm_base
-	backed prm.PageSet       // ICM pages backed (prm.ICMPagesOf)
-	bound  map[uint64]uint64 // ICM page -> host address of its page, for the pages given by list (the others: hostPage)
+	mem    ICM                        // host memory (a freed page's bytes are cleared there)
+	backed prm.PageRefs               // ICM pages backed (prm.ICMPagesOf), counted by object
+	uses   map[uint32][]prm.PageRange // the ICM pages of each created index
+	bound  map[uint64]uint64          // ICM page -> host address of its page, for the pages given by list (the others: hostPage)
 	listed map[uint64]bool   // pages given by list: true when bound
 	free   []uint64          // pages given by list, free, in the order given
 	anon   uint64            // pages given by count, free
@@ -101,8 +104,8 @@ type fwPages struct {
 	inv    []uint32 // scattered: the inverse of scatter (PresentPages)
 }
 
-func newPages(cfg HostConfig, base uint64) *fwPages {
-	p := &fwPages{cfg: cfg, base: base, bound: map[uint64]uint64{}, listed: map[uint64]bool{}, given: prm.BootPages + prm.InitPages}
+func newPages(cfg HostConfig, base uint64, mem ICM) *fwPages {
+	p := &fwPages{cfg: cfg, base: base, mem: mem, uses: map[uint32][]prm.PageRange{}, bound: map[uint64]uint64{}, listed: map[uint64]bool{}, given: prm.BootPages + prm.InitPages}
 	p.stats.Given = p.given
 	return p
 }
@@ -174,7 +177,8 @@ func (p *fwPages) HostPage(k uint64) (uint64, bool) {
 func (p *fwPages) need(index uint32, handle uint64, octwords uint32) (event bool, r *refusal) {
 	var need []prm.PageRange
 	n := uint64(0)
-	for _, r := range prm.ICMPagesOf(index, handle, octwords) {
+	uses := prm.ICMPagesOf(index, handle, octwords)
+	for _, r := range uses {
 		for _, g := range p.backed.Missing(r) {
 			need, n = append(need, g), n+g.Len()
 		}
@@ -208,13 +212,81 @@ func (p *fwPages) need(index uint32, handle uint64, octwords uint32) (event bool
 	}
 	p.free = p.free[l:]
 	p.anon -= n - l
-	for _, g := range need {
-		p.backed.Add(g)
-		if p.onBind != nil {
+	for _, r := range uses {
+		p.backed.Add(r)
+	}
+	p.uses[index] = uses
+	if p.onBind != nil {
+		for _, g := range need {
 			p.onBind(g)
 		}
 	}
 	return event, nil
+}
+
+// release runs the firmware's part of DESTROY_MKEY on the pages: the
+// index's ICM pages that no created object uses any more are cleared
+// (their host pages read zeros: a page backed again starts empty),
+// unbound and given back to the host (a Pages Request Event with
+// num_pages negative; the host takes them). It returns how many pages it
+// gave back and the ICM addresses [lo, hi) spanning the freed list pages
+// (lo == hi: none), whose cached lines are stale.
+func (p *fwPages) release(index uint32) (n, lo, hi uint64) {
+	uses, ok := p.uses[index]
+	if !ok {
+		return 0, 0, 0
+	}
+	delete(p.uses, index)
+	var zeros [prm.PageBytes]byte
+	kept := false
+	for _, r := range uses {
+		// The pages this object alone uses are cleared while still
+		// backed (found through the table), then freed.
+		freed := p.backed.Only(r)
+		f := uint64(0)
+		for _, g := range freed {
+			f += g.Len()
+			if g.Lo&(1<<63) != 0 {
+				p.mem.Write(p.hostOf(g.Lo), zeros[:]) // an MKC page: one
+			} else {
+				for _, k := range (icmView{p.mem, p}).PresentPages(g.Lo, g.Hi) {
+					p.mem.Write(p.hostOf(k), zeros[:])
+				}
+				if lo == hi {
+					lo = g.Lo * prm.PageBytes
+				}
+				lo, hi = min(lo, g.Lo*prm.PageBytes), max(hi, g.Hi*prm.PageBytes)
+			}
+			for _, k := range prm.BoundIn(p.bound, g) {
+				delete(p.listed, p.bound[k])
+				delete(p.bound, k)
+			}
+		}
+		p.backed.Release(r)
+		kept = kept || f < r.Len()
+		n += f
+	}
+	p.given -= n
+	p.held -= n
+	if kept {
+		p.cov.Hit(cover.PagesKept)
+	}
+	if n > 0 {
+		p.stats.Events++
+		p.stats.Offered += n
+		p.stats.Returned += n
+		p.cov.Hit(cover.PagesGiveBack)
+	}
+	return n, lo, hi
+}
+
+// hostOf is the host page backing ICM page k, which a page given by list
+// or the host's order places.
+func (p *fwPages) hostOf(k uint64) uint64 {
+	if h, ok := p.bound[k]; ok {
+		return h
+	}
+	return p.hostPage(k)
 }
 
 // query runs QUERY_PAGES.

@@ -104,7 +104,7 @@ func TestPagesHugeCapacity(t *testing.T) {
 		if got, want := f.pg.stats.Given, uint64(2+1+1<<24); got != want {
 			t.Errorf("%s: given %d pages, want %d", order, got, want)
 		}
-		if n := len(f.pg.backed.Ranges()); n != 2 {
+		if n := len(f.pg.backed.Backed()); n != 2 {
 			t.Errorf("%s: %d ranges, want 2", order, n)
 		}
 		if d := after.TotalAlloc - before.TotalAlloc; d > 64<<20 {

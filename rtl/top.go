@@ -174,7 +174,7 @@ func (c *core) Covers() []cover.ID {
 	out := slices.Concat(cover.ResultIDs(), cover.ResumeIDs(), cover.CommandIDs(), cover.CreateRefusalIDs())
 	return append(out, cover.InvalAlreadyFree, cover.UMRList, cover.UMRRegUMRPD, cover.UMRTranslationMode,
 		cover.FencePass, cover.FenceHeld, cover.FenceUnordered,
-		cover.FenceModeNone, cover.FenceModeInitiatorSmall, cover.FenceModeFence, cover.FenceModeStrongOrdering, cover.FenceModeSmallAndFence, cover.CreateNoPages, cover.PagesEvent, cover.PagesEventWait)
+		cover.FenceModeNone, cover.FenceModeInitiatorSmall, cover.FenceModeFence, cover.FenceModeStrongOrdering, cover.FenceModeSmallAndFence, cover.CreateNoPages, cover.PagesEvent, cover.PagesEventWait, cover.PagesGiveBack, cover.PagesKept)
 }
 
 // SetCoverage makes the top and its firmware hit their points in cv.

@@ -73,8 +73,19 @@ func TestCommandSession(t *testing.T) {
 	if st := mkeysim_access(h, 5, cU32(key), 0x20000, 8, 0, &r, nil, 0); st != cI32(prm.MKeyFree) {
 		t.Fatalf("access after invalidate: %d", st)
 	}
+	// The ICM read port sees the list, entries readable and writable
+	// (pg_access 0).
+	ent := make([]byte, 8)
+	if st := mkeysim_icm_read(h, 0x1_0000_0008, cbytes(ent), 8); st != 0 || string(ent) != string(prm.MTTEntry{PTag: 0xa1000, RdEn: true, WrEn: true}.Append(nil)) {
+		t.Fatalf("icm_read: %d %x", st, ent)
+	}
 	if st := mkeysim_destroy(h, 3); st != 0 {
 		t.Fatalf("destroy: %d", st)
+	}
+	// The destroy gave the list's page back to the host: its bytes are
+	// gone (docs/formats.md 1.9).
+	if st := mkeysim_icm_read(h, 0x1_0000_0008, cbytes(ent), 8); st != 0 || string(ent) != string(make([]byte, 8)) {
+		t.Fatalf("icm_read after destroy: %d %x, want zeros", st, ent)
 	}
 	if st := mkeysim_query(h, 3, cbytes(got), nil); st != cI32(prm.BadKeyIndex) {
 		t.Fatalf("query after destroy: %d", st)
@@ -84,12 +95,6 @@ func TestCommandSession(t *testing.T) {
 	bad.LogEntitySize = 11
 	if st := mkeysim_create(h, cbytes(mkcImage(bad)), -1, 0, 0, 0, nil, 0, nil); st != cI32(prm.BadParam) || !strings.Contains(lastError(), "log_entity_size 11") {
 		t.Fatalf("create with log_entity_size 11: %d %q", st, lastError())
-	}
-	// The ICM read port sees the list, entries readable and writable
-	// (pg_access 0).
-	ent := make([]byte, 8)
-	if st := mkeysim_icm_read(h, 0x1_0000_0008, cbytes(ent), 8); st != 0 || string(ent) != string(prm.MTTEntry{PTag: 0xa1000, RdEn: true, WrEn: true}.Append(nil)) {
-		t.Fatalf("icm_read: %d %x", st, ent)
 	}
 }
 

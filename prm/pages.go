@@ -205,12 +205,22 @@ func (c *PageRefs) Runs() int { return len(c.s) }
 // numbers below 2^36): bit 63 set, the page's number in the MKC table.
 func MKCPageKey(index uint32) uint64 { return 1<<63 | uint64(index/MKCsPerPage) }
 
-// PagePoolLimit: a page a MANAGE_PAGES list gives must end by it (4 GiB
-// less a page: the translation lists' region starts at 4 GiB, and the
-// page below it is the one an ICM page not backed reads in the scattered
-// order) and lie outside the MKC table, so that no page the host picks
-// for the ICM can be one of them.
-const PagePoolLimit = 0xFFFF_F000
+// The two host pages below the translation lists' region (4 GiB): the
+// page an ICM page not backed reads in the scattered order (zeros), and
+// below it the pages event queue, where the HCA writes its Pages Request
+// Events (64 entries of EQESize bytes).
+const (
+	ZeroPage = 0xFFFF_F000
+	PagesEQ  = ZeroPage - PageBytes
+	// PagesEQEntries is the pages event queue's entries (a power of two).
+	PagesEQEntries = PageBytes / EQESize
+)
+
+// PagePoolLimit: a page a MANAGE_PAGES list gives must end by it (the
+// pages event queue's page, then the zero page, then the translation
+// lists' region) and lie outside the MKC table, so that no page the host
+// picks for the ICM can be one of them.
+const PagePoolLimit = PagesEQ
 
 // BoundIn lists the ICM pages of r that bound (ICM page -> the page given
 // by list that backs it) holds, in no particular order: by the range when

@@ -49,6 +49,7 @@ type cmdPath struct {
 	ordered    bool
 	overtakers int
 	after      cmdState // cmdPages: the state the command goes on in
+	again      bool     // cmdExec: the command runs again (given the pages it asked)
 }
 
 // CmdStateNames names the command path's states for waveforms.
@@ -69,23 +70,18 @@ func (t *Top) command(now uint64) {
 		// The command runs when its invalidations can leave at once, and
 		// the requests that overtook it are translated (fence.go).
 		if now >= t.cmd.wait && t.ctrlCache.Ready() && t.ctrlMTT.Ready() && t.ctrlKLM.Ready() && t.overtakersDone() {
-			t.fence.Overtaken += uint64(t.cmd.overtakers)
-			t.execute(now)
-			if t.fw.event {
-				// A Pages Request Event: the command completes when the
-				// host answers (eager: at once).
-				t.fw.event = false
-				if lat := uint64(t.cfg.Host.PageEventLatencyCycles); t.cfg.Host.PagePolicy != PolicyEager && lat > 0 {
-					t.cmd.after, t.cmd.state, t.cmd.wait = t.cmd.state, cmdPages, now+lat
-					t.fw.pg.stats.EventWait += lat
-					t.cov.Hit(cover.PagesEventWait)
-				}
+			if !t.cmd.again {
+				t.fence.Overtaken += uint64(t.cmd.overtakers)
 			}
+			t.cmd.again = false
+			t.run(now)
 		}
 	case cmdPages:
-		if now >= t.cmd.wait {
-			t.cmd.state = t.cmd.after
-			t.command(now) // the state it goes on in may act this cycle
+		// The host's answer to the Pages Request Event (eq.go).
+		if t.eq.answer.Valid() {
+			a := *t.eq.answer.Peek()
+			t.eq.answer.Pop()
+			t.pagesAnswered(&a, now)
 		}
 	case cmdInval:
 		if t.cmd.acks == 0 {
@@ -105,6 +101,46 @@ func (t *Top) command(now uint64) {
 			t.cov.Command(cover.Command(t.cmd.cur.Op.Kind), res.Status)
 			t.cmd.state, t.cmd.overtakers, t.cmd.passing = cmdIdle, 0, false
 		}
+	}
+}
+
+// run executes the current command and, when the firmware raised a Pages
+// Request Event through the pages event queue, writes the event and
+// waits for the host's answer: a create that asked pages runs again
+// then, a destroy that gave pages back goes on with its invalidations.
+func (t *Top) run(now uint64) {
+	pg := t.fw.pg
+	pg.deferred = t.eq != nil
+	t.execute(now)
+	pg.deferred = false
+	if n := pg.pending; n != 0 {
+		pg.pending = 0
+		t.eq.raise(n, now)
+		t.cmd.after, t.cmd.state = t.cmd.state, cmdPages
+		t.cov.Hit(cover.PagesEventWait)
+	}
+}
+
+// pagesAnswered applies the host's answer a: pages given (the create runs
+// again), refused (the create fails NO_RESOURCES) or taken back (the
+// command goes on).
+func (t *Top) pagesAnswered(a *bus.PagesAnswer, now uint64) {
+	pg := t.fw.pg
+	pg.stats.EventWait += now - t.eq.since
+	switch {
+	case a.Refuse:
+		pg.stats.Refused++
+		t.cov.Hit(cover.CreateNoPages)
+		t.cmd.res.Status, t.cmd.res.Reason = prm.NoResources, a.Reason
+		t.cmd.state = cmdDone
+	case a.NumPages > 0:
+		pg.give(uint64(a.NumPages))
+		t.cmd.state, t.cmd.again = cmdExec, true
+		t.command(now) // it runs again when its invalidations can leave
+	default:
+		pg.take(uint64(-a.NumPages))
+		t.cmd.state = t.cmd.after
+		t.command(now) // the state it goes on in may act this cycle
 	}
 }
 
@@ -144,6 +180,9 @@ func (t *Top) execute(now uint64) {
 		// Not reached from a scenario: the testbench refuses one with an
 		// iommu section (scenario.RefOnly).
 		r = bad("the clocked model does not model the IOMMU yet (issue 36)")
+	}
+	if t.fw.pg.pending > 0 {
+		return // a create asked pages: it runs again when the host has answered
 	}
 	if r != nil {
 		res.Status, res.Reason = r.st, r.reason

@@ -186,6 +186,9 @@ func (c *Config) Regions() []Region {
 	if c.IOMMU.Enabled {
 		rs = append(rs, Region{Name: "I/O page tables", Key: "iommu.enabled", Start: scenario.IOMMUTableBase, Size: scenario.IOMMUTableSize})
 	}
+	if c.Host.PagePolicy != PolicyEager {
+		rs = append(rs, Region{Name: "pages event queue", Key: "host.page_policy", Start: prm.PagesEQ, Size: prm.PageBytes})
+	}
 	return rs
 }
 

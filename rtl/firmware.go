@@ -33,7 +33,6 @@ type firmware struct {
 	cov     *cover.Collector // nil: coverage off
 	ats     bool             // hca_cap.ats: the device does PCIe ATS
 	pg      *fwPages         // the firmware's pages and page table
-	event   bool             // the last create or destroy raised a Pages Request Event
 }
 
 type stalledAccess struct {
@@ -144,8 +143,10 @@ func (f *firmware) create(k *scenario.MKey) (uint32, *inval, *refusal) {
 	if !prm.ListFits(handle, size) {
 		return refused(cover.CreateHandleReach, "a list of %d octwords at %#x would end past 2^48, the reach of mtt_handle", size, handle)
 	}
-	event, r := f.pg.need(index, handle, uint32(size))
-	f.event = event
+	asked, r := f.pg.need(index, handle, uint32(size))
+	if asked {
+		return 0, nil, nil // it runs again when the host has answered
+	}
 	if r != nil {
 		f.cov.Hit(cover.CreateNoPages)
 		return 0, nil, r
@@ -225,8 +226,7 @@ func (f *firmware) destroy(index uint32) (*inval, *refusal) {
 	// The ICM pages no created object uses any more go back to the host
 	// (a Pages Request Event giving pages); the cached lines of freed list
 	// pages are stale (the pages read zeros now).
-	n, lo, hi := f.pg.release(index)
-	f.event = n > 0
+	_, lo, hi := f.pg.release(index)
 	return &inval{index: index, lo: lo, hi: hi}, nil
 }
 

@@ -16,10 +16,10 @@ import (
 // list) to the host page that backs it, and the clocked units' ICM reads
 // go to the host page (the requester looks the table up as it issues an
 // ICM read: Top.icmHost). A CREATE_MKEY whose ICM pages outrun the pages
-// given raises a Pages Request Event; the host answers after
-// host.page_event_latency_cycles (eager: at once) and the command
-// completes only then, or fails with NO_RESOURCES when the host refuses
-// (capped).
+// given raises a Pages Request Event, a DESTROY_MKEY that frees pages one
+// giving them back; under eager the host answers at once, else through
+// the pages event queue (eq.go): the command waits for the host's
+// MANAGE_PAGES, and a create refused it fails NO_RESOURCES (capped).
 
 // The host's page policies (host.page_policy) and ICM page orders
 // (host.icm_page_order).
@@ -31,7 +31,7 @@ const (
 	OrderScattered   = "scattered"
 	scatterBits      = 18                 // scattered pages move within aligned blocks of 2^18 pages (1 GiB)
 	scatterMask      = 1<<scatterBits - 1 // a page number's place in its block
-	zeroPage         = prm.PagePoolLimit  // the page an ICM page not backed reads (scattered): zeros
+	zeroPage         = prm.ZeroPage       // the page an ICM page not backed reads (scattered): zeros
 	mkcTablePages    = MKCTableSize / prm.PageBytes
 	maxHostPagesBits = 52
 )
@@ -41,11 +41,11 @@ const (
 // and the host driver's side of the firmware's pages.
 type HostConfig struct {
 	pcie.HostConfig        `toml:"memory,flat"`
-	PagePolicy             string `toml:"page_policy" json:"page_policy" range:"eager, on_event or capped" help:"how the driver answers the HCA's Pages Request Events: eager gives every page asked at once (no wait), on_event after host.page_event_latency_cycles, capped likewise but refuses past host.max_pages (the command then fails NO_RESOURCES)"`
+	PagePolicy             string `toml:"page_policy" json:"page_policy" range:"eager, on_event or capped" help:"how the driver answers the HCA's Pages Request Events: eager gives every page asked at once (no event written, no wait); on_event answers each entry of the pages event queue with a MANAGE_PAGES host.page_event_latency_cycles after its interrupt; capped likewise but refuses past host.max_pages (the create then fails NO_RESOURCES)"`
 	ICMPageOrder           string `toml:"icm_page_order" json:"icm_page_order" range:"contiguous or scattered" help:"the host pages backing the ICM: contiguous (each ICM page at the host page of the same address, the layout before issue 37) or scattered (a seeded permutation within each 1 GiB block: neighbouring ICM pages in unrelated host pages)"`
 	ICMPageSeed            uint64 `toml:"icm_page_seed" json:"icm_page_seed" range:"0..2^64-1" help:"seed of the scattered order's permutation"`
 	MaxPages               uint64 `toml:"max_pages" json:"max_pages" range:"0..2^40" help:"capped: the most pages the host gives in all, boot and init pages included (the device asks 2 at initialisation)"`
-	PageEventLatencyCycles int    `toml:"page_event_latency_cycles" json:"page_event_latency_cycles" range:"0..2^24" help:"cycles from a Pages Request Event to the host's MANAGE_PAGES answer (on_event, capped; eager answers at once)"`
+	PageEventLatencyCycles int    `toml:"page_event_latency_cycles" json:"page_event_latency_cycles" range:"0..2^24" help:"cycles the driver takes from reading a Pages Request Event's entry (on the event queue's interrupt) to its MANAGE_PAGES answer (on_event, capped; eager answers at once)"`
 }
 
 // DefaultHostConfig: a memory that accepts writes at once
@@ -80,24 +80,32 @@ type PageStats struct {
 	Offered   uint64 `counter:"offered" unit:"pages" help:"pages the HCA gave back in Pages Request Events (num_pages < 0): ICM pages a DESTROY_MKEY freed (no created object used them any more), which the host took (counted in returned too)"`
 	Events    uint64 `counter:"events" unit:"events" help:"Pages Request Events: CREATE_MKEYs whose new ICM pages outran the free pages given (num_pages > 0), and DESTROY_MKEYs that freed ICM pages (num_pages < 0)"`
 	Refused   uint64 `counter:"refused" unit:"events" help:"Pages Request Events the host refused (host.page_policy = capped, past host.max_pages): the command failed NO_RESOURCES"`
-	EventWait uint64 `counter:"event_wait_cycles" unit:"cycles" help:"cycles commands waited for the host's answer to a Pages Request Event"`
+	EventWait uint64 `counter:"event_wait_cycles" unit:"cycles" help:"cycles commands waited in state PAGES, from raising a Pages Request Event (writing its entry to the pages event queue) to taking the host's MANAGE_PAGES answer (on_event, capped)"`
 }
 
 // fwPages is the firmware's page table and the pages given.
 type fwPages struct {
 	cfg    HostConfig
-	base   uint64            // mkc_cache.icm_base
+	base   uint64                     // mkc_cache.icm_base
 	mem    ICM                        // host memory (a freed page's bytes are cleared there)
 	backed prm.PageRefs               // ICM pages backed (prm.ICMPagesOf), counted by object
 	uses   map[uint32][]prm.PageRange // the ICM pages of each created index
 	bound  map[uint64]uint64          // ICM page -> host address of its page, for the pages given by list (the others: hostPage)
-	listed map[uint64]bool   // pages given by list: true when bound
-	free   []uint64          // pages given by list, free, in the order given
-	anon   uint64            // pages given by count, free
-	given  uint64            // pages given in all, boot and init included
-	held   uint64            // pages given past boot and init
+	listed map[uint64]bool            // pages given by list: true when bound
+	free   []uint64                   // pages given by list, free, in the order given
+	anon   uint64                     // pages given by count, free
+	given  uint64                     // pages given in all, boot and init included
+	held   uint64                     // pages given past boot and init
 	stats  PageStats
 	cov    *cover.Collector
+	// deferred: a Pages Request Event goes through the pages event queue
+	// (set while the command path runs a command, under on_event and
+	// capped); pending is then the event to raise (num_pages: > 0 asks,
+	// < 0 gives back), offered the pages given back that the host has
+	// not taken yet.
+	deferred bool
+	pending  int64
+	offered  uint64
 	// onBind, if set, is told of every range of ICM pages the firmware
 	// backs (the bench maps their host pages, HostPage, in the IOMMU).
 	onBind func(r prm.PageRange)
@@ -171,10 +179,14 @@ func (p *fwPages) HostPage(k uint64) (uint64, bool) {
 	return p.hostPage(k), true
 }
 
-// need backs the ICM pages of a new object. It returns whether the
-// firmware raised a Pages Request Event, and NO_RESOURCES if the host
-// refused it.
-func (p *fwPages) need(index uint32, handle uint64, octwords uint32) (event bool, r *refusal) {
+// need backs the ICM pages of a new object. When they outnumber the free
+// pages, the firmware raises a Pages Request Event: deferred (the pages
+// event queue, host.page_policy on_event or capped), it changes nothing
+// and leaves the pages to ask in pending, and the command runs again
+// once the host has given them (asked reports it); else the host answers
+// at once (eager, and the scenario's initial keys, made before the run),
+// refusing past host.max_pages when capped: NO_RESOURCES.
+func (p *fwPages) need(index uint32, handle uint64, octwords uint32) (asked bool, r *refusal) {
 	var need []prm.PageRange
 	n := uint64(0)
 	uses := prm.ICMPagesOf(index, handle, octwords)
@@ -189,15 +201,15 @@ func (p *fwPages) need(index uint32, handle uint64, octwords uint32) (event bool
 		p.stats.Events++
 		p.stats.Asked += ask
 		p.cov.Hit(cover.PagesEvent)
+		if p.deferred {
+			p.pending = int64(ask)
+			return true, nil
+		}
 		if p.cfg.PagePolicy == PolicyCapped && p.given+ask > p.cfg.MaxPages {
 			p.stats.Refused++
-			return true, &refusal{st: prm.NoResources, reason: fmt.Sprintf("the host refuses %d more pages (host.max_pages %d, %d given)", ask, p.cfg.MaxPages, p.given)}
+			return false, &refusal{st: prm.NoResources, reason: fmt.Sprintf("the host refuses %d more pages (host.max_pages %d, %d given)", ask, p.cfg.MaxPages, p.given)}
 		}
-		p.given += ask
-		p.held += ask
-		p.anon += ask
-		p.stats.Given += ask
-		event = true
+		p.give(ask)
 	}
 	// The pages given by list are bound first, in the order given, to the
 	// first pages needed; the rest are pages given by count (hostPage).
@@ -221,7 +233,31 @@ func (p *fwPages) need(index uint32, handle uint64, octwords uint32) (event bool
 			p.onBind(g)
 		}
 	}
-	return event, nil
+	return false, nil
+}
+
+// give takes n pages the host gave in answer to a Pages Request Event
+// (MANAGE_PAGES give by count).
+func (p *fwPages) give(n uint64) {
+	p.given += n
+	p.held += n
+	p.anon += n
+	p.stats.Given += n
+}
+
+// take hands the host n of the pages offered back (its MANAGE_PAGES take
+// answering a Pages Request Event with num_pages negative).
+func (p *fwPages) take(n uint64) {
+	n = min(n, p.offered)
+	p.offered -= n
+	p.returned(n)
+}
+
+// returned counts n pages the host took back.
+func (p *fwPages) returned(n uint64) {
+	p.given -= n
+	p.held -= n
+	p.stats.Returned += n
 }
 
 // release runs the firmware's part of DESTROY_MKEY on the pages: the
@@ -266,16 +302,18 @@ func (p *fwPages) release(index uint32) (n, lo, hi uint64) {
 		kept = kept || f < r.Len()
 		n += f
 	}
-	p.given -= n
-	p.held -= n
 	if kept {
 		p.cov.Hit(cover.PagesKept)
 	}
 	if n > 0 {
 		p.stats.Events++
 		p.stats.Offered += n
-		p.stats.Returned += n
 		p.cov.Hit(cover.PagesGiveBack)
+		if p.deferred {
+			p.pending, p.offered = -int64(n), p.offered+n
+		} else {
+			p.returned(n)
+		}
 	}
 	return n, lo, hi
 }
@@ -345,9 +383,7 @@ func (p *fwPages) manage(pg *scenario.Pages) *refusal {
 			p.free = p.free[:len(p.free)-1]
 			delete(p.listed, last)
 		}
-		p.given -= n
-		p.held -= n
-		p.stats.Returned += n
+		p.returned(n)
 		return nil
 	}
 	for _, a := range pg.List {
@@ -370,10 +406,7 @@ func (p *fwPages) manage(pg *scenario.Pages) *refusal {
 	for _, a := range pg.List {
 		delete(p.listed, a)
 	}
-	n := uint64(len(pg.List))
-	p.given -= n
-	p.held -= n
-	p.stats.Returned += n
+	p.returned(uint64(len(pg.List)))
 	return nil
 }
 

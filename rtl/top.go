@@ -67,6 +67,9 @@ type Top struct {
 	// of it.
 	SQ *sq.Unit
 	sq sqFront
+	// eq is the pages event queue (eq.go), nil under host.page_policy
+	// eager.
+	eq *eventQueue
 
 	toCache                  *sim.Chan[bus.Piece]
 	doneCheck, doneMTT       *sim.Chan[bus.Outcome]
@@ -301,6 +304,13 @@ func New(cfg Config, e *sim.Engine, icm ICM, log hclog.Logger) (*Top, error) {
 		t.Req.AddClient(t.atsPort.memReq, t.atsPort.memResp)
 		t.Req.SetMessages(t.atsPort.msgIn, t.atsPort.msgOut)
 	}
+	if cfg.Host.PagePolicy != PolicyEager {
+		// The pages event queue's writes are a client of the requester
+		// (host addresses: no page table); the host's answers come on a
+		// port of their own.
+		t.eq = newEventQueue(e, d)
+		t.Req.AddClient(t.eq.req, t.eq.resp)
+	}
 	e.Add(t, t.Cache, t.Check, t.MTT, t.KLM, t.Req, t.DMA, t.SQ)
 	if t.ATC != nil {
 		e.Add(t.ATC, t.atsPort)
@@ -315,9 +325,27 @@ func (t *Top) Name() string { return "top" }
 // acknowledgements) and pushes (results, pieces, invalidations, cuts)
 // (sim.Connected).
 func (t *Top) Connections() (in, out []sim.Port) {
-	return []sim.Port{t.In, t.doneCheck, t.doneMTT, t.doneKLM, t.ackCheck, t.ackMTT, t.ackKLM, t.doneDMA, t.sq.from},
-		[]sim.Port{t.Out, t.toCache, t.ctrlCache, t.ctrlMTT, t.ctrlKLM, t.cutMTT, t.cutKLM, t.toDMA, t.sq.to}
+	in = []sim.Port{t.In, t.doneCheck, t.doneMTT, t.doneKLM, t.ackCheck, t.ackMTT, t.ackKLM, t.doneDMA, t.sq.from}
+	out = []sim.Port{t.Out, t.toCache, t.ctrlCache, t.ctrlMTT, t.ctrlKLM, t.cutMTT, t.cutKLM, t.toDMA, t.sq.to}
+	if t.eq != nil {
+		in, out = append(in, t.eq.resp, t.eq.answer), append(out, t.eq.req)
+	}
+	return in, out
 }
+
+// PagesAnswer is the port of the host's answers to the Pages Request
+// Events (eq.go); nil under host.page_policy eager, which writes none.
+func (t *Top) PagesAnswer() *sim.Chan[bus.PagesAnswer] {
+	if t.eq == nil {
+		return nil
+	}
+	return t.eq.answer
+}
+
+// PagesGiven is the number of pages the host has given the HCA so far,
+// less those it took back (boot and init included): after Load, what the
+// driver gave for the scenario's initial keys.
+func (t *Top) PagesGiven() uint64 { return t.fw.pg.given }
 
 // Config returns the model's parameters.
 func (t *Top) Config() Config { return t.cfg }
@@ -376,14 +404,15 @@ func (t *Top) Eval(now uint64) bool {
 	// The firmware's timer wakes the engine at its end; work that needs no
 	// input: a result to send, a finished request to retire, re-runs to
 	// issue. Everything else waits on a channel, which wakes the engine.
-	if t.cmd.state == cmdExec || t.cmd.state == cmdPages {
+	if t.cmd.state == cmdExec {
 		t.WakeAt(t.cmd.wait)
 	}
+	eqBusy := t.eq != nil && t.eq.step()
 	// A cycle that moved anything may let the command path or the
 	// ingress go on (the pipeline drained, a slot freed): look again.
 	t.stats.ROBCycles.NoteN(now, uint64(t.rob.count))
 	t.stats.OrderStalls.NoteN(now, t.rob.orderWaits())
-	return t.cmd.state == cmdDone || len(t.cmd.rerun) > 0 || len(t.sq.ends) > 0 ||
+	return t.cmd.state == cmdDone || len(t.cmd.rerun) > 0 || len(t.sq.ends) > 0 || eqBusy ||
 		t.rob.retirable() && !t.heldBehind(t.rob.oldest()) || t.canMove() || t.Handshakes() != moves
 }
 

@@ -28,7 +28,10 @@ type Bench struct {
 	src  *source
 	sink *sink
 	plat *platform // the host IOMMU (iommu.enabled), nil without
-	log  hclog.Logger
+	// pages is the driver's side of the firmware's pages, nil under
+	// host.page_policy eager (its events need no answer).
+	pages *pagesDriver
+	log   hclog.Logger
 
 	// Watchdog is the number of cycles with no progress and nothing
 	// pending after which Stream gives up and names the stuck unit (0:
@@ -134,9 +137,10 @@ func New(cfg rtl.Config, log ...hclog.Logger) (*Bench, error) {
 	return build(cfg, l, nil)
 }
 
-// build makes the bench; host, if not nil, stands in for the root complex
-// between the two link directions (tests use it to break the host).
-func build(cfg rtl.Config, log hclog.Logger, host func(e *sim.Engine, mem *pcie.Memory, rx, tx *sim.Chan[pcie.TLP]) sim.Component) (*Bench, error) {
+// build makes the bench; completer, if not nil, stands in for the root
+// complex between the two link directions (tests use it to break the
+// host).
+func build(cfg rtl.Config, log hclog.Logger, completer func(e *sim.Engine, mem *pcie.Memory, rx, tx *sim.Chan[pcie.TLP]) sim.Component) (*Bench, error) {
 	e := sim.New()
 	mem := pcie.NewMemory()
 	l := hclog.NewNullLogger()
@@ -148,7 +152,7 @@ func build(cfg rtl.Config, log hclog.Logger, host func(e *sim.Engine, mem *pcie.
 		return nil, err
 	}
 	b := &Bench{Eng: e, Top: top, log: l.Named("tb")}
-	opt := pcie.HostOptions{Depth: cfg.FIFODepth, Completer: host}
+	opt := pcie.HostOptions{Depth: cfg.FIFODepth, Completer: completer}
 	if cfg.IOMMU.Enabled {
 		if b.plat, err = newPlatform(cfg, mem); err != nil {
 			return nil, err
@@ -163,6 +167,18 @@ func build(cfg rtl.Config, log hclog.Logger, host func(e *sim.Engine, mem *pcie.
 			top.OnICMBind(b.plat.bindICM(top))
 		}
 	}
+	if a := top.PagesAnswer(); a != nil {
+		// The driver's pages answer the HCA's Pages Request Events
+		// (on_event, capped): the root complex hands it the queue's
+		// interrupts; it sees the scenario's MANAGE_PAGES complete.
+		b.pages = newPagesDriver(e, mem, cfg.Host, a)
+		opt.IRQ = b.pages.irqs()
+		e.OnCycle(func(uint64) {
+			if r, ok := top.Out.Pushed(); ok {
+				b.pages.completed(r.Result)
+			}
+		})
+	}
 	b.Host = pcie.NewHost(e, cfg.PCIe, mem, top.Tx, top.Rx, opt)
 	if b.Host.RC != nil {
 		// Host memory's write latency and the posted-write buffer
@@ -172,8 +188,11 @@ func build(cfg rtl.Config, log hclog.Logger, host func(e *sim.Engine, mem *pcie.
 	// The CPU's doorbells (the host front) go down through the root
 	// complex.
 	b.sink = &sink{in: top.Out, plat: b.plat, tx: top.Tx, up: b.Up}
-	b.src = &source{out: top.In, cpu: b.CPU, plat: b.plat, sink: b.sink, overlap: cfg.OverlapInvalidate, ahead: DefaultPostAhead}
+	b.src = &source{out: top.In, cpu: b.CPU, plat: b.plat, sink: b.sink, overlap: cfg.OverlapInvalidate, ahead: DefaultPostAhead, pages: b.pages}
 	e.Add(b.src, b.sink)
+	if b.pages != nil {
+		e.Add(b.pages)
+	}
 	return b, nil
 }
 
@@ -193,6 +212,9 @@ func (b *Bench) Load(sc *scenario.Scenario) error {
 		if b.plat != nil && b.plat.bindErr != nil {
 			return &scenario.Error{Path: fmt.Sprintf("mkeys[%d]", i), Msg: b.plat.bindErr.Error()}
 		}
+	}
+	if b.pages != nil {
+		b.pages.setGiven(b.Top.PagesGiven()) // the initial keys' pages, given at once
 	}
 	return nil
 }
@@ -300,6 +322,9 @@ func (b *Bench) StreamFeed(f *stimulus.Feed, opt RunOptions) error {
 		}
 		if b.plat != nil && b.plat.bindErr != nil {
 			return b.plat.bindErr
+		}
+		if b.pages != nil && b.pages.err() != nil {
+			return b.pages.err()
 		}
 		if opt.Stop != nil && step&(stopEvery-1) == 0 {
 			select {
@@ -428,6 +453,9 @@ type source struct {
 	// meet the new tables (and the ATC holds their translations until
 	// they finish).
 	overlap bool
+	// pages, when not nil, is the driver's pages, told of each operation
+	// sent (a MANAGE_PAGES changes the pages it has given).
+	pages *pagesDriver
 }
 
 func (s *source) Name() string { return "tb.source" }
@@ -473,6 +501,9 @@ func (s *source) Eval(now uint64) bool {
 			return posting // refused: woken when top.in takes again
 		}
 		s.out.Push(rtl.Op{Seq: s.seq, Op: op, SQ: viaSQ, Recv: s.recv && op.Kind == scenario.OpSendWithInvalidate})
+		if s.pages != nil {
+			s.pages.issued(s.seq, op)
+		}
 		if s.onIssue != nil {
 			s.onIssue(s.seq, now)
 		}

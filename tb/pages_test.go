@@ -58,7 +58,7 @@ func TestPagesExamples(t *testing.T) {
 
 // TestPagesCounters counts the pages group by hand on a small trace,
 // with the host answering Pages Request Events after 2000 cycles
-// (on_event), then capped at 5 pages:
+// (on_event), then capped at 5 pages, and with no latency (on_event, 0):
 //
 //	seq op                              on_event                     capped 5
 //	    initialisation                  given 2 (boot, init)         given 2
@@ -80,12 +80,20 @@ func TestPagesExamples(t *testing.T) {
 //	9   destroy 0                       MKC page 0 freed: event,     the same
 //	                                    offered 1, returned 1, wait 2000
 //
-// on_event: given 2+1+2+1+1 = 7, asked 2, returned 1+2+1 = 4, offered 3,
-// events 4, refused 0, event_wait_cycles 4 × 2000 = 8000. capped: given
-// 2+1+2+1 = 6, asked 2, returned 4, offered 3, events 4, refused 1,
-// event_wait_cycles 8000 (the host answers the refusal after its latency
-// too). Each operation with an event (0, 4, 8, 9) completes at least 2000
-// cycles after the operation before it; the destroy without one (7) less.
+// Each event's wait is the host's latency and the round trip R = 103
+// cycles (the default link): the command path raises the event in cycle
+// c and hands the requester the entry in c, the interrupt message in c+1;
+// they reach the device's port in c+1 and c+2; the message reaches the
+// CPU (host.irq) in c+101: 75 cycles of the up link, 20 of the root
+// complex's pipe and 4 channel stages; the driver reads the entry then
+// and, its latency past, pushes the answer, which the command path takes
+// in c+103. on_event: given 2+1+2+1+1 = 7, asked 2, returned 1+2+1 = 4,
+// offered 3, events 4, refused 0, event_wait_cycles 4 × (2000 + 103) =
+// 8412. capped: given 2+1+2+1 = 6, asked 2, returned 4, offered 3, events
+// 4, refused 1, event_wait_cycles 8412 (the host answers the refusal
+// after its latency too). With no latency, 4 × 103 = 412. Each operation
+// with an event (0, 4, 8, 9) completes at least 2103 cycles after the
+// operation before it; the destroy without one (7) less.
 func TestPagesCounters(t *testing.T) {
 	pa := func(i int) string {
 		return fmt.Sprintf(`{"op": "create_mkey", "index": %d, "mkc": {"access_mode": "PA", "pd": 5, "start_addr": "0x0", "len": "0x1000", "lr": 1}}`, i)
@@ -99,15 +107,17 @@ func TestPagesCounters(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		policy string
-		max    uint64
-		want   map[string]uint64
+		policy  string
+		max     uint64
+		latency int
+		want    map[string]uint64
 	}{
-		{rtl.PolicyOnEvent, 1 << 20, map[string]uint64{"given": 7, "asked": 2, "returned": 4, "offered": 3, "events": 4, "refused": 0, "event_wait_cycles": 8000}},
-		{rtl.PolicyCapped, 5, map[string]uint64{"given": 6, "asked": 2, "returned": 4, "offered": 3, "events": 4, "refused": 1, "event_wait_cycles": 8000}},
+		{rtl.PolicyOnEvent, 1 << 20, 2000, map[string]uint64{"given": 7, "asked": 2, "returned": 4, "offered": 3, "events": 4, "refused": 0, "event_wait_cycles": 8412}},
+		{rtl.PolicyCapped, 5, 2000, map[string]uint64{"given": 6, "asked": 2, "returned": 4, "offered": 3, "events": 4, "refused": 1, "event_wait_cycles": 8412}},
+		{rtl.PolicyOnEvent, 1 << 20, 0, map[string]uint64{"given": 7, "asked": 2, "returned": 4, "offered": 3, "events": 4, "refused": 0, "event_wait_cycles": 412}},
 	} {
 		cfg := rtl.DefaultConfig()
-		cfg.Host.PagePolicy, cfg.Host.MaxPages, cfg.Host.PageEventLatencyCycles = c.policy, c.max, 2000
+		cfg.Host.PagePolicy, cfg.Host.MaxPages, cfg.Host.PageEventLatencyCycles = c.policy, c.max, c.latency
 		var b *Bench
 		got := runBoth(t, c.policy, sc, cfg, func(x *Bench) { b = x })
 		n := 0
@@ -127,8 +137,9 @@ func TestPagesCounters(t *testing.T) {
 			if i > 0 {
 				before = got[i-1].Cycle
 			}
-			if waits := i != 7; waits != (got[i].Cycle >= before+2000) {
-				t.Errorf("%s: seq %d completes at %d, seq %d at %d: want a wait of 2000 cycles %v", c.policy, i, got[i].Cycle, i-1, before, waits)
+			wait := uint64(c.latency) + 103
+			if waits := i != 7; waits != (got[i].Cycle >= before+wait) {
+				t.Errorf("%s: seq %d completes at %d, seq %d at %d: want a wait of %d cycles %v", c.policy, i, got[i].Cycle, i-1, before, wait, waits)
 			}
 		}
 		if want := map[string]prm.Status{rtl.PolicyOnEvent: prm.OK, rtl.PolicyCapped: prm.NoResources}[c.policy]; got[4].Status != want {
@@ -173,4 +184,43 @@ func TestPagesThroughIOMMU(t *testing.T) {
 		t.Errorf("iommu.walks: scattered %d, contiguous %d: want more scattered", walks[rtl.OrderScattered], walks[rtl.OrderContiguous])
 	}
 	t.Logf("iommu.walks: contiguous %d, scattered %d", walks[rtl.OrderContiguous], walks[rtl.OrderScattered])
+}
+
+// TestPagesEventQueue: under on_event each Pages Request Event is an
+// entry of the pages event queue in host memory, in the PRM's layout:
+// 70 creates, each in an MKC page of its own (MKCs 0, 64, 128, ...), ask
+// one page each; the queue's 64 entries hold the last 64 events, the 65th
+// to the 70th in entries 0 to 5 with the owner bit 1 (the second pass),
+// the 7th to the 64th in entries 6 to 63 with 0; the driver read 70
+// entries; and the destroy of one key (its MKC page freed) is the 71st
+// entry, in entry 6, num_pages -1.
+func TestPagesEventQueue(t *testing.T) {
+	var ops []string
+	for i := 0; i < 70; i++ {
+		ops = append(ops, fmt.Sprintf(`{"op": "create_mkey", "index": %d, "mkc": {"access_mode": "PA", "pd": 5, "start_addr": "0x0", "len": "0x1000", "lr": 1}}`, 64*i))
+	}
+	ops = append(ops, `{"op": "destroy_mkey", "index": 128}`)
+	sc, err := scenario.Parse([]byte(`{"qps": [{"qpn": 1, "pd": 5}], "ops": [` + strings.Join(ops, ", ") + `]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := rtl.DefaultConfig()
+	cfg.Host.PagePolicy, cfg.Host.PageEventLatencyCycles = rtl.PolicyOnEvent, 0
+	var b *Bench
+	runBoth(t, "70 events", sc, cfg, func(x *Bench) { b = x })
+	if b.pages.Events != 71 {
+		t.Errorf("the driver read %d entries, want 71", b.pages.Events)
+	}
+	for _, c := range []struct {
+		slot  uint32
+		num   int32
+		owner bool
+	}{{0, 1, true}, {5, 1, true}, {6, -1, true}, {7, 1, false}, {63, 1, false}} {
+		var raw [prm.EQESize]byte
+		b.Host.Mem.Read(rtl.EQEAddr(c.slot), raw[:])
+		e, err := prm.ParsePageRequestEQE(raw[:])
+		if err != nil || e.NumPages != c.num || e.Owner != c.owner || e.FuncID != 0 {
+			t.Errorf("entry %d at %#x: %+v, %v; want num_pages %d, owner %v", c.slot, rtl.EQEAddr(c.slot), e, err, c.num, c.owner)
+		}
+	}
 }

@@ -116,6 +116,12 @@ func newPlatform(cfg rtl.Config, mem *pcie.Memory) (*platform, error) {
 			p.regions = append(p.regions, rtl.Region{Name: r.Name, Start: lo, Size: hi - lo})
 		}
 	}
+	if cfg.IOMMU.TranslateICM && cfg.Host.PagePolicy != rtl.PolicyEager {
+		// The pages event queue, which the device writes (eq.go).
+		if err := p.tables.Map(pagetable.ICM, prm.PagesEQ, prm.PagesEQ, pagetable.PageBytes, false, true); err != nil {
+			return nil, fmt.Errorf("iommu.translate_icm: mapping the pages event queue: %v", err)
+		}
+	}
 	return p, nil
 }
 

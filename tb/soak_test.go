@@ -149,7 +149,7 @@ func soak(t *testing.T, cfg rtl.Config, mode string, fences, pages int) {
 	if pages > 0 {
 		// The page commands made the firmware ask for pages at run time,
 		// and the commands waited for the host's answers.
-		for _, name := range []string{"pages.events", "pages.event_wait_cycles", "pages.returned"} {
+		for _, name := range []string{"pages.events", "pages.event_wait_cycles", "pages.returned", "pages.offered"} {
 			if n, _ := st.Count(name); n == 0 {
 				t.Errorf("seed %d: %s = 0: the page commands did not exercise the firmware's pages", *soakSeed, name)
 			}

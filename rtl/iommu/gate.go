@@ -190,9 +190,11 @@ func (g *Gate) take(t *pcie.TLP) {
 	g.n++
 }
 
-// translates reports whether t asks the IOMMU.
+// translates reports whether t asks the IOMMU: an interrupt message (an
+// MWr in the MSI window) passes untranslated.
 func (g *Gate) translates(t *pcie.TLP) bool {
-	return (t.Type == pcie.MRd || t.Type == pcie.MWr) && t.AT == pcie.ATUntranslated && (t.TC == pcie.TCData || g.icm)
+	return (t.Type == pcie.MRd || t.Type == pcie.MWr) && t.AT == pcie.ATUntranslated && (t.TC == pcie.TCData || g.icm) &&
+		!(t.Type == pcie.MWr && pcie.IsMSI(t.Addr))
 }
 
 // askNext sends the translation request of the oldest slot not yet

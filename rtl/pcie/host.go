@@ -46,6 +46,9 @@ type HostOptions struct {
 	// TLPs the host's translation agent sends the device (ATS), which the
 	// root complex sends down after the CPU's (RootComplex.SetSide).
 	Side func() *sim.Chan[TLP]
+	// IRQ, if not nil, is the channel of the interrupt messages the root
+	// complex hands the CPU (RootComplex.SetIRQ).
+	IRQ *sim.Chan[TLP]
 }
 
 // NewHost builds the host side over mem opposite a device that sends on
@@ -82,6 +85,9 @@ func NewHost(e *sim.Engine, cfg Config, mem *Memory, tx, rx *sim.Chan[TLP], opt 
 		h.RC.SetCPU(h.CPU)
 		if opt.Side != nil {
 			h.RC.SetSide(opt.Side())
+		}
+		if opt.IRQ != nil {
+			h.RC.SetIRQ(opt.IRQ)
 		}
 	}
 	e.Add(h.Up)

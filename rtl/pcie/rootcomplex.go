@@ -88,7 +88,12 @@ type RootComplex struct {
 	// Side, if not nil (SetSide), carries the TLPs the host's translation
 	// agent sends the device (ATS Translation Completions, Invalidate
 	// Requests): sent on Tx as the CPU's are, after them.
-	Side  *sim.Chan[TLP]
+	Side *sim.Chan[TLP]
+	// IRQ, if not nil (SetIRQ), carries the interrupt messages (MWr in
+	// the MSI window, IsMSI) to the CPU, in their place among the
+	// device's requests: a message reaches the CPU after every write
+	// before it reached memory. Without it they are written as any.
+	IRQ   *sim.Chan[TLP]
 	pipe  *sim.Chan[TLP] // ICM requests (TC 0), ICMLatencyCycles long
 	dpipe *sim.Chan[TLP] // data requests (TCData), DataLatencyCycles long
 
@@ -177,6 +182,10 @@ func (r *RootComplex) SetCPU(c *sim.Chan[TLP]) { r.CPU = c }
 // engine.
 func (r *RootComplex) SetSide(c *sim.Chan[TLP]) { r.Side = c }
 
+// SetIRQ gives the root complex the channel of the interrupt messages to
+// the CPU. Call it before the root complex is added to the engine.
+func (r *RootComplex) SetIRQ(c *sim.Chan[TLP]) { r.IRQ = c }
+
 // Connections lists the channels the root complex pops and pushes: its
 // ports and its pipe, both ends of which it holds (sim.Connected).
 func (r *RootComplex) Connections() (in, out []sim.Port) {
@@ -187,7 +196,11 @@ func (r *RootComplex) Connections() (in, out []sim.Port) {
 	if r.Side != nil {
 		in = append(in, r.Side)
 	}
-	return in, []sim.Port{r.Tx, r.pipe, r.dpipe}
+	out = []sim.Port{r.Tx, r.pipe, r.dpipe}
+	if r.IRQ != nil {
+		out = append(out, r.IRQ)
+	}
+	return in, out
 }
 
 // Pipe is the internal channel of ICM requests inside the host latency
@@ -229,6 +242,12 @@ func (r *RootComplex) Eval(now uint64) bool {
 		if r.Tx.Ready() {
 			r.Tx.Push(*r.Side.Peek())
 			r.Side.Pop()
+		}
+	case r.pipe.Valid() && r.IRQ != nil && r.pipe.Peek().Type == MWr && IsMSI(r.pipe.Peek().Addr):
+		// An interrupt message: to the CPU, when it can take it.
+		if r.IRQ.Ready() {
+			r.IRQ.Push(*r.pipe.Peek())
+			r.pipe.Pop()
 		}
 	case r.pipe.Valid():
 		// The head stays in its slot until overwritten, after this

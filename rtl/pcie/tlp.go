@@ -736,3 +736,13 @@ func ErrorCompletion(req TLP, completerID uint16, st CplStatus) TLP {
 		CompleterID: completerID, Status: st, ByteCount: uint16(bc),
 		LowerAddr: LowerAddress(req.Addr, req.FirstBE&0xf)}
 }
+
+// MSIBase is the host's interrupt window (the x86 MSI address range,
+// 0xFEE00000 to 0xFEEFFFFF): a memory write there is an interrupt
+// message, which the root complex hands to the CPU and the IOMMU passes
+// untranslated (interrupt remapping is not modelled), not a write to
+// memory.
+const MSIBase = 0xFEE0_0000
+
+// IsMSI reports whether a write to addr is an interrupt message.
+func IsMSI(addr uint64) bool { return addr>>20 == MSIBase>>20 }

@@ -112,22 +112,10 @@ func TestPageRefsRandom(t *testing.T) {
 						freed = append(freed, k)
 					}
 				}
-				var only []uint64
-				for _, g := range s.Only(r) {
-					for k := g.Lo; k < g.Hi; k++ {
-						only = append(only, k)
-					}
-				}
-				if !reflect.DeepEqual(only, freed) {
+				if only := pagesIn(s.Only(r)); !reflect.DeepEqual(only, freed) {
 					t.Fatalf("seed %d step %d: Only(%v) = %v, want %v", seed, step, r, only, freed)
 				}
-				var got []uint64
-				for _, g := range s.Release(r) {
-					for k := g.Lo; k < g.Hi; k++ {
-						got = append(got, k)
-					}
-				}
-				if !reflect.DeepEqual(got, freed) {
+				if got := pagesIn(s.Release(r)); !reflect.DeepEqual(got, freed) {
 					t.Fatalf("seed %d step %d: Release(%v) freed %v, want %v", seed, step, r, got, freed)
 				}
 			}
@@ -141,4 +129,15 @@ func TestPageRefsRandom(t *testing.T) {
 			}
 		}
 	}
+}
+
+// pagesIn lists the pages of rs, in order.
+func pagesIn(rs []prm.PageRange) []uint64 {
+	var out []uint64
+	for _, g := range rs {
+		for k := g.Lo; k < g.Hi; k++ {
+			out = append(out, k)
+		}
+	}
+	return out
 }

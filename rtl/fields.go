@@ -93,9 +93,20 @@ func (r *Result) FieldValues(vs []uint64) {
 // mapping) (sim.Described).
 func (t *Top) Describe() sim.Description {
 	w := sim.WidthFor(t.cfg.ROBEntries)
-	return sim.Description{Scope: "core", Title: "ROB, command path, results out",
+	d := sim.Description{Scope: "core", Title: "ROB, command path, results out",
 		Signals: []sim.Signal{{Name: "cmd_state", Enum: CmdStateEnum}, {Name: "rob_count", Width: w}, {Name: "overtakers", Width: w}},
 		Sample: func(vs []uint64) {
 			vs[0], vs[1], vs[2] = uint64(t.cmd.state), uint64(t.rob.count), uint64(t.cmd.overtakers)
 		}}
+	if t.eq != nil {
+		// The pages event queue's producer index (entries written) and
+		// the writes waiting for the requester (eq.go).
+		d.Signals = append(d.Signals, sim.Signal{Name: "eq_pi", Width: 32}, sim.Signal{Name: "eq_writes", Width: 2})
+		sample := d.Sample
+		d.Sample = func(vs []uint64) {
+			sample(vs)
+			vs[3], vs[4] = uint64(t.eq.pi), uint64(len(t.eq.out))
+		}
+	}
+	return d
 }

@@ -189,6 +189,10 @@ func (c *Config) Regions() []Region {
 	if c.Host.PagePolicy != PolicyEager {
 		rs = append(rs, Region{Name: "pages event queue", Key: "host.page_policy", Start: prm.PagesEQ, Size: prm.PageBytes})
 	}
+	if c.Host.ICMPageOrder == OrderScattered {
+		// What an ICM page not backed reads (pages.go).
+		rs = append(rs, Region{Name: "zero page", Key: "host.icm_page_order", Start: prm.ZeroPage, Size: prm.PageBytes})
+	}
 	return rs
 }
 

@@ -80,6 +80,28 @@ func TestCheckRegions(t *testing.T) {
 	if got := strings.Join(names, ", "); got != "MKC table [0x0, 0x40000000), translation lists [0x100000000, 0x1000000000000)" {
 		t.Errorf("regions: %s", got)
 	}
+	// The pages event queue (on_event, capped) and the zero page
+	// (scattered) lie below 4 GiB, where an MKC table may be put: refused.
+	d.Host.PagePolicy, d.Host.ICMPageOrder = PolicyOnEvent, OrderScattered
+	names = nil
+	for _, r := range d.Regions()[2:] {
+		names = append(names, r.Name+" "+r.Interval())
+	}
+	if got := strings.Join(names, ", "); got != "pages event queue [0xffffe000, 0xfffff000), zero page [0xfffff000, 0x100000000)" {
+		t.Errorf("regions: %s", got)
+	}
+	for _, c := range []struct {
+		policy, order, want string
+	}{
+		{PolicyOnEvent, OrderContiguous, "the MKC table [0xc0000000, 0x100000000) overlaps the pages event queue [0xffffe000, 0xfffff000)"},
+		{PolicyEager, OrderScattered, "the MKC table [0xc0000000, 0x100000000) overlaps the zero page [0xfffff000, 0x100000000)"},
+	} {
+		d := DefaultConfig()
+		d.MKCCache.ICMBase, d.Host.PagePolicy, d.Host.ICMPageOrder = 0xC000_0000, c.policy, c.order
+		if err := d.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s, %s, the MKC table at 3 GiB: %v, want %q", c.policy, c.order, err, c.want)
+		}
+	}
 }
 
 // TestParseRange: the forms of a range tag, and bad ones.

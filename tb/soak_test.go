@@ -35,11 +35,15 @@ var (
 // 37 part 2): those that overtake it may see the old mapping, which the
 // golden model allows (the run asserts that some did, and that
 // sq.overtaken counted them); and (issue 37 part 1) with the firmware's
-// pages: a host that answers Pages Request Events after its latency
-// (on_event), the ICM in scattered host pages, and 20 page commands a
-// thousand operations (query_pages, manage_pages, creates and destroys of
-// keys in new ICM pages; the run asserts that events were raised and
-// waited for). Each reports zero differences or fails with the first ones
+// pages: a host that answers the Pages Request Events of its event
+// queue after its latency and refuses past capHeadroom pages more than
+// the keys at load took (capped), the ICM in
+// scattered host pages, and 20 page commands a thousand operations
+// (query_pages, manage_pages, creates, reads and destroys of keys of
+// their own; the run asserts that events were raised both ways, waited
+// for and some refused: the driver's count of pages given, kept from its
+// answers and the scenario's MANAGE_PAGES under back-pressure, agrees
+// with the golden model's). Each reports zero differences or fails with the first ones
 // and the seed.
 func TestSoak(t *testing.T) {
 	platform := rtl.DefaultConfig()
@@ -51,7 +55,7 @@ func TestSoak(t *testing.T) {
 	fences := rtl.DefaultConfig()
 	fences.HCACap.UMRFence = "none"
 	pages := rtl.DefaultConfig()
-	pages.Host.PagePolicy, pages.Host.ICMPageOrder = rtl.PolicyOnEvent, rtl.OrderScattered
+	pages.Host.PagePolicy, pages.Host.ICMPageOrder = rtl.PolicyCapped, rtl.OrderScattered
 	for _, c := range []struct {
 		name          string
 		cfg           rtl.Config
@@ -61,7 +65,7 @@ func TestSoak(t *testing.T) {
 		{"default", rtl.DefaultConfig(), stimulus.TranslationNone, 0, 0},
 		{"host IOMMU, ATS and CAPI keys", platform, stimulus.TranslationMixed, 0, 0},
 		{"UMR fences, umr_fence none", fences, stimulus.TranslationNone, 500, 0},
-		{"firmware pages, on_event, scattered", pages, stimulus.TranslationNone, 0, 20},
+		{"firmware pages, capped, scattered", pages, stimulus.TranslationNone, 0, 20},
 	} {
 		t.Run(c.name, func(t *testing.T) { soak(t, c.cfg, c.mode, c.fences, c.pages) })
 	}
@@ -90,6 +94,11 @@ func soak(t *testing.T, cfg rtl.Config, mode string, fences, pages int) {
 	gen := stimulus.NewGenerator(w)
 	setup := gen.Setup()
 	cfg, _ = ConfigFor(cfg, setup)
+	if cfg.Host.PagePolicy == rtl.PolicyCapped {
+		// The host's cap: the pages the keys at load take, and capHeadroom
+		// more for the page commands, which then run into it.
+		cfg.Host.MaxPages = loadPages(t, cfg, setup) + capHeadroom
+	}
 	b, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -149,14 +158,33 @@ func soak(t *testing.T, cfg rtl.Config, mode string, fences, pages int) {
 	if pages > 0 {
 		// The page commands made the firmware ask for pages at run time,
 		// and the commands waited for the host's answers.
-		for _, name := range []string{"pages.events", "pages.event_wait_cycles", "pages.returned", "pages.offered"} {
+		for _, name := range []string{"pages.events", "pages.event_wait_cycles", "pages.returned", "pages.offered", "pages.refused"} {
 			if n, _ := st.Count(name); n == 0 {
 				t.Errorf("seed %d: %s = 0: the page commands did not exercise the firmware's pages", *soakSeed, name)
 			}
 		}
 		ev, _ := st.Count("pages.events")
-		t.Logf("pages.events = %d", ev)
+		ref, _ := st.Count("pages.refused")
+		t.Logf("pages.events = %d, pages.refused = %d", ev, ref)
 	}
 	t.Logf("%d operations (%d accesses) over %d keys, back-pressure %d/1000: %s; %d cycles in %v",
 		total, ops, keys, *soakPress, board.Summary(), st.Cycles, time.Since(start).Round(time.Millisecond))
+}
+
+// capHeadroom is how many pages past those of its keys at load the host
+// of TestSoak's capped run gives (about one event in twelve refused).
+const capHeadroom = 60
+
+// loadPages is the pages the host gives for setup's keys at load under
+// cfg with no cap.
+func loadPages(t *testing.T, cfg rtl.Config, setup *scenario.Scenario) uint64 {
+	cfg.Host.PagePolicy = rtl.PolicyOnEvent
+	b, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Load(setup); err != nil {
+		t.Fatal(err)
+	}
+	return b.Top.PagesGiven()
 }

@@ -372,3 +372,33 @@ func TestExitStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestOutDash: --out - is standard output, as a Unix tool reads it (no
+// file named "-"); "-" for a file flag that would share standard output
+// with the results is bad input naming the flag.
+func TestOutDash(t *testing.T) {
+	const f = "../../examples/klm-nested.json"
+	var so, se bytes.Buffer
+	if code := execute(context.Background(), []string{"run", f, "--out", "-", "--no-summary"}, strings.NewReader(""), &so, &se); code != 0 {
+		t.Fatalf("run --out -: exit %d; stderr %q", code, tail(se.String(), 300))
+	}
+	if !strings.Contains(so.String(), `"seq":0`) {
+		t.Errorf("run --out -: no result lines on standard output: %q", tail(so.String(), 300))
+	}
+	if _, err := os.Stat("-"); err == nil {
+		os.Remove("-")
+		t.Error(`run --out - made a file named "-"`)
+	}
+	for _, flag := range []string{"--stats", "--coverage", "--tlp-out"} {
+		so.Reset()
+		se.Reset()
+		code := execute(context.Background(), []string{"run", f, flag, "-"}, strings.NewReader(""), &so, &se)
+		if code != 2 || !strings.Contains(se.String(), flag+" -: standard output carries the result lines") {
+			t.Errorf("run %s -: exit %d, stderr %q", flag, code, tail(se.String(), 300))
+		}
+		if _, err := os.Stat("-"); err == nil {
+			os.Remove("-")
+			t.Errorf(`run %s - made a file named "-"`, flag)
+		}
+	}
+}

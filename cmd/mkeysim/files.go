@@ -30,11 +30,19 @@ type flagFile struct {
 func (e flagFile) Error() string { return e.flag + " " + e.err.Error() }
 func (e flagFile) Unwrap() error { return e.err }
 
-// createOutput starts the file of flag: "" gives nil, nil. The error
-// names the flag and the file (flagFile).
+// createOutput starts the file of flag: "" gives nil, nil, and so does
+// "-" for --out (standard output, where the results go without it); "-"
+// for another flag is refused (a usage error: standard output carries
+// the results), never a file named "-". The error names the flag and the
+// file (flagFile).
 func createOutput(flag, path string) (*outfile.File, error) {
-	if path == "" {
+	switch {
+	case path == "":
 		return nil, nil
+	case path == "-" && flag == "--out":
+		return nil, nil
+	case path == "-":
+		return nil, flagFile{flag, errors.New("-: standard output carries the result lines; give a file name")}
 	}
 	f, err := outfile.Create(path)
 	if err != nil {

@@ -104,7 +104,7 @@ func newRunCmd() *cobra.Command {
 // parameters, to f.
 func (rf *runFlags) register(f *pflag.FlagSet, cfg *config.Config) {
 	f.StringVar(&rf.config, "config", "", "TOML configuration `FILE` (see 'mkeysim config --defaults'); flags given win over it")
-	f.StringVar(&rf.out, "out", "", "write the result lines to `FILE` instead of standard output")
+	f.StringVar(&rf.out, "out", "", "write the result lines to `FILE` instead of standard output (-: standard output)")
 	f.StringVar(&rf.stats, "stats", "", "write the run's statistics as JSON to `FILE` (docs/counters.md)")
 	f.StringVar(&rf.coverage, "coverage", "", "write the coverage points the run reached, in the clocked model and (with --check) the golden model, as JSON to `FILE` (docs/coverage.md)")
 	f.BoolVar(&rf.check, "check", true, "check every result against the golden model")

@@ -224,3 +224,42 @@ func TestPagesEventQueue(t *testing.T) {
 		}
 	}
 }
+
+// TestPageEventLatencyCost: the arithmetic of docs/pages.md's sweep of
+// host.page_event_latency_cycles on a smaller run: under on_event each
+// event at run time waits the 103-cycle round trip and the driver's
+// latency, and the whole run waits with it (a command runs alone and
+// results leave in order): cycles grow by exactly latency × the events
+// at run time (those of the keys at load are answered before the run).
+func TestPageEventLatencyCost(t *testing.T) {
+	w := stimulus.DefaultWorkload()
+	w.Accesses, w.PagesPerMille = 20000, 20
+	sc := stimulus.Generate(w)
+	cycles, wait, events := map[int]uint64{}, map[int]uint64{}, map[int]uint64{}
+	var queued uint64 // the events through the queue: those at run time
+	for _, lat := range []int{0, 2000} {
+		cfg := rtl.DefaultConfig()
+		cfg.Host.PagePolicy, cfg.Host.PageEventLatencyCycles = rtl.PolicyOnEvent, lat
+		var b *Bench
+		runBoth(t, fmt.Sprintf("latency %d", lat), sc, cfg, func(x *Bench) { b = x })
+		st := b.Stats(0)
+		cycles[lat] = st.Cycles
+		wait[lat], _ = st.Count("pages.event_wait_cycles")
+		events[lat], _ = st.Count("pages.events")
+		queued = uint64(b.pages.Events) // the entries the driver read
+	}
+	run := queued
+	if run == 0 || events[0] != events[2000] {
+		t.Fatalf("events %v, %d through the queue", events, run)
+	}
+	if wait[0] != 103*run {
+		t.Errorf("latency 0: event_wait_cycles %d, want 103 × %d = %d", wait[0], run, 103*run)
+	}
+	if wait[2000] != 2103*run {
+		t.Errorf("latency 2000: event_wait_cycles %d, want 2103 × %d = %d", wait[2000], run, 2103*run)
+	}
+	if d := cycles[2000] - cycles[0]; d != 2000*run {
+		t.Errorf("cycles %d at 2000, %d at 0: %d more, want 2000 × %d = %d", cycles[2000], cycles[0], d, run, 2000*run)
+	}
+	t.Logf("%d events (%d through the queue): cycles %d -> %d", events[0], run, cycles[0], cycles[2000])
+}

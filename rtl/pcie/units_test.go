@@ -57,6 +57,20 @@ func popAll(e *sim.Engine, c *sim.Chan[TLP], got *[]drained) {
 	}
 }
 
+// feedTLPs pushes in on rx one a cycle and drains tx for the given
+// cycles, stepping e: what left tx, and when.
+func feedTLPs(e *sim.Engine, rx, tx *sim.Chan[TLP], in []TLP, cycles int) []drained {
+	var got []drained
+	for cycle := 0; cycle < cycles; cycle++ {
+		if cycle < len(in) {
+			rx.Push(in[cycle])
+		}
+		popAll(e, tx, &got)
+		e.Step()
+	}
+	return got
+}
+
 func TestLinkTiming(t *testing.T) {
 	e := sim.New()
 	in := sim.NewChan[TLP](e, "in", 4, 1)
@@ -164,14 +178,7 @@ func TestRootComplex(t *testing.T) {
 		{Type: CplD, LengthDW: 1, ByteCount: 4, Data: make([]byte, 4)}, // dropped
 		NewRead(0x0100, 4, 0x1040, 512),                                // 2 completions: 256, 256
 	}
-	var got []drained
-	for cycle := 0; cycle < 40; cycle++ {
-		if cycle < len(in) {
-			rx.Push(in[cycle])
-		}
-		popAll(e, tx, &got)
-		e.Step()
-	}
+	got := feedTLPs(e, rx, tx, in, 40)
 	want := []struct {
 		cycle uint64
 		typ   Type
@@ -572,14 +579,7 @@ func TestRootComplexWriteOrder(t *testing.T) {
 		rd := NewRead(0x0100, 7, 0x8000, 64)
 		rd.TC, rd.RO = TCData, c.readRO
 		in = append(in, rd)
-		var got []drained
-		for cycle := 0; cycle < 40; cycle++ {
-			if cycle < len(in) {
-				rx.Push(in[cycle])
-			}
-			popAll(e, tx, &got)
-			e.Step()
-		}
+		got := feedTLPs(e, rx, tx, in, 40)
 		if len(got) != 1 || got[0].cycle != 15 || got[0].tlp.RO != c.readRO {
 			t.Errorf("%s: completions %+v, want one at cycle 15 with RO %v", c.name, got, c.readRO)
 		}

@@ -34,7 +34,6 @@ type pageBook struct {
 	free     []uint64                   // pages given by list, free, in the order given
 	anon     uint64                     // pages given by count, free
 	given    uint64                     // pages given in all, boot and init included
-	held     uint64                     // pages given past boot and init (bound or free)
 	refusals uint64
 }
 
@@ -47,6 +46,10 @@ func (b *pageBook) start() {
 		b.given = prm.BootPages + prm.InitPages
 	}
 }
+
+// held is the pages given past boot and init (bound or free): those a
+// MANAGE_PAGES take may ask for.
+func (b *pageBook) held() uint64 { return b.given - prm.BootPages - prm.InitPages }
 
 // need backs the pages of a new object: nil, or NO_RESOURCES when the
 // host refuses the pages the HCA asks.
@@ -69,7 +72,6 @@ func (m *Model) needPages(index uint32, handle uint64, octwords uint32) *Refusal
 			return &Refusal{Status: prm.NoResources, Reason: fmt.Sprintf("the host refuses %d more pages (host.max_pages %d, %d given)", ask, m.cfg.Pages.MaxPages, b.given)}
 		}
 		b.given += ask
-		b.held += ask
 		b.anon += ask
 	}
 	// The pages given by list are bound first, in the order given, to the
@@ -123,7 +125,6 @@ func (m *Model) releasePages(index uint32) {
 		n += f
 	}
 	b.given -= n
-	b.held -= n
 	if kept {
 		m.cfg.Coverage.Hit(cover.PagesKept)
 	}
@@ -185,15 +186,14 @@ func (m *Model) ManagePages(pg *scenario.Pages) *Refusal {
 		}
 		n := pg.N()
 		b.given += n
-		b.held += n
 		return nil
 	}
 	if pg.List == nil {
 		n := pg.Count
 		free := uint64(len(b.free)) + b.anon
 		switch {
-		case n > b.held:
-			return badParam("take of %d pages: %d given", n, b.held)
+		case n > b.held():
+			return badParam("take of %d pages: %d given", n, b.held())
 		case n > free:
 			return &Refusal{Status: prm.BadResState, Reason: fmt.Sprintf("take of %d pages: %d free, the others hold ICM", n, free)}
 		}
@@ -205,7 +205,6 @@ func (m *Model) ManagePages(pg *scenario.Pages) *Refusal {
 			delete(b.listed, last)
 		}
 		b.given -= n
-		b.held -= n
 		return nil
 	}
 	for _, a := range pg.List {
@@ -230,7 +229,6 @@ func (m *Model) ManagePages(pg *scenario.Pages) *Refusal {
 	}
 	n := uint64(len(pg.List))
 	b.given -= n
-	b.held -= n
 	return nil
 }
 

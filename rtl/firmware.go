@@ -226,7 +226,7 @@ func (f *firmware) destroy(index uint32) (*inval, *refusal) {
 	// The ICM pages no created object uses any more go back to the host
 	// (a Pages Request Event giving pages); the cached lines of freed list
 	// pages are stale (the pages read zeros now).
-	_, lo, hi := f.pg.release(index)
+	lo, hi := f.pg.release(index)
 	return &inval{index: index, lo: lo, hi: hi}, nil
 }
 

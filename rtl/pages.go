@@ -72,6 +72,18 @@ func (h HostConfig) Validate() error {
 	return nil
 }
 
+// Refuses reports whether the host refuses to give ask more pages when
+// it has given given in all, boot and init included: capped, past
+// max_pages.
+func (h HostConfig) Refuses(ask, given uint64) bool {
+	return h.PagePolicy == PolicyCapped && given+ask > h.MaxPages
+}
+
+// Refusal is the host's reason for refusing ask more pages (Refuses).
+func (h HostConfig) Refusal(ask, given uint64) string {
+	return fmt.Sprintf("the host refuses %d more pages (host.max_pages %d, %d given)", ask, h.MaxPages, given)
+}
+
 // PageStats are the firmware's page counters (group pages).
 type PageStats struct {
 	Given     uint64 `counter:"given" unit:"pages" help:"pages the host gave (MANAGE_PAGES give: boot and init pages at initialisation, the answers to Pages Request Events, scenario gives)"`
@@ -95,7 +107,6 @@ type fwPages struct {
 	free   []uint64                   // pages given by list, free, in the order given
 	anon   uint64                     // pages given by count, free
 	given  uint64                     // pages given in all, boot and init included
-	held   uint64                     // pages given past boot and init
 	stats  PageStats
 	cov    *cover.Collector
 	// deferred: a Pages Request Event goes through the pages event queue
@@ -205,9 +216,9 @@ func (p *fwPages) need(index uint32, handle uint64, octwords uint32) (asked bool
 			p.pending = int64(ask)
 			return true, nil
 		}
-		if p.cfg.PagePolicy == PolicyCapped && p.given+ask > p.cfg.MaxPages {
+		if p.cfg.Refuses(ask, p.given) {
 			p.stats.Refused++
-			return false, &refusal{st: prm.NoResources, reason: fmt.Sprintf("the host refuses %d more pages (host.max_pages %d, %d given)", ask, p.cfg.MaxPages, p.given)}
+			return false, &refusal{st: prm.NoResources, reason: p.cfg.Refusal(ask, p.given)}
 		}
 		p.give(ask)
 	}
@@ -236,11 +247,14 @@ func (p *fwPages) need(index uint32, handle uint64, octwords uint32) (asked bool
 	return false, nil
 }
 
+// held is the pages given past boot and init (bound or free): those a
+// MANAGE_PAGES take may ask for.
+func (p *fwPages) held() uint64 { return p.given - prm.BootPages - prm.InitPages }
+
 // give takes n pages the host gave in answer to a Pages Request Event
 // (MANAGE_PAGES give by count).
 func (p *fwPages) give(n uint64) {
 	p.given += n
-	p.held += n
 	p.anon += n
 	p.stats.Given += n
 }
@@ -256,7 +270,6 @@ func (p *fwPages) take(n uint64) {
 // returned counts n pages the host took back.
 func (p *fwPages) returned(n uint64) {
 	p.given -= n
-	p.held -= n
 	p.stats.Returned += n
 }
 
@@ -264,17 +277,21 @@ func (p *fwPages) returned(n uint64) {
 // index's ICM pages that no created object uses any more are cleared
 // (their host pages read zeros: a page backed again starts empty),
 // unbound and given back to the host (a Pages Request Event with
-// num_pages negative; the host takes them). It returns how many pages it
-// gave back and the ICM addresses [lo, hi) spanning the freed list pages
-// (lo == hi: none), whose cached lines are stale.
-func (p *fwPages) release(index uint32) (n, lo, hi uint64) {
+// num_pages negative; the host takes them). It returns the ICM addresses
+// [lo, hi) spanning the freed list pages (lo == hi: none), whose cached
+// lines are stale.
+func (p *fwPages) release(index uint32) (lo, hi uint64) {
 	uses, ok := p.uses[index]
 	if !ok {
-		return 0, 0, 0
+		return 0, 0
 	}
 	delete(p.uses, index)
 	var zeros [prm.PageBytes]byte
-	kept := false
+	wipe := func(k uint64) { // k is still backed: the table finds its host page
+		h, _ := p.HostPage(k)
+		p.mem.Write(h, zeros[:])
+	}
+	kept, n := false, uint64(0)
 	for _, r := range uses {
 		// The pages this object alone uses are cleared while still
 		// backed (found through the table), then freed.
@@ -283,10 +300,10 @@ func (p *fwPages) release(index uint32) (n, lo, hi uint64) {
 		for _, g := range freed {
 			f += g.Len()
 			if g.Lo&(1<<63) != 0 {
-				p.mem.Write(p.hostOf(g.Lo), zeros[:]) // an MKC page: one
+				wipe(g.Lo) // an MKC page: one
 			} else {
 				for _, k := range (icmView{p.mem, p}).PresentPages(g.Lo, g.Hi) {
-					p.mem.Write(p.hostOf(k), zeros[:])
+					wipe(k)
 				}
 				if lo == hi {
 					lo = g.Lo * prm.PageBytes
@@ -315,16 +332,7 @@ func (p *fwPages) release(index uint32) (n, lo, hi uint64) {
 			p.returned(n)
 		}
 	}
-	return n, lo, hi
-}
-
-// hostOf is the host page backing ICM page k, which a page given by list
-// or the host's order places.
-func (p *fwPages) hostOf(k uint64) uint64 {
-	if h, ok := p.bound[k]; ok {
-		return h
-	}
-	return p.hostPage(k)
+	return lo, hi
 }
 
 // query runs QUERY_PAGES.
@@ -363,7 +371,6 @@ func (p *fwPages) manage(pg *scenario.Pages) *refusal {
 		}
 		n := pg.N()
 		p.given += n
-		p.held += n
 		p.stats.Given += n
 		return nil
 	}
@@ -371,8 +378,8 @@ func (p *fwPages) manage(pg *scenario.Pages) *refusal {
 		n := pg.Count
 		free := uint64(len(p.free)) + p.anon
 		switch {
-		case n > p.held:
-			return bad("take of %d pages: %d given", n, p.held)
+		case n > p.held():
+			return bad("take of %d pages: %d given", n, p.held())
 		case n > free:
 			return &refusal{st: prm.BadResState, reason: fmt.Sprintf("take of %d pages: %d free, the others hold ICM", n, free)}
 		}

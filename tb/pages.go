@@ -26,14 +26,12 @@ type pagesDriver struct {
 	mem     *pcie.Memory
 	irq     *sim.Chan[pcie.TLP]
 	out     *sim.Chan[bus.PagesAnswer]
-	capped  bool
-	max     uint64
-	latency uint64
-	ci      uint32        // the consumer index: entries read
-	given   uint64        // pages given, less those taken back, boot and init included
-	due     []dueAnswer   // answers waiting for their cycle, in order
-	manage  map[int]int64 // the scenario's MANAGE_PAGES in flight, by operation: their change to given
-	readErr error         // the first entry that was not a page request
+	host    rtl.HostConfig // the policy, the cap and the latency
+	ci      uint32         // the consumer index: entries read
+	given   uint64         // pages given, less those taken back, boot and init included
+	due     []dueAnswer    // answers waiting for their cycle, in order
+	manage  map[int]int64  // the scenario's MANAGE_PAGES in flight, by operation: their change to given
+	readErr error          // the first entry that was not a page request
 	// Events counts the entries read.
 	Events int
 }
@@ -49,8 +47,7 @@ type dueAnswer struct {
 // event queue's entries as the driver does before the HCA may use them:
 // every owner bit 1 (the HCA's first pass writes 0).
 func newPagesDriver(e *sim.Engine, mem *pcie.Memory, h rtl.HostConfig, out *sim.Chan[bus.PagesAnswer]) *pagesDriver {
-	p := &pagesDriver{mem: mem, out: out, capped: h.PagePolicy == rtl.PolicyCapped, max: h.MaxPages,
-		latency: uint64(h.PageEventLatencyCycles), manage: map[int]int64{}, given: prm.BootPages + prm.InitPages}
+	p := &pagesDriver{mem: mem, out: out, host: h, manage: map[int]int64{}, given: prm.BootPages + prm.InitPages}
 	p.irq = sim.NewChan[pcie.TLP](e, "host.irq", 2, 1)
 	for i := uint32(0); i < prm.PagesEQEntries; i++ {
 		mem.Write(rtl.EQEAddr(i)+prm.EQESize-1, []byte{1})
@@ -151,7 +148,7 @@ func (p *pagesDriver) poll(now uint64) {
 		}
 		p.ci++
 		p.Events++
-		p.due = append(p.due, dueAnswer{at: now + p.latency, a: p.answer(int64(e.NumPages))})
+		p.due = append(p.due, dueAnswer{at: now + uint64(p.host.PageEventLatencyCycles), a: p.answer(int64(e.NumPages))})
 	}
 }
 
@@ -160,8 +157,8 @@ func (p *pagesDriver) answer(n int64) bus.PagesAnswer {
 	switch {
 	case n < 0:
 		p.given -= uint64(-n)
-	case p.capped && p.given+uint64(n) > p.max:
-		return bus.PagesAnswer{Refuse: true, Reason: fmt.Sprintf("the host refuses %d more pages (host.max_pages %d, %d given)", n, p.max, p.given)}
+	case p.host.Refuses(uint64(n), p.given):
+		return bus.PagesAnswer{Refuse: true, Reason: p.host.Refusal(uint64(n), p.given)}
 	default:
 		p.given += uint64(n)
 	}
